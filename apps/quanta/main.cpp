@@ -1,0 +1,87 @@
+// quanta: one executable, one subcommand per module.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+#include "quanta/core/backend.hpp"
+#include "quanta/core/error.hpp"
+#include "quanta/core/version.hpp"
+#include "quanta/phonon/run.hpp"
+
+namespace {
+
+int run_info() {
+  std::cout << "quanta " << quanta::version() << "\n" << quanta::build_description();
+  const int n = quanta::cuda_device_count();
+  std::cout << "CUDA devices: " << n << "\n";
+  for (int d = 0; d < n; ++d) {
+    const auto info = quanta::device_info(d);
+    if (!info) continue;
+    std::printf("  [%d] %s, compute capability %d.%d, %d multiprocessors, %.1f GiB total, %.1f GiB free\n", d,
+                info->name.c_str(), info->compute_major, info->compute_minor, info->multiprocessors,
+                info->total_bytes / 1073741824.0, info->free_bytes / 1073741824.0);
+    std::printf("      driver %d, runtime %d\n", info->driver_version, info->runtime_version);
+  }
+  return 0;
+}
+
+// Options every module subcommand takes.
+struct CommonOptions {
+  std::string backend = "auto";
+  std::string gpu_mem_limit;
+  int threads = 0;
+  bool quiet = false;
+};
+
+void add_common_options(CLI::App* app, CommonOptions& o) {
+  app->add_option("--backend", o.backend, "cpu | cuda | auto (CUDA when a GPU is present)")->capture_default_str();
+  app->add_option("--gpu-mem-limit", o.gpu_mem_limit, "cap on device memory the run plans to use, e.g. 8G, 512M");
+  app->add_option("--threads", o.threads, "OpenMP threads for CPU stages (0: OMP_NUM_THREADS or all cores)");
+  app->add_flag("-q,--quiet", o.quiet, "no progress reports on stderr");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"quanta: GPU-first solvers for phonon transport, molecular line lists, GW, Kadanoff-Baym and MOSFETs"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "quanta " + quanta::version());
+
+  app.add_subcommand("info", "backends built, GPUs present, library versions");
+
+  CommonOptions common;
+  quanta::phonon::RunOptions phonon;
+  std::string phonon_input, phonon_output;
+  auto* ph = app.add_subcommand("phonon", "phonon spectrum, scattering and thermal conductivity (ShengBTE/FourPhonon inputs)");
+  ph->add_option("INPUT_DIR", phonon_input, "folder with CONTROL and FORCE_CONSTANTS_2ND or espresso.ifc2")->required();
+  ph->add_option("-o,--output-dir", phonon_output, "where outputs are written (default: INPUT_DIR)");
+  add_common_options(ph, common);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  try {
+    if (app.got_subcommand("info")) return run_info();
+    if (app.got_subcommand("phonon")) {
+      phonon.input_dir = phonon_input;
+      phonon.output_dir = phonon_output.empty() ? phonon_input : phonon_output;
+      phonon.backend = quanta::parse_backend(common.backend);
+      if (!common.gpu_mem_limit.empty()) phonon.gpu_mem_limit = quanta::parse_memory_size(common.gpu_mem_limit);
+      phonon.threads = common.threads;
+      phonon.quiet = common.quiet;
+      const auto s = quanta::phonon::run(phonon);
+      if (!phonon.quiet)
+        std::fprintf(stderr, "quanta phonon: %d q-points (%d irreducible), %d branches, %s backend, %.2f s\n", s.nptk,
+                     s.nlist, s.nbands, s.backend.c_str(), s.seconds_total);
+      return 0;
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "quanta: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

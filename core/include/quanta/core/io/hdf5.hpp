@@ -1,0 +1,45 @@
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace quanta::io {
+
+// Thin RAII helpers over the HDF5 C API. Datasets are written row-major (C order) with the given
+// dimensions; names may contain '/' and missing groups are created. Errors throw Error naming the
+// file and the dataset.
+class H5File {
+ public:
+  enum class Mode { Create, Read };
+  H5File(const std::filesystem::path& path, Mode mode);
+  H5File(const H5File&) = delete;
+  H5File& operator=(const H5File&) = delete;
+  H5File(H5File&& o) noexcept;
+  ~H5File();
+
+  void write(const std::string& name, const std::vector<double>& data, const std::vector<std::size_t>& dims);
+  void write(const std::string& name, const std::vector<std::int64_t>& data, const std::vector<std::size_t>& dims);
+  void write_scalar(const std::string& name, double v);
+  void write_string(const std::string& name, const std::string& v);
+  void write_attribute(const std::string& object, const std::string& attr, const std::string& v);
+
+  bool exists(const std::string& name) const;
+  std::vector<std::size_t> dims(const std::string& name) const;
+  std::vector<double> read_doubles(const std::string& name) const;
+  std::vector<std::int64_t> read_ints(const std::string& name) const;
+  std::string read_string(const std::string& name) const;
+  std::string read_attribute(const std::string& object, const std::string& attr) const;
+
+  const std::filesystem::path& path() const { return path_; }
+  void close();
+
+ private:
+  void ensure_parent_groups(const std::string& name);
+  std::filesystem::path path_;
+  std::int64_t id_ = -1;  // hid_t
+};
+
+std::string hdf5_library_version();
+
+}  // namespace quanta::io

@@ -1,0 +1,268 @@
+#include "quanta/core/io/hdf5.hpp"
+
+#include <hdf5.h>
+
+#include <functional>
+#include <numeric>
+#include <utility>
+
+#include "quanta/core/error.hpp"
+
+namespace quanta::io {
+
+static_assert(sizeof(hid_t) <= sizeof(std::int64_t), "H5File keeps the hid_t in an int64");
+
+namespace {
+
+// Owns one HDF5 identifier and closes it with the matching H5?close.
+class Handle {
+ public:
+  Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  Handle(Handle&& o) noexcept : id_(std::exchange(o.id_, -1)), close_(o.close_) {}
+  Handle& operator=(Handle&&) = delete;
+  ~Handle() {
+    if (id_ >= 0) close_(id_);
+  }
+  operator hid_t() const { return id_; }
+  bool ok() const { return id_ >= 0; }
+
+ private:
+  hid_t id_;
+  herr_t (*close_)(hid_t);
+};
+
+// The innermost entry of HDF5's error stack is the specific cause ("object 'x' doesn't exist",
+// "unable to open file: ... errno = 2"); the outer ones only repeat "unable to open dataset".
+std::string hdf5_reason() {
+  std::string reason;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_UPWARD,
+      [](unsigned n, const H5E_error2_t* e, void* data) -> herr_t {
+        if (n == 0 && e->desc) *static_cast<std::string*>(data) = e->desc;
+        return 0;
+      },
+      &reason);
+  H5Eclear2(H5E_DEFAULT);
+  return reason.empty() ? "unknown HDF5 error" : reason;
+}
+
+// A variable-length UTF-8 string type, the form h5py and HDF5 tools read as a plain str.
+Handle vlen_string_type() {
+  Handle t(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(t, H5T_VARIABLE);
+  H5Tset_cset(t, H5T_CSET_UTF8);
+  return t;
+}
+
+}  // namespace
+
+H5File::H5File(const std::filesystem::path& path, Mode mode) : path_(path) {
+  // Our messages replace HDF5's own stack dump on stderr.
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  const hid_t id = mode == Mode::Create ? H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)
+                                        : H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (id < 0)
+    throw Error("HDF5 file '" + path.string() + "': cannot " + (mode == Mode::Create ? "create" : "open") +
+                " it: " + hdf5_reason());
+  id_ = id;
+}
+
+H5File::H5File(H5File&& o) noexcept : path_(std::move(o.path_)), id_(std::exchange(o.id_, -1)) {}
+
+H5File::~H5File() {
+  if (id_ >= 0) H5Fclose(static_cast<hid_t>(id_));
+}
+
+void H5File::close() {
+  if (id_ < 0) return;
+  const herr_t st = H5Fclose(static_cast<hid_t>(std::exchange(id_, -1)));
+  if (st < 0) throw Error("HDF5 file '" + path_.string() + "': cannot close it: " + hdf5_reason());
+}
+
+namespace {
+
+std::string dataset(const std::string& name) { return "dataset '" + name + "'"; }
+std::string object(const std::string& name) { return "object '" + name + "'"; }
+
+// `label` names what failed within the file: "dataset '/a/b'" or "object '/'".
+[[noreturn]] void fail(const std::filesystem::path& file, const std::string& label, const std::string& what) {
+  throw Error("HDF5 file '" + file.string() + "', " + label + ": " + what + ": " + hdf5_reason());
+}
+
+// The file's identifier, or an Error when it was closed already.
+hid_t live(std::int64_t id, const std::filesystem::path& file, const std::string& label) {
+  if (id < 0) throw Error("HDF5 file '" + file.string() + "', " + label + ": the file is closed");
+  return static_cast<hid_t>(id);
+}
+
+Handle open_dataset(std::int64_t id, const std::filesystem::path& path, const std::string& name) {
+  Handle ds(H5Dopen2(live(id, path, dataset(name)), name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!ds.ok()) fail(path, dataset(name), "cannot open it");
+  return ds;
+}
+
+template <class T>
+void write_numbers(hid_t file, const std::filesystem::path& path, const std::string& name, const std::vector<T>& data,
+                   const std::vector<std::size_t>& dims, hid_t file_type, hid_t mem_type) {
+  const std::size_t n = std::accumulate(dims.begin(), dims.end(), std::size_t{1}, std::multiplies<>());
+  if (n != data.size())
+    throw Error("HDF5 file '" + path.string() + "', " + dataset(name) + ": " + std::to_string(data.size()) +
+                " values for dimensions holding " + std::to_string(n));
+  const std::vector<hsize_t> hdims(dims.begin(), dims.end());
+  Handle space(dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(dims.size()), hdims.data(), nullptr),
+               H5Sclose);
+  Handle ds(H5Dcreate2(file, name.c_str(), file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
+  if (!ds.ok()) fail(path, dataset(name), "cannot create it");
+  if (n > 0 && H5Dwrite(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()) < 0)
+    fail(path, dataset(name), "cannot write it");
+}
+
+template <class T>
+std::vector<T> read_numbers(std::int64_t file, const std::filesystem::path& path, const std::string& name, hid_t mem_type,
+                            bool integers_only) {
+  Handle ds = open_dataset(file, path, name);
+  Handle type(H5Dget_type(ds), H5Tclose);
+  const H5T_class_t cls = H5Tget_class(type);
+  if (cls != H5T_INTEGER && (integers_only || cls != H5T_FLOAT))
+    throw Error("HDF5 file '" + path.string() + "', " + dataset(name) + ": holds " +
+                (cls == H5T_FLOAT ? "floating-point numbers" : "no numbers") + ", expected " +
+                (integers_only ? "integers" : "numbers"));
+  Handle space(H5Dget_space(ds), H5Sclose);
+  std::vector<T> out(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
+  if (!out.empty() && H5Dread(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
+    fail(path, dataset(name), "cannot read it");
+  return out;
+}
+
+// One string from a dataset or an attribute, stored with variable or fixed length (both occur in
+// files written by other tools).
+std::string read_one_string(hid_t type, hid_t space, const std::function<herr_t(hid_t, void*)>& read,
+                            const std::filesystem::path& file, const std::string& label) {
+  if (H5Tget_class(type) != H5T_STRING) fail(file, label, "it does not hold a string");
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  if (n != 1) fail(file, label, "it holds " + std::to_string(n) + " elements, expected one string");
+  if (H5Tis_variable_str(type) > 0) {
+    Handle mem = vlen_string_type();
+    H5Tset_cset(mem, H5Tget_cset(type));
+    char* p = nullptr;
+    if (read(mem, &p) < 0) fail(file, label, "cannot read it");
+    std::string s = p ? p : "";
+    H5free_memory(p);
+    return s;
+  }
+  Handle mem(H5Tcopy(type), H5Tclose);
+  std::string s(H5Tget_size(type), '\0');
+  if (read(mem, s.data()) < 0) fail(file, label, "cannot read it");
+  if (H5Tget_strpad(type) == H5T_STR_SPACEPAD) s.erase(s.find_last_not_of(' ') + 1);
+  else s.resize(s.find('\0') == std::string::npos ? s.size() : s.find('\0'));
+  return s;
+}
+
+}  // namespace
+
+void H5File::ensure_parent_groups(const std::string& name) {
+  for (std::size_t pos = name.find('/', 1); pos != std::string::npos; pos = name.find('/', pos + 1)) {
+    const std::string group = name.substr(0, pos);
+    if (H5Lexists(static_cast<hid_t>(id_), group.c_str(), H5P_DEFAULT) > 0) continue;
+    Handle g(H5Gcreate2(static_cast<hid_t>(id_), group.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    if (!g.ok()) fail(path_, dataset(name), "cannot create the group '" + group + "'");
+  }
+}
+
+void H5File::write(const std::string& name, const std::vector<double>& data, const std::vector<std::size_t>& dims) {
+  const hid_t file = live(id_, path_, dataset(name));
+  ensure_parent_groups(name);
+  write_numbers(file, path_, name, data, dims, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE);
+}
+
+void H5File::write(const std::string& name, const std::vector<std::int64_t>& data,
+                   const std::vector<std::size_t>& dims) {
+  const hid_t file = live(id_, path_, dataset(name));
+  ensure_parent_groups(name);
+  write_numbers(file, path_, name, data, dims, H5T_STD_I64LE, H5T_NATIVE_INT64);
+}
+
+void H5File::write_scalar(const std::string& name, double v) { write(name, std::vector<double>{v}, {}); }
+
+void H5File::write_string(const std::string& name, const std::string& v) {
+  const hid_t file = live(id_, path_, dataset(name));
+  ensure_parent_groups(name);
+  Handle type = vlen_string_type();
+  Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+  Handle ds(H5Dcreate2(file, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
+  if (!ds.ok()) fail(path_, dataset(name), "cannot create it");
+  const char* p = v.c_str();
+  if (H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, &p) < 0) fail(path_, dataset(name), "cannot write it");
+}
+
+void H5File::write_attribute(const std::string& name, const std::string& attr, const std::string& v) {
+  Handle obj(H5Oopen(live(id_, path_, object(name)), name.c_str(), H5P_DEFAULT), H5Oclose);
+  if (!obj.ok()) fail(path_, object(name), "cannot open it to set attribute '" + attr + "'");
+  // Rewriting an attribute replaces it, as assigning it again in h5py does.
+  if (H5Aexists(obj, attr.c_str()) > 0 && H5Adelete(obj, attr.c_str()) < 0)
+    fail(path_, object(name), "cannot replace attribute '" + attr + "'");
+  Handle type = vlen_string_type();
+  Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+  Handle a(H5Acreate2(obj, attr.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  const char* p = v.c_str();
+  if (!a.ok() || H5Awrite(a, type, &p) < 0) fail(path_, object(name), "cannot write attribute '" + attr + "'");
+}
+
+bool H5File::exists(const std::string& name) const {
+  if (id_ < 0) return false;
+  // H5Lexists needs every parent to exist, so the path is checked one component at a time.
+  for (std::size_t pos = name.find('/', 1);; pos = name.find('/', pos + 1)) {
+    const std::string prefix = name.substr(0, pos);
+    if (prefix.empty() || prefix == "/") return true;
+    const htri_t e = H5Lexists(static_cast<hid_t>(id_), prefix.c_str(), H5P_DEFAULT);
+    if (e <= 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return false;
+    }
+    if (pos == std::string::npos) return true;
+  }
+}
+
+std::vector<std::size_t> H5File::dims(const std::string& name) const {
+  Handle ds = open_dataset(id_, path_, name);
+  Handle space(H5Dget_space(ds), H5Sclose);
+  std::vector<hsize_t> d(static_cast<std::size_t>(std::max(H5Sget_simple_extent_ndims(space), 0)));
+  H5Sget_simple_extent_dims(space, d.data(), nullptr);
+  return {d.begin(), d.end()};
+}
+
+std::vector<double> H5File::read_doubles(const std::string& name) const {
+  return read_numbers<double>(id_, path_, name, H5T_NATIVE_DOUBLE, false);
+}
+
+std::vector<std::int64_t> H5File::read_ints(const std::string& name) const {
+  return read_numbers<std::int64_t>(id_, path_, name, H5T_NATIVE_INT64, true);
+}
+
+std::string H5File::read_string(const std::string& name) const {
+  Handle ds = open_dataset(id_, path_, name);
+  Handle type(H5Dget_type(ds), H5Tclose);
+  Handle space(H5Dget_space(ds), H5Sclose);
+  return read_one_string(
+      type, space, [&](hid_t mem, void* buf) { return H5Dread(ds, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf); },
+      path_, dataset(name));
+}
+
+std::string H5File::read_attribute(const std::string& name, const std::string& attr) const {
+  const hid_t file = live(id_, path_, object(name));
+  Handle a(H5Aopen_by_name(file, name.c_str(), attr.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  if (!a.ok()) fail(path_, object(name), "cannot open attribute '" + attr + "'");
+  Handle type(H5Aget_type(a), H5Tclose);
+  Handle space(H5Aget_space(a), H5Sclose);
+  return read_one_string(
+      type, space, [&](hid_t mem, void* buf) { return H5Aread(a, mem, buf); },
+      path_, object(name) + ", attribute '" + attr + "'");
+}
+
+std::string hdf5_library_version() {
+  unsigned major = 0, minor = 0, release = 0;
+  H5get_libversion(&major, &minor, &release);
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release);
+}
+
+}  // namespace quanta::io

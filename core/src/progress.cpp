@@ -1,0 +1,59 @@
+#include "quanta/core/progress.hpp"
+
+#include <cstdio>
+
+namespace quanta {
+
+namespace {
+
+std::string format_duration(double s) {
+  char buf[32];
+  if (s < 60.0) std::snprintf(buf, sizeof buf, "%.1fs", s);
+  else if (s < 3600.0) std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s / 60), static_cast<int>(s) % 60);
+  else std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(s / 3600), static_cast<int>(s / 60) % 60);
+  return buf;
+}
+
+}  // namespace
+
+Progress::Progress(std::string stage, std::size_t total, bool quiet, double interval_s)
+    : stage_(std::move(stage)), total_(total), quiet_(quiet), interval_s_(interval_s) {}
+
+void Progress::advance(std::size_t n) {
+  std::lock_guard lock(mutex_);
+  done_ += n;
+  if (quiet_ || finished_) return;
+  if (timer_.seconds() - last_print_s_ >= interval_s_) print(false);
+}
+
+void Progress::finish() {
+  std::lock_guard lock(mutex_);
+  if (finished_) return;
+  finished_ = true;
+  if (!quiet_) print(true);
+}
+
+Progress::~Progress() {
+  try {
+    finish();
+  } catch (...) {
+    // A destructor must not throw; a lost progress line is harmless.
+  }
+}
+
+void Progress::print(bool final_line) {
+  const double now = timer_.seconds();
+  last_print_s_ = now;
+  const double pct = total_ ? 100.0 * static_cast<double>(done_) / static_cast<double>(total_) : 100.0;
+  const double rate = now > 0.0 ? static_cast<double>(done_) / now : 0.0;
+  char rate_text[32];
+  std::snprintf(rate_text, sizeof rate_text, rate < 1e6 ? "%.1f/s" : "%.3g/s", rate);
+  std::string tail;
+  if (final_line) tail = "  in " + format_duration(now);
+  else if (rate > 0.0 && done_ < total_) tail = "  ETA " + format_duration(static_cast<double>(total_ - done_) / rate);
+  // One fprintf per line, so lines from concurrent stages do not interleave mid-line.
+  std::fprintf(stderr, "[%s] %zu/%zu (%.1f%%)  %s%s\n", stage_.c_str(), done_, total_, pct, rate_text, tail.c_str());
+  std::fflush(stderr);
+}
+
+}  // namespace quanta

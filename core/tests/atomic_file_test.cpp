@@ -1,0 +1,73 @@
+#include "quanta/core/io/atomic_file.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using quanta::io::AtomicFile;
+
+namespace {
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+TEST(AtomicFile, TemporaryNameIsBesideTheFinalOne) {
+  const fs::path temp = quanta::io::temporary_path_for("/data/run/BTE.kappa");
+  EXPECT_EQ(temp.parent_path(), fs::path("/data/run"));
+  EXPECT_EQ(temp.filename().string(), "BTE.kappa.tmp." + std::to_string(::getpid()));
+}
+
+TEST(AtomicFile, CommitRenamesAndNothingIsVisibleBefore) {
+  quanta::test::TempDir dir;
+  const fs::path final_path = dir / "BTE.kappa";
+  {
+    AtomicFile f(final_path);
+    f.stream() << "300.0 1.5e2\n";
+    EXPECT_TRUE(fs::exists(f.temp_path()));
+    EXPECT_FALSE(fs::exists(final_path));
+    f.commit();
+    EXPECT_FALSE(fs::exists(f.temp_path()));
+  }
+  EXPECT_EQ(slurp(final_path), "300.0 1.5e2\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
+}
+
+TEST(AtomicFile, CommitReplacesAnExistingFile) {
+  quanta::test::TempDir dir;
+  const std::string final_path = dir.write("out.txt", "old contents\n");
+  AtomicFile f(final_path);
+  f.stream() << "new\n";
+  EXPECT_EQ(slurp(final_path), "old contents\n");
+  f.commit();
+  EXPECT_EQ(slurp(final_path), "new\n");
+}
+
+TEST(AtomicFile, DestroyedWithoutCommitLeavesNoFileAndNoTemporary) {
+  quanta::test::TempDir dir;
+  const fs::path final_path = dir / "BTE.kappa";
+  try {
+    AtomicFile f(final_path);
+    f.stream() << "half of the output";
+    throw std::runtime_error("the run failed midway");
+  } catch (const std::runtime_error&) {
+  }
+  EXPECT_FALSE(fs::exists(final_path));
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
+TEST(AtomicFile, ErrorsNameThePaths) {
+  quanta::test::TempDir dir;
+  quanta::test::expect_error([&] { AtomicFile f(dir / "no-such-folder" / "out.txt"); }, {"no-such-folder/out.txt"});
+  const fs::path temp = dir / "a.tmp";
+  quanta::test::expect_error([&] { quanta::io::commit_rename(temp, dir / "b"); }, {temp.string(), (dir / "b").string()});
+}

@@ -1,0 +1,108 @@
+#include "quanta/core/io/hdf5.hpp"
+
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include "test_support.hpp"
+
+using quanta::io::H5File;
+using quanta::test::expect_error;
+
+TEST(Hdf5, RoundTripOfDatasetsStringsAndAttributes) {
+  quanta::test::TempDir dir;
+  const auto path = dir / "run.h5";
+  {
+    H5File f(path, H5File::Mode::Create);
+    f.write("phonon/kappa", {1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, {2, 3});
+    f.write("phonon/grid/ngrid", std::vector<std::int64_t>{16, 16, -16}, {3});
+    f.write_scalar("temperature", 300.0);
+    f.write_string("metadata/backend", "cuda");
+    f.write_attribute("/", "quanta_version", "0.1.0");
+    f.write_attribute("phonon/kappa", "units", "W/(m K)");
+    f.write_attribute("phonon/kappa", "units", "W m^-1 K^-1");  // rewriting replaces
+    f.write_attribute("phonon", "description", "thermal conductivity");
+    f.close();
+  }
+  H5File f(path, H5File::Mode::Read);
+  EXPECT_TRUE(f.exists("phonon/kappa"));
+  EXPECT_TRUE(f.exists("/phonon/grid"));
+  EXPECT_FALSE(f.exists("phonon/missing"));
+  EXPECT_FALSE(f.exists("nothing/here/either"));
+  EXPECT_EQ(f.dims("phonon/kappa"), (std::vector<std::size_t>{2, 3}));
+  EXPECT_EQ(f.read_doubles("phonon/kappa"), (std::vector<double>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(f.read_ints("phonon/grid/ngrid"), (std::vector<std::int64_t>{16, 16, -16}));
+  EXPECT_EQ(f.read_doubles("phonon/grid/ngrid"), (std::vector<double>{16, 16, -16}));
+  EXPECT_TRUE(f.dims("temperature").empty());
+  EXPECT_EQ(f.read_doubles("temperature"), (std::vector<double>{300.0}));
+  EXPECT_EQ(f.read_string("metadata/backend"), "cuda");
+  EXPECT_EQ(f.read_attribute("/", "quanta_version"), "0.1.0");
+  EXPECT_EQ(f.read_attribute("phonon/kappa", "units"), "W m^-1 K^-1");
+  EXPECT_EQ(f.read_attribute("phonon", "description"), "thermal conductivity");
+  EXPECT_EQ(f.path(), path);
+}
+
+TEST(Hdf5, CreateTruncatesAnExistingFile) {
+  quanta::test::TempDir dir;
+  const auto path = dir / "run.h5";
+  H5File(path, H5File::Mode::Create).write_scalar("old", 1.0);
+  H5File(path, H5File::Mode::Create).write_scalar("new", 2.0);
+  H5File f(path, H5File::Mode::Read);
+  EXPECT_FALSE(f.exists("old"));
+  EXPECT_TRUE(f.exists("new"));
+}
+
+// Files written by other tools hold fixed-length strings too (space- or NUL-padded).
+TEST(Hdf5, ReadsFixedLengthStrings) {
+  quanta::test::TempDir dir;
+  const auto path = dir / "other.h5";
+  {
+    const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t space = H5Screate(H5S_SCALAR);
+    for (const auto pad : {H5T_STR_SPACEPAD, H5T_STR_NULLPAD}) {
+      const hid_t type = H5Tcopy(H5T_C_S1);
+      H5Tset_size(type, 8);
+      H5Tset_strpad(type, pad);
+      const char* name = pad == H5T_STR_SPACEPAD ? "spaces" : "nuls";
+      const char* data = pad == H5T_STR_SPACEPAD ? "Si      " : "Si\0\0\0\0\0\0";
+      const hid_t ds = H5Dcreate2(file, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+      H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+      const hid_t attr = H5Acreate2(ds, "label", type, space, H5P_DEFAULT, H5P_DEFAULT);
+      H5Awrite(attr, type, data);
+      H5Aclose(attr);
+      H5Dclose(ds);
+      H5Tclose(type);
+    }
+    H5Sclose(space);
+    H5Fclose(file);
+  }
+  H5File f(path, H5File::Mode::Read);
+  EXPECT_EQ(f.read_string("spaces"), "Si");
+  EXPECT_EQ(f.read_string("nuls"), "Si");
+  EXPECT_EQ(f.read_attribute("spaces", "label"), "Si");
+  EXPECT_EQ(f.read_attribute("nuls", "label"), "Si");
+}
+
+TEST(Hdf5, ErrorsNameTheFileAndTheDataset) {
+  quanta::test::TempDir dir;
+  const auto path = dir / "run.h5";
+  expect_error([&] { H5File f(dir / "absent.h5", H5File::Mode::Read); }, {"absent.h5", "cannot open"});
+  {
+    H5File f(path, H5File::Mode::Create);
+    expect_error([&] { f.write("x", {1.0, 2.0}, {3}); }, {"run.h5", "'x'", "2 values", "3"});
+    f.write_scalar("x", 1.0);
+    expect_error([&] { f.write_scalar("x", 2.0); }, {"run.h5", "'x'", "cannot create"});
+    expect_error([&] { f.write_attribute("nowhere", "a", "b"); }, {"run.h5", "'nowhere'", "'a'"});
+  }
+  H5File f(path, H5File::Mode::Read);
+  expect_error([&] { f.read_doubles("phonon/kappa"); }, {"run.h5", "'phonon/kappa'", "doesn't exist"});
+  expect_error([&] { f.read_string("x"); }, {"run.h5", "'x'", "not hold a string"});
+  expect_error([&] { f.read_ints("x"); }, {"run.h5", "'x'", "floating-point", "expected integers"});
+  expect_error([&] { f.read_attribute("x", "units"); }, {"run.h5", "'x'", "'units'"});
+  f.close();
+  expect_error([&] { f.read_doubles("x"); }, {"run.h5", "'x'", "closed"});
+}
+
+TEST(Hdf5, LibraryVersionMatchesTheHeaders) {
+  EXPECT_EQ(quanta::io::hdf5_library_version(),
+            std::to_string(H5_VERS_MAJOR) + "." + std::to_string(H5_VERS_MINOR) + "." + std::to_string(H5_VERS_RELEASE));
+}

@@ -1,0 +1,39 @@
+#pragma once
+#include <array>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "quanta/phonon/crystal.hpp"
+
+namespace quanta::phonon {
+
+// What a ShengBTE/FourPhonon CONTROL file says, with ShengBTE's defaults, validated.
+struct Control {
+  std::filesystem::path file;
+  std::array<int, 3> ngrid{};
+  std::array<int, 3> scell{};
+  Crystal crystal;                 // lattice in nm, masses in amu, born/epsilon (identity/zero defaults)
+  std::vector<double> gfactors;    // [nelements] isotopic g-factors
+  std::vector<double> temperatures;  // K, in ShengBTE's loop order
+  double scalebroad = 1.0;
+  int nticks = 100;                // DOS energy points
+  bool nonanalytic = true, espresso = false, isotopes = true, autoisotopes = true, onlyharmonic = false;
+  bool convergence = true, four_phonon = false;
+};
+
+// Reads and validates `dir/CONTROL`; errors name the file, line and variable.
+Control read_control(const std::filesystem::path& file);
+
+// ShengBTE's temperature loop: T_min, T_min + T_step, ... up to T_max (see docs/phonon.md for its
+// end-point rule).
+std::vector<double> temperature_list(double t_min, double t_max, double t_step);
+
+// Natural-abundance mass (amu) and isotopic g-factor of an element, from the isotope table ShengBTE uses;
+// Error for an unknown symbol.
+struct IsotopeAverage {
+  double mass, gfactor;
+};
+IsotopeAverage natural_isotopes(const std::string& element);
+
+}  // namespace quanta::phonon

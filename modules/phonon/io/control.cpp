@@ -1,0 +1,168 @@
+// CONTROL (ShengBTE/FourPhonon namelist input) -> Control, with ShengBTE's defaults and checks.
+#include <cmath>
+#include <string>
+
+#include "quanta/core/error.hpp"
+#include "quanta/core/io/namelist.hpp"
+#include "quanta/phonon/control.hpp"
+
+namespace quanta::phonon {
+namespace {
+
+using io::NamelistGroup;
+
+[[noreturn]] void bad(const NamelistGroup& g, const std::string& var, const std::string& found, const std::string& expected) {
+  int line = g.line();
+  for (const auto& a : g.assignments())
+    if (a.name == var) line = a.line;
+  throw InputError(g.file(), line, "&" + g.name() + " " + var, found, expected);
+}
+
+// Every variable ShengBTE and FourPhonon accept, so that a misspelt one is an error instead of being ignored.
+const std::vector<std::string_view> kAllocations = {"nelements", "natoms", "ngrid", "norientations"};
+const std::vector<std::string_view> kCrystal = {"lfactor", "lattvec", "elements", "types", "positions", "masses",
+                                                "gfactors", "epsilon", "born", "scell", "orientations"};
+const std::vector<std::string_view> kParameters = {
+    "t", "t_min", "t_max", "t_step", "scalebroad", "rmin", "rmax", "dr", "maxiter", "nticks", "eps", "omega_max",
+    "length", "ewald", "num_sample_process_3ph", "num_sample_process_3ph_phase_space", "num_sample_process_4ph",
+    "num_sample_process_4ph_phase_space"};
+const std::vector<std::string_view> kFlags = {"nonanalytic", "convergence", "isotopes", "autoisotopes", "nanowires",
+                                              "onlyharmonic", "espresso", "tdep", "four_phonon", "four_phonon_iteration",
+                                              "nanolength", "normal", "umklapp"};
+
+}  // namespace
+
+std::vector<double> temperature_list(double t_min, double t_max, double t_step) {
+  // ShengBTE: T = T_min + (k-1) T_step for k = 1..ceiling((T_max-T_min)/T_step)+1; a value overshooting
+  // T_max by less than 1 K ends the loop, one overshooting by more is replaced by T_max.
+  std::vector<double> ts;
+  const long n = static_cast<long>(std::ceil((t_max - t_min) / t_step)) + 1;
+  for (long k = 1; k <= n; ++k) {
+    double t = t_min + (k - 1) * t_step;
+    if (t > t_max && t < t_max + 1) break;
+    if (t > t_max + 1) t = t_max;
+    ts.push_back(t);
+  }
+  return ts;
+}
+
+Control read_control(const std::filesystem::path& file) {
+  if (!std::filesystem::exists(file)) throw InputError(file.string(), "file not found (every run needs a CONTROL file)");
+  const auto nl = io::Namelist::parse_file(file.string());
+  Control c;
+  c.file = file;
+
+  const auto& alloc = nl.group("allocations");
+  alloc.reject_unknown(kAllocations);
+  const long nelements = alloc.get_int("nelements");
+  const long natoms = alloc.get_int("natoms");
+  if (nelements < 1) bad(alloc, "nelements", std::to_string(nelements), "a positive integer");
+  if (natoms < 1) bad(alloc, "natoms", std::to_string(natoms), "a positive integer");
+  if (natoms < nelements) bad(alloc, "natoms", std::to_string(natoms), "at least nelements = " + std::to_string(nelements));
+  const auto ngrid = alloc.get_ints("ngrid", {3});
+  for (int d = 0; d < 3; ++d) {
+    if (ngrid[d] < 1) bad(alloc, "ngrid", "ngrid(" + std::to_string(d + 1) + ") = " + std::to_string(ngrid[d]), "three positive integers");
+    c.ngrid[d] = static_cast<int>(ngrid[d]);
+  }
+  if (alloc.get_int_or("norientations", 0) < 0) bad(alloc, "norientations", "a negative count", "0 or more");
+
+  const auto& cr = nl.group("crystal");
+  cr.reject_unknown(kCrystal);
+  Crystal& x = c.crystal;
+  x.natoms = static_cast<int>(natoms);
+  const double lfactor = cr.get_real_or("lfactor", 1.0);
+  if (!cr.has("lattvec")) bad(cr, "lattvec", "nothing", "three lattice vectors lattvec(:,1..3)");
+  const auto lv = cr.get_reals("lattvec", {3, 3}, std::nan(""));
+  for (int i = 0; i < 3; ++i)
+    for (int a = 0; a < 3; ++a) {
+      const double v = lv[a + 3 * i];  // lattvec(a, i): component a of vector i
+      if (std::isnan(v)) bad(cr, "lattvec", "lattvec(" + std::to_string(a + 1) + "," + std::to_string(i + 1) + ") unset", "all 9 components");
+      x.lattice[i][a] = lfactor * v;
+    }
+  x.elements = cr.get_strings("elements", nelements);
+  for (long e = 0; e < nelements; ++e)
+    if (x.elements[e].empty()) bad(cr, "elements", std::to_string(x.elements.size()) + " symbols", std::to_string(nelements) + " (nelements)");
+  const auto types = cr.get_ints("types", {natoms}, 0);
+  for (long i = 0; i < natoms; ++i) {
+    if (types[i] < 1 || types[i] > nelements)
+      bad(cr, "types", "types(" + std::to_string(i + 1) + ") = " + std::to_string(types[i]), "an element index 1.." + std::to_string(nelements) + " for each of the natoms = " + std::to_string(natoms) + " atoms");
+    x.types.push_back(static_cast<int>(types[i] - 1));
+  }
+  const auto pos = cr.get_reals("positions", {3, natoms}, std::nan(""));
+  for (long i = 0; i < natoms; ++i) {
+    Vec3 f{};
+    for (int a = 0; a < 3; ++a) {
+      f[a] = pos[a + 3 * i];
+      if (std::isnan(f[a])) bad(cr, "positions", "positions(:," + std::to_string(i + 1) + ") unset", "3 fractional coordinates for each of the natoms = " + std::to_string(natoms) + " atoms");
+    }
+    x.fractional.push_back(f);
+  }
+  const auto scell = cr.get_ints("scell", {3}, -1);
+  for (int d = 0; d < 3; ++d) {
+    if (scell[d] < 1) bad(cr, "scell", "scell(" + std::to_string(d + 1) + ") = " + std::to_string(scell[d]), "three positive integers (the force-constant supercell)");
+    c.scell[d] = static_cast<int>(scell[d]);
+  }
+  const auto eps = cr.get_reals("epsilon", {3, 3}, 0.0);
+  const bool eps_given = cr.has("epsilon");
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) x.epsilon[a][b] = eps_given ? eps[a + 3 * b] : (a == b ? 1.0 : 0.0);
+  const auto born = cr.get_reals("born", {3, 3, natoms}, 0.0);
+  x.born.assign(natoms, Mat3{});
+  for (long i = 0; i < natoms; ++i)
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) x.born[i][a][b] = born[a + 3 * b + 9 * i];  // born(a, b, atom)
+
+  const auto& par = nl.group("parameters");
+  par.reject_unknown(kParameters);
+  const double t = par.get_real_or("t", 0.0);
+  if (t > 0) {
+    c.temperatures = {t};
+  } else {
+    const double tmin = par.get_real_or("t_min", 0.0);
+    if (tmin <= 0) bad(par, par.has("t_min") ? "t_min" : "t", "no positive temperature", "T > 0, or T_min > 0 with T_max and T_step");
+    const double tmax = par.get_real("t_max"), tstep = par.get_real("t_step");
+    if (tmax < tmin) bad(par, "t_max", std::to_string(tmax), "T_max >= T_min = " + std::to_string(tmin));
+    if (tstep <= 0) bad(par, "t_step", std::to_string(tstep), "a positive step");
+    c.temperatures = temperature_list(tmin, tmax, tstep);
+  }
+  c.scalebroad = par.get_real_or("scalebroad", 1.0);
+  c.nticks = static_cast<int>(par.get_int_or("nticks", 100));
+  if (c.nticks < 1) bad(par, "nticks", std::to_string(c.nticks), "a positive number of DOS points");
+
+  const auto& fl = nl.group("flags");
+  fl.reject_unknown(kFlags);
+  c.nonanalytic = fl.get_bool_or("nonanalytic", true);
+  c.convergence = fl.get_bool_or("convergence", true);
+  c.isotopes = fl.get_bool_or("isotopes", true);
+  c.autoisotopes = fl.get_bool_or("autoisotopes", true);
+  c.onlyharmonic = fl.get_bool_or("onlyharmonic", false);
+  c.espresso = fl.get_bool_or("espresso", false);
+  c.four_phonon = fl.get_bool_or("four_phonon", false);
+  if (fl.get_bool_or("tdep", false)) bad(fl, "tdep", ".true.", ".false. (TDEP force constants are not supported)");
+
+  // Masses: natural-abundance averages from the isotope table, or CONTROL's masses/gfactors.
+  x.masses.resize(natoms);
+  c.gfactors.assign(nelements, 0.0);
+  std::vector<double> element_mass(nelements);
+  if (c.autoisotopes) {
+    for (long e = 0; e < nelements; ++e) {
+      const auto avg = natural_isotopes(x.elements[e]);
+      element_mass[e] = avg.mass;
+      c.gfactors[e] = avg.gfactor;
+    }
+  } else {
+    const auto m = cr.get_reals("masses", {nelements}, 0.0);
+    const auto g = cr.get_reals("gfactors", {nelements}, 0.0);
+    for (long e = 0; e < nelements; ++e) {
+      if (!(m[e] > 0)) bad(cr, "masses", "masses(" + std::to_string(e + 1) + ") = " + std::to_string(m[e]), "a positive mass in amu for every element (autoisotopes=.false.)");
+      element_mass[e] = m[e];
+      c.gfactors[e] = g[e];
+    }
+  }
+  for (long i = 0; i < natoms; ++i) x.masses[i] = element_mass[x.types[i]];
+
+  complete_crystal(x);
+  return c;
+}
+
+}  // namespace quanta::phonon

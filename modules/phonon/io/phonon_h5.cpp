@@ -1,0 +1,87 @@
+// quanta-phonon.h5: every result of the run in one file, with the run's metadata.
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+
+#include "outputs.hpp"
+#include "quanta/core/io/atomic_file.hpp"
+#include "quanta/core/io/hdf5.hpp"
+#include "quanta/core/version.hpp"
+
+namespace quanta::phonon {
+
+std::string file_digest(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::uint64_t h = 1469598103934665603ull;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    for (std::streamsize i = 0; i < in.gcount(); ++i) h = (h ^ static_cast<unsigned char>(buf[i])) * 1099511628211ull;
+    if (!in) break;
+  }
+  std::ostringstream o;
+  o << std::hex << h;
+  return o.str();
+}
+
+void write_phonon_h5(const std::filesystem::path& file, const HarmonicResults& r, const RunMetadata& meta) {
+  const Crystal& c = r.control->crystal;
+  const QGrid& g = *r.grid;
+  const Spectrum& s = *r.spectrum;
+  using Dims = std::vector<std::size_t>;
+  const std::size_t nptk = g.nptk, nb = s.nb, nat = c.natoms;
+
+  const auto tmp = io::temporary_path_for(file);
+  {
+    io::H5File h(tmp, io::H5File::Mode::Create);
+    std::vector<double> lat, rec;
+    for (int i = 0; i < 3; ++i)
+      for (int k = 0; k < 3; ++k) lat.push_back(c.lattice[i][k]), rec.push_back(c.reciprocal[i][k]);
+    h.write("crystal/lattice_vectors_nm", lat, {3, 3});
+    h.write("crystal/reciprocal_vectors_per_nm", rec, {3, 3});
+    std::vector<double> frac, mass;
+    for (int a = 0; a < c.natoms; ++a) {
+      for (int k = 0; k < 3; ++k) frac.push_back(c.fractional[a][k]);
+      mass.push_back(c.masses[a]);
+    }
+    h.write("crystal/positions_fractional", frac, {nat, 3});
+    h.write("crystal/masses_amu", mass, {nat});
+    std::vector<std::int64_t> types(c.types.begin(), c.types.end()), n(g.n.begin(), g.n.end());
+    h.write("crystal/types", types, {nat});
+
+    h.write("qgrid/ngrid", n, {3});
+    std::vector<double> q;
+    for (const auto& x : g.qfrac) q.insert(q.end(), x.begin(), x.end());
+    h.write("qgrid/q_fractional", q, {nptk, 3});
+    h.write("qgrid/irreducible", std::vector<std::int64_t>(g.irreducible.begin(), g.irreducible.end()), {g.irreducible.size()});
+    h.write("qgrid/multiplicity", std::vector<std::int64_t>(g.multiplicity.begin(), g.multiplicity.end()), {g.multiplicity.size()});
+    h.write("qgrid/class_of", std::vector<std::int64_t>(g.class_of.begin(), g.class_of.end()), {nptk});
+
+    h.write("spectrum/omega_rad_per_ps", s.omega, {nptk, nb});
+    h.write("spectrum/group_velocity_km_per_s", s.velocity, {nptk, nb, 3});
+    std::vector<double> ev(2 * s.eigenvectors.size());
+    for (std::size_t i = 0; i < s.eigenvectors.size(); ++i) ev[2 * i] = s.eigenvectors[i].re, ev[2 * i + 1] = s.eigenvectors[i].im;
+    h.write("spectrum/eigenvectors", ev, {nptk, nb, nb, 2});
+    h.write_attribute("spectrum/eigenvectors", "layout", "[q][mode][3*atom+cartesian][re,im]");
+
+    h.write("thermal/temperature_K", r.temperatures, {r.temperatures.size()});
+    h.write("thermal/specific_heat_J_per_m3K", r.cv, {r.cv.size()});
+    std::vector<double> ksg;
+    for (const auto& k : r.kappa_sg) ksg.insert(ksg.end(), k.begin(), k.end());
+    h.write("thermal/kappa_small_grain_W_per_mK_nm", ksg, {r.kappa_sg.size(), 3, 3});
+    h.write("dos/energy_rad_per_ps", r.dos.energy, {r.dos.energy.size()});
+    h.write("dos/dos", r.dos.dos, {r.dos.dos.size()});
+    h.write("dos/pdos", r.dos.pdos, {r.dos.energy.size(), nat});
+
+    h.write_string("metadata/quanta_version", version());
+    h.write_string("metadata/backend", meta.backend);
+    h.write_string("metadata/device", meta.device);
+    h.write_string("metadata/symmetry_finder", meta.symmetry_finder);
+    h.write_string("metadata/force_constants_file", meta.force_constants_file);
+    for (const auto& [f, d] : meta.input_hashes) h.write_string("metadata/input_fnv1a64/" + f, d);
+    for (const auto& [stage, sec] : meta.timings) h.write_scalar("metadata/seconds/" + stage, sec);
+    h.close();
+  }
+  io::commit_rename(tmp, file);
+}
+
+}  // namespace quanta::phonon

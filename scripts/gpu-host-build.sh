@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds quanta with the CUDA backend on a GPU host that has no package access, runs the whole test
+# suite on the GPU and then the benchmarks. Usage:
+#   scripts/gpu-host-build.sh [RESULTS_DIR]
+# Libraries missing on the host (spglib, CLI11, toml++, GoogleTest, benchmark, HDF5, LAPACKE) are taken
+# from Debian packages downloaded beforehand into .deps/debs by scripts/gpu-host-carry.sh and unpacked
+# into .deps/root; spglib is optional in any case (quanta falls back to its built-in symmetry finder).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+results=${1:-results}
+mkdir -p "$results"
+root=$PWD/.deps/root
+jobs=$(nproc)
+
+have_header() { echo "#include <$1>" | g++ -std=c++20 -E -x c++ - ${extra_inc:-} >/dev/null 2>&1; }
+unpack() { for p in "$@"; do for f in .deps/debs/${p}_*.deb; do [ -f "$f" ] && dpkg -x "$f" "$root"; done; done; }
+
+extra_inc=""
+mkdir -p "$root"
+have_header CLI/CLI.hpp || { echo "host lacks CLI11: unpacking carried package"; unpack libcli11-dev; }
+have_header spglib.h || { echo "host lacks spglib: unpacking carried package"; unpack libsymspg-dev libsymspg2; }
+have_header gtest/gtest.h || { echo "host lacks GoogleTest: unpacking carried package"; unpack libgtest-dev libgmock-dev; }
+have_header benchmark/benchmark.h || { echo "host lacks benchmark: unpacking carried package"; unpack libbenchmark-dev libbenchmark1debian; }
+have_header lapacke.h || { echo "host lacks LAPACKE: unpacking carried packages"; unpack liblapacke liblapacke-dev libtmglib3 libgfortran5; }
+if ! have_header hdf5.h && ! have_header hdf5/serial/hdf5.h; then
+  echo "host lacks HDF5: unpacking carried packages"; unpack libhdf5-dev libhdf5-103-1 libhdf5-hl-100 libsz2 libaec0 libaec-dev
+fi
+export CMAKE_PREFIX_PATH="$root/usr:${CMAKE_PREFIX_PATH:-}"
+export CPATH="$root/usr/include:$root/usr/include/hdf5/serial:${CPATH:-}"
+export LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-gnu/hdf5/serial:${LIBRARY_PATH:-}"
+export LD_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-gnu/hdf5/serial:${LD_LIBRARY_PATH:-}"
+
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$results/gpu.txt"
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DQUANTA_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+      -DCMAKE_INCLUDE_PATH="$root/usr/include" -DCMAKE_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu" \
+      >"$results/configure.log" 2>&1 || { tail -40 "$results/configure.log"; exit 1; }
+cmake --build build-gpu -j "$jobs" >"$results/build.log" 2>&1 || { grep -E "error|Error" "$results/build.log" | head -40; exit 1; }
+build-gpu/apps/quanta/quanta info | tee "$results/info.txt"
+ctest --test-dir build-gpu --output-on-failure -j 4 >"$results/ctest.log" 2>&1
+ctest_rc=$?
+tail -25 "$results/ctest.log"
+for b in build-gpu/modules/*/bench/bench_*; do
+  [ -x "$b" ] || continue
+  echo "== $b"
+  "$b" --out "$results/$(basename "$b").json" 2>&1 | tee -a "$results/bench.log"
+done
+exit $ctest_rc

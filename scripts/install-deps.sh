@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs every build, test and tooling dependency of quanta from Debian packages.
+# Idempotent: packages already present are left as they are. Needs root or sudo.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config git
+  libopenblas-dev liblapacke-dev
+  libhdf5-dev
+  libsymspg-dev
+  libfftw3-dev
+  libtomlplusplus-dev
+  libcli11-dev
+  libfmt-dev
+  nlohmann-json3-dev
+  libopenmpi-dev openmpi-bin
+  libeigen3-dev
+  libgtest-dev libgmock-dev
+  libbenchmark-dev
+  python3 python3-numpy python3-h5py python3-matplotlib
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
