@@ -95,8 +95,24 @@ hid_t live(std::int64_t id, const std::filesystem::path& file, const std::string
   return static_cast<hid_t>(id);
 }
 
+// H5Lexists needs every parent to exist, so the path is checked one component at a time.
+bool path_exists(hid_t file, const std::string& name) {
+  for (std::size_t pos = name.find('/', 1);; pos = name.find('/', pos + 1)) {
+    const std::string prefix = name.substr(0, pos);
+    if (prefix.empty() || prefix == "/") return true;
+    if (H5Lexists(file, prefix.c_str(), H5P_DEFAULT) <= 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return false;
+    }
+    if (pos == std::string::npos) return true;
+  }
+}
+
 Handle open_dataset(std::int64_t id, const std::filesystem::path& path, const std::string& name) {
-  Handle ds(H5Dopen2(live(id, path, dataset(name)), name.c_str(), H5P_DEFAULT), H5Dclose);
+  const hid_t file = live(id, path, dataset(name));
+  Handle ds(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!ds.ok() && !path_exists(file, name))
+    throw Error("HDF5 file '" + path.string() + "', " + dataset(name) + ": no such dataset in the file");
   if (!ds.ok()) fail(path, dataset(name), "cannot open it");
   return ds;
 }
@@ -208,20 +224,7 @@ void H5File::write_attribute(const std::string& name, const std::string& attr, c
   if (!a.ok() || H5Awrite(a, type, &p) < 0) fail(path_, object(name), "cannot write attribute '" + attr + "'");
 }
 
-bool H5File::exists(const std::string& name) const {
-  if (id_ < 0) return false;
-  // H5Lexists needs every parent to exist, so the path is checked one component at a time.
-  for (std::size_t pos = name.find('/', 1);; pos = name.find('/', pos + 1)) {
-    const std::string prefix = name.substr(0, pos);
-    if (prefix.empty() || prefix == "/") return true;
-    const htri_t e = H5Lexists(static_cast<hid_t>(id_), prefix.c_str(), H5P_DEFAULT);
-    if (e <= 0) {
-      H5Eclear2(H5E_DEFAULT);
-      return false;
-    }
-    if (pos == std::string::npos) return true;
-  }
-}
+bool H5File::exists(const std::string& name) const { return id_ >= 0 && path_exists(static_cast<hid_t>(id_), name); }
 
 std::vector<std::size_t> H5File::dims(const std::string& name) const {
   Handle ds = open_dataset(id_, path_, name);

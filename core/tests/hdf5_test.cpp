@@ -13,7 +13,7 @@ TEST(Hdf5, RoundTripOfDatasetsStringsAndAttributes) {
   const auto path = dir / "run.h5";
   {
     H5File f(path, H5File::Mode::Create);
-    f.write("phonon/kappa", {1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, {2, 3});
+    f.write("phonon/kappa", std::vector<double>{1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, {2, 3});
     f.write("phonon/grid/ngrid", std::vector<std::int64_t>{16, 16, -16}, {3});
     f.write_scalar("temperature", 300.0);
     f.write_string("metadata/backend", "cuda");
@@ -88,13 +88,13 @@ TEST(Hdf5, ErrorsNameTheFileAndTheDataset) {
   expect_error([&] { H5File f(dir / "absent.h5", H5File::Mode::Read); }, {"absent.h5", "cannot open"});
   {
     H5File f(path, H5File::Mode::Create);
-    expect_error([&] { f.write("x", {1.0, 2.0}, {3}); }, {"run.h5", "'x'", "2 values", "3"});
+    expect_error([&] { f.write("x", std::vector<double>{1.0, 2.0}, {3}); }, {"run.h5", "'x'", "2 values", "3"});
     f.write_scalar("x", 1.0);
     expect_error([&] { f.write_scalar("x", 2.0); }, {"run.h5", "'x'", "cannot create"});
     expect_error([&] { f.write_attribute("nowhere", "a", "b"); }, {"run.h5", "'nowhere'", "'a'"});
   }
   H5File f(path, H5File::Mode::Read);
-  expect_error([&] { f.read_doubles("phonon/kappa"); }, {"run.h5", "'phonon/kappa'", "doesn't exist"});
+  expect_error([&] { f.read_doubles("phonon/kappa"); }, {"run.h5", "'phonon/kappa'", "no such dataset"});
   expect_error([&] { f.read_string("x"); }, {"run.h5", "'x'", "not hold a string"});
   expect_error([&] { f.read_ints("x"); }, {"run.h5", "'x'", "floating-point", "expected integers"});
   expect_error([&] { f.read_attribute("x", "units"); }, {"run.h5", "'x'", "'units'"});
