@@ -57,7 +57,12 @@ if(NOT QUANTA_CUDA STREQUAL "OFF")
       set(CMAKE_CUDA_ARCHITECTURES 80 90)
     endif()
     enable_language(CUDA)
-    # CMake 3.25 has no CUDA20 dialect flag for nvcc; quanta_add_library passes -std=c++20 itself.
+    # CMake 3.25 does not know nvcc 13's C++20 flag; tell it, so CUDA sources follow CMAKE_CXX_STANDARD.
+    if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+      set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+      set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+    endif()
+    set(CMAKE_CUDA_STANDARD 20)
     find_package(CUDAToolkit REQUIRED)
     set(QUANTA_WITH_CUDA ON)
   elseif(QUANTA_CUDA STREQUAL "ON")

@@ -18,10 +18,10 @@ unpack() { for p in "$@"; do for f in .deps/debs/${p}_*.deb; do [ -f "$f" ] && d
 extra_inc=""
 mkdir -p "$root"
 have_header CLI/CLI.hpp || { echo "host lacks CLI11: unpacking carried package"; unpack libcli11-dev; }
-have_header spglib.h || { echo "host lacks spglib: unpacking carried package"; unpack libsymspg-dev libsymspg2; }
+have_header spglib.h || { echo "host lacks spglib: unpacking carried package"; unpack libsymspg-dev libsymspg1; }
 have_header gtest/gtest.h || { echo "host lacks GoogleTest: unpacking carried package"; unpack libgtest-dev libgmock-dev; }
 have_header benchmark/benchmark.h || { echo "host lacks benchmark: unpacking carried package"; unpack libbenchmark-dev libbenchmark1debian; }
-have_header lapacke.h || { echo "host lacks LAPACKE: unpacking carried packages"; unpack liblapacke liblapacke-dev libtmglib3 libgfortran5; }
+have_header lapacke.h || { echo "host lacks LAPACKE: unpacking carried packages"; unpack liblapacke liblapacke-dev libtmglib3 libgfortran5 liblapack3 libblas3 libopenblas-dev libopenblas0-pthread libopenblas-pthread-dev libopenblas0; }
 if ! have_header hdf5.h && ! have_header hdf5/serial/hdf5.h; then
   echo "host lacks HDF5: unpacking carried packages"; unpack libhdf5-dev libhdf5-103-1 libhdf5-hl-100 libsz2 libaec0 libaec-dev
 fi

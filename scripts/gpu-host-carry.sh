@@ -6,10 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .deps/debs
 cd .deps/debs
-pkgs=(libsymspg-dev libsymspg2 libcli11-dev libtomlplusplus-dev libtomlplusplus3
+pkgs=(libsymspg-dev libsymspg1 libcli11-dev libtomlplusplus-dev libtomlplusplus3
       libgtest-dev libgmock-dev googletest libbenchmark-dev libbenchmark1debian
       libhdf5-dev libhdf5-103-1 libhdf5-hl-100 libsz2 libaec0 libaec-dev
       liblapacke liblapacke-dev libopenblas-dev libopenblas0-pthread libopenblas-pthread-dev libopenblas0
-      libgfortran5 libtmglib3)
+      libgfortran5 libtmglib3 liblapack3 libblas3)
 apt-get download "${pkgs[@]}"
 ls -la

@@ -12,7 +12,7 @@
 namespace {
 
 int run_info() {
-  std::cout << "quanta " << quanta::version() << "\n" << quanta::build_description();
+  std::cout << quanta::build_description();
   const int n = quanta::cuda_device_count();
   std::cout << "CUDA devices: " << n << "\n";
   for (int d = 0; d < n; ++d) {

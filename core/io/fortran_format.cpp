@@ -102,7 +102,8 @@ std::string fortran_I(long v, int width) {
 std::string fortran_list_real(double v) {
   // gfortran writes a REAL(8) list item as a separating blank and then 1PG25.17E3: fixed notation
   // (20 characters and 5 trailing blanks) for 0.1 <= |v| < 1e17, scientific otherwise, 17 significant digits.
-  if (!std::isfinite(v)) return " " + non_finite(v, 25);
+  std::string item = " ";
+  if (!std::isfinite(v)) return item += non_finite(v, 25);
   const std::string sign = std::signbit(v) ? "-" : "";
   const std::string sci = printf_double("%.*e", 16, std::fabs(v));
   const std::size_t epos = sci.find('e');
@@ -110,10 +111,10 @@ std::string fortran_list_real(double v) {
   if (v != 0.0 && (e < -1 || e >= 17)) {
     char exp[16];
     std::snprintf(exp, sizeof exp, "E%c%03d", e < 0 ? '-' : '+', std::abs(e));
-    return " " + justify(sign + sci.substr(0, epos) + exp, 25);
+    return item += justify(sign + sci.substr(0, epos) + exp, 25);
   }
   const int decimals = v == 0.0 ? 16 : 16 - e;
-  return " " + justify(sign + printf_double("%#.*f", decimals, std::fabs(v)), 20) + "     ";
+  return item += justify(sign + printf_double("%#.*f", decimals, std::fabs(v)), 20) + "     ";
 }
 
 }  // namespace quanta::io

@@ -27,7 +27,6 @@ void write_phonon_h5(const std::filesystem::path& file, const HarmonicResults& r
   const Crystal& c = r.control->crystal;
   const QGrid& g = *r.grid;
   const Spectrum& s = *r.spectrum;
-  using Dims = std::vector<std::size_t>;
   const std::size_t nptk = g.nptk, nb = s.nb, nat = c.natoms;
 
   const auto tmp = io::temporary_path_for(file);
