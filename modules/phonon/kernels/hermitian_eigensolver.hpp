@@ -13,7 +13,7 @@ void hermitian_eigensolver_cpu(int n, int batch,
                                double* w);  // [batch][n] out: eigenvalues, ascending
 
 #ifdef QUANTA_HAVE_CUDA
-// CUDA: cuSOLVER's batched syev (cusolverDnXsyevBatched) on device pointers; synchronous.
+// CUDA: cuSOLVER batched Jacobi (n <= 32) or one zheevd per matrix, on device pointers; synchronous.
 void hermitian_eigensolver_cuda(int n, int batch,
                                 cplx* a_dev,     // [batch][n][n]
                                 double* w_dev);  // [batch][n]
