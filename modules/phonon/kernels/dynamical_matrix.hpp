@@ -73,7 +73,10 @@ QUANTA_HD void ewald_block(const ModelView& m, const double q[3], int a1, int a2
   }
 }
 
-// The shortest image of q among q + n.b, n in [-2,2]^3 (first found wins ties), as ShengBTE's phonopy path.
+// The shortest image of q among q + n.b, n in [-2,2]^3, as ShengBTE's phonopy path. On the zone boundary
+// several images are equally short and the correction depends on which is taken: the first one found
+// wins, with ties decided to a relative 1e-12 so that the CPU and the GPU (whose fused multiply-adds round
+// differently) take the same image.
 QUANTA_HD void shortest_image(const ModelView& m, const double q[3], double qs[3]) {
   double best = q[0] * q[0] + q[1] * q[1] + q[2] * q[2];
   qs[0] = q[0], qs[1] = q[1], qs[2] = q[2];
@@ -85,7 +88,7 @@ QUANTA_HD void shortest_image(const ModelView& m, const double q[3], double qs[3
           t[c] = q[c] + n1 * m.reciprocal[0][c] + n2 * m.reciprocal[1][c] + n3 * m.reciprocal[2][c];
           l += t[c] * t[c];
         }
-        if (l < best) best = l, qs[0] = t[0], qs[1] = t[1], qs[2] = t[2];
+        if (l < best * (1 - 1e-12)) best = l, qs[0] = t[0], qs[1] = t[1], qs[2] = t[2];
       }
 }
 

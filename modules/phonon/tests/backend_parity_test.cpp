@@ -27,6 +27,10 @@ void expect_same(const Spectrum& a, const Spectrum& b) {
     for (int n = 0; n < a.nb; ++n)
       ASSERT_NEAR(oa[n] * std::abs(oa[n]), ob[n] * std::abs(ob[n]), 1e-10 * scale) << "q " << q << " mode " << n;
     for (int n0 = 0; n0 < a.nb;) {
+      if (ob[n0] * ob[n0] < 1e-10 * scale) {  // omega at rounding level: v = 0/0, zeroed by the Gamma fix
+        ++n0;
+        continue;
+      }
       int n1 = n0 + 1;
       while (n1 < a.nb && std::abs(ob[n1] - ob[n0]) < 1e-6 * std::max(1.0, std::abs(ob[n0]))) ++n1;
       for (int c = 0; c < 3; ++c) {
