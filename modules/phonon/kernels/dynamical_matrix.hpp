@@ -34,6 +34,29 @@ struct ModelView {
   int ncell;
 };
 
+// The view of `h` whose arrays live at the given pointers (h's own for the CPU, device copies for CUDA).
+inline ModelView make_view(const HarmonicModel& h, const FcTerm* terms, const int* pair_offset, const double* zeff,
+                           const double* inv_sqrt_mass, const double* tau, const double* gvectors) {
+  ModelView v{};
+  v.natoms = h.natoms;
+  v.nterms = static_cast<int>(h.terms.size());
+  v.terms = terms;
+  v.pair_offset = pair_offset;
+  v.nac = h.nac;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) v.reciprocal[i][j] = h.reciprocal[i][j], v.epsilon[i][j] = h.epsilon[i][j];
+  v.zeff = zeff;
+  v.inv_sqrt_mass = inv_sqrt_mass;
+  v.tau = tau;
+  v.nac_prefactor = h.nac_prefactor;
+  v.gvectors = gvectors;
+  v.ng = static_cast<int>(h.gvectors.size() / 3);
+  v.alpha = h.alpha;
+  v.q_to_bohr = h.q_to_bohr;
+  v.ncell = h.ncell;
+  return v;
+}
+
 namespace detail {
 
 // Ewald dipole-dipole contribution of pair (a1, a2) at q (nm^-1), added to d[3][3] and dd[3][3][3].

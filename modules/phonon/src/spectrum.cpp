@@ -26,26 +26,8 @@ Spectrum compute_spectrum(const HarmonicModel& model, const std::vector<Vec3>& q
     throw Error("the CUDA backend was requested but quanta was built without it");
 #endif
   }
-  const kernels::ModelView view{model.natoms,
-                                static_cast<int>(model.terms.size()),
-                                model.terms.data(),
-                                model.pair_offset.data(),
-                                model.nac,
-                                {{model.reciprocal[0][0], model.reciprocal[0][1], model.reciprocal[0][2]},
-                                 {model.reciprocal[1][0], model.reciprocal[1][1], model.reciprocal[1][2]},
-                                 {model.reciprocal[2][0], model.reciprocal[2][1], model.reciprocal[2][2]}},
-                                {{model.epsilon[0][0], model.epsilon[0][1], model.epsilon[0][2]},
-                                 {model.epsilon[1][0], model.epsilon[1][1], model.epsilon[1][2]},
-                                 {model.epsilon[2][0], model.epsilon[2][1], model.epsilon[2][2]}},
-                                model.zeff.data(),
-                                model.inv_sqrt_mass.data(),
-                                model.tau.data(),
-                                model.nac_prefactor,
-                                model.gvectors.data(),
-                                static_cast<int>(model.gvectors.size() / 3),
-                                model.alpha,
-                                model.q_to_bohr,
-                                model.ncell};
+  const kernels::ModelView view = kernels::make_view(model, model.terms.data(), model.pair_offset.data(), model.zeff.data(),
+                                                     model.inv_sqrt_mass.data(), model.tau.data(), model.gvectors.data());
   kernels::harmonic_spectrum_cpu(view, batch);
   return s;
 }

@@ -53,8 +53,6 @@ TEST_F(BadInput, MissingForceConstants) {
 }
 
 TEST_F(BadInput, MissingControl) {
-  write_text(in() / "CONTROL", "");
-  std::filesystem::remove(in() / "CONTROL");
   const Outcome o = run_quanta(in(), out());
   EXPECT_NE(o.status, 0);
   EXPECT_NE(o.message.find("CONTROL"), std::string::npos) << o.message;

@@ -46,29 +46,6 @@ __global__ void frequencies_and_velocities(int nq, int nb, const double* __restr
   group_velocity(nb, e + iq * nb2 + n * nb, dd + iq * 3 * nb2, om, velocity + 3 * tid);
 }
 
-ModelView device_view(const HarmonicModel& h, const DeviceBuffer<FcTerm>& terms, const DeviceBuffer<int>& offsets,
-                      const DeviceBuffer<double>& zeff, const DeviceBuffer<double>& ism, const DeviceBuffer<double>& tau,
-                      const DeviceBuffer<double>& g) {
-  ModelView v{};
-  v.natoms = h.natoms;
-  v.nterms = static_cast<int>(h.terms.size());
-  v.terms = terms.data();
-  v.pair_offset = offsets.data();
-  v.nac = h.nac;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) v.reciprocal[i][j] = h.reciprocal[i][j], v.epsilon[i][j] = h.epsilon[i][j];
-  v.zeff = zeff.data();
-  v.inv_sqrt_mass = ism.data();
-  v.tau = tau.data();
-  v.nac_prefactor = h.nac_prefactor;
-  v.gvectors = g.data();
-  v.ng = static_cast<int>(h.gvectors.size() / 3);
-  v.alpha = h.alpha;
-  v.q_to_bohr = h.q_to_bohr;
-  v.ncell = h.ncell;
-  return v;
-}
-
 }  // namespace
 
 std::size_t harmonic_spectrum_cuda(const HarmonicModel& h, const SpectrumBatch& b, std::size_t budget_bytes, std::size_t max_batch) {
@@ -80,7 +57,7 @@ std::size_t harmonic_spectrum_cuda(const HarmonicModel& h, const SpectrumBatch& 
   const DeviceBuffer<double> ism(std::span<const double>(h.inv_sqrt_mass), "masses");
   const DeviceBuffer<double> tau(std::span<const double>(h.tau), "positions");
   const DeviceBuffer<double> g(std::span<const double>(h.gvectors), "G vectors");
-  const ModelView view = device_view(h, terms, offsets, zeff, ism, tau, g);
+  const ModelView view = make_view(h, terms.data(), offsets.data(), zeff.data(), ism.data(), tau.data(), g.data());
 
   // Device bytes per q-point: D and eigenvectors (in place), dD/dq, eigenvalues, omega, velocities, q;
   // cuSOLVER's workspace is of the order of D again.
