@@ -54,9 +54,13 @@ int main(int argc, char** argv) {
   quanta::phonon::RunOptions phonon;
   std::string phonon_input, phonon_output;
   auto* ph = app.add_subcommand("phonon", "phonon spectrum, scattering and thermal conductivity (ShengBTE/FourPhonon inputs)");
-  ph->add_option("INPUT_DIR", phonon_input, "folder with CONTROL and FORCE_CONSTANTS_2ND or espresso.ifc2")->required();
+  ph->add_option("INPUT_DIR", phonon_input, "folder with CONTROL, FORCE_CONSTANTS_2ND or espresso.ifc2, and FORCE_CONSTANTS_3RD")->required();
   ph->add_option("-o,--output-dir", phonon_output, "where outputs are written (default: INPUT_DIR)");
   add_common_options(ph, common);
+  std::string strategy = "auto", enumeration = "auto";
+  ph->add_option("--strategy", strategy, "CUDA three-phonon strategy: auto | all-modes | batched")->capture_default_str();
+  ph->add_option("--enumeration", enumeration, "where CUDA runs list the allowed processes: auto | gpu | cpu")->capture_default_str();
+  ph->add_option("--batch-modes", phonon.batch_modes, "modes per batch for --strategy batched (0: from device memory; 1: mode by mode)");
 
   try {
     app.parse(argc, argv);
@@ -73,6 +77,8 @@ int main(int argc, char** argv) {
       if (!common.gpu_mem_limit.empty()) phonon.gpu_mem_limit = quanta::parse_memory_size(common.gpu_mem_limit);
       phonon.threads = common.threads;
       phonon.quiet = common.quiet;
+      phonon.strategy = quanta::phonon::parse_strategy(strategy);
+      phonon.enumeration = quanta::phonon::parse_enumeration(enumeration);
       const auto s = quanta::phonon::run(phonon);
       if (!phonon.quiet)
         std::fprintf(stderr, "quanta phonon: %d q-points (%d irreducible), %d branches, %s backend, %.2f s\n", s.nptk,

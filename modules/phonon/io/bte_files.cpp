@@ -19,7 +19,150 @@ void write_file(const std::filesystem::path& path, const std::function<void(std:
 
 std::string temperature_dir(double t) { return "T" + std::to_string(std::lround(t)) + "K"; }
 
+// Per irreducible mode values [nlist][nb] in ShengBTE's band-major rows "omega value".
+void band_major(std::ostream& o, const HarmonicResults& h, const std::vector<double>& values, int width, int digits) {
+  const int nb = h.spectrum->nb;
+  const QGrid& g = *h.grid;
+  for (int n = 0; n < nb; ++n)
+    for (int l = 0; l < g.nlist(); ++l) {
+      const double v = values[static_cast<std::size_t>(l) * nb + n];
+      o << fortran_E(h.spectrum->omega[static_cast<std::size_t>(g.irreducible[l]) * nb + n], width, digits);
+      // gfortran prints a NaN as "NaN" right-justified in the field.
+      if (std::isnan(v)) o << std::string(width - 3, ' ') << "NaN"; else o << fortran_E(v, width, digits);
+      o << "\n";
+    }
+}
+
+void column_major(std::ostream& o, const double* k, int width, int digits) {
+  for (int b = 0; b < 3; ++b)
+    for (int a = 0; a < 3; ++a) o << fortran_E(k[3 * a + b], width, digits);
+}
+
 }  // namespace
+
+void write_scattering_files(const std::filesystem::path& dir, const HarmonicResults& h, const ScatteringResults& r) {
+  const QGrid& g = *h.grid;
+  const Spectrum& s = *h.spectrum;
+  const int nb = s.nb, nl = g.nlist();
+  write_file(dir / "BTE.w_isotopic", [&](std::ostream& o) { band_major(o, h, r.isotopic, 20, 10); });
+  std::vector<double> p3(r.p3.plus.size());
+  for (std::size_t m = 0; m < p3.size(); ++m) p3[m] = 2 * (r.p3.plus[m] + r.p3.minus[m] / 2) / 3;
+  auto per_point = [&](const std::string& name, const std::vector<double>& v) {
+    write_file(dir / name, [&](std::ostream& o) {
+      for (int l = 0; l < nl; ++l) {
+        for (int n = 0; n < nb; ++n) o << fortran_E(v[static_cast<std::size_t>(l) * nb + n], 20, 10);
+        o << "\n";
+      }
+    });
+  };
+  per_point("BTE.P3", p3);
+  per_point("BTE.P3_plus", r.p3.plus);
+  per_point("BTE.P3_minus", r.p3.minus);
+  double tp = 0, tm = 0;
+  for (int l = 0; l < nl; ++l)
+    for (int n = 0; n < nb; ++n) {
+      tp += r.p3.plus[static_cast<std::size_t>(l) * nb + n] * g.multiplicity[l];
+      tm += r.p3.minus[static_cast<std::size_t>(l) * nb + n] * g.multiplicity[l];
+    }
+  write_file(dir / "BTE.P3_plus_total", [&](std::ostream& o) { o << io::fortran_list_real(tp) << "\n"; });
+  write_file(dir / "BTE.P3_minus_total", [&](std::ostream& o) { o << io::fortran_list_real(tm) << "\n"; });
+  write_file(dir / "BTE.P3_total", [&](std::ostream& o) { o << io::fortran_list_real(2 * (tp + tm / 2) / 3) << "\n"; });
+
+  auto total = [&](const std::vector<double>& kb) {
+    std::array<double, 9> t{};
+    for (int b = 0; b < nb; ++b)
+      for (int k = 0; k < 9; ++k) t[k] += kb[9 * b + k];
+    return t;
+  };
+  write_file(dir / "BTE.KappaTensorVsT_RTA", [&](std::ostream& o) {
+    for (const auto& t : r.per_t) {
+      o << io::fortran_F(t.temperature, 7, 1);
+      column_major(o, total(t.bte.kappa_band.front()).data(), 14, 5);
+      o << "\n";
+    }
+  });
+  bool any_iterative = false;
+  for (const auto& t : r.per_t) any_iterative |= t.bte.kappa_band.size() > 1;
+  if (any_iterative)
+    write_file(dir / "BTE.KappaTensorVsT_CONV", [&](std::ostream& o) {
+      for (const auto& t : r.per_t) {
+        o << io::fortran_F(t.temperature, 7, 1);
+        column_major(o, total(t.bte.kappa_band.back()).data(), 14, 5);
+        o << io::fortran_I(t.bte.last_iteration, 6) << "\n";
+      }
+    });
+
+  for (const auto& t : r.per_t) {
+    const auto tdir = dir / temperature_dir(t.temperature);
+    std::filesystem::create_directories(tdir);
+    const auto& rt = t.rates;
+    std::vector<double> w3(rt.gamma_plus.size()), wp3(rt.gamma_plus.size());
+    for (std::size_t m = 0; m < w3.size(); ++m) {
+      w3[m] = rt.gamma_plus[m] + rt.gamma_minus[m];
+      wp3[m] = rt.wp3_plus[m] + rt.wp3_minus[m];
+    }
+    write_file(tdir / "BTE.w_3ph", [&](std::ostream& o) { band_major(o, h, w3, 20, 10); });
+    write_file(tdir / "BTE.w_3ph_plus", [&](std::ostream& o) { band_major(o, h, rt.gamma_plus, 20, 10); });
+    write_file(tdir / "BTE.w_3ph_minus", [&](std::ostream& o) { band_major(o, h, rt.gamma_minus, 20, 10); });
+    write_file(tdir / "BTE.w", [&](std::ostream& o) { band_major(o, h, t.total_rate, 20, 10); });
+    write_file(tdir / "BTE.WP3", [&](std::ostream& o) { band_major(o, h, wp3, 14, 5); });
+    write_file(tdir / "BTE.WP3_plus", [&](std::ostream& o) { band_major(o, h, rt.wp3_plus, 14, 5); });
+    write_file(tdir / "BTE.WP3_minus", [&](std::ostream& o) { band_major(o, h, rt.wp3_minus, 14, 5); });
+    // 1/tau from the final F at the class representatives: (F . v) / (|v|^2 omega), NaN where v = 0.
+    std::vector<double> wf(static_cast<std::size_t>(nl) * nb);
+    for (int l = 0; l < nl; ++l)
+      for (int n = 0; n < nb; ++n) {
+        const std::size_t m = static_cast<std::size_t>(g.irreducible[l]) * nb + n;
+        const double* v = &s.velocity[3 * m];
+        const double* f = &t.bte.F[3 * m];
+        const double tau = (f[0] * v[0] + f[1] * v[1] + f[2] * v[2]) / ((v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) * s.omega[m]);
+        wf[static_cast<std::size_t>(l) * nb + n] = 1.0 / tau;
+      }
+    write_file(tdir / "BTE.w_final", [&](std::ostream& o) { band_major(o, h, wf, 20, 10); });
+    write_file(tdir / "BTE.kappa", [&](std::ostream& o) {
+      for (std::size_t it = 0; it < t.bte.kappa_band.size(); ++it) {
+        o << io::fortran_I(static_cast<long>(it), 9);
+        const auto& kb = t.bte.kappa_band[it];
+        for (int b = 0; b < 3; ++b)
+          for (int a = 0; a < 3; ++a)
+            for (int n = 0; n < nb; ++n) o << fortran_E(kb[9 * n + 3 * a + b], 20, 10);
+        o << "\n";
+      }
+    });
+    write_file(tdir / "BTE.kappa_tensor", [&](std::ostream& o) {
+      for (std::size_t it = 0; it < t.bte.kappa_band.size(); ++it) {
+        o << io::fortran_I(static_cast<long>(it), 9);
+        column_major(o, total(t.bte.kappa_band[it]).data(), 20, 10);
+        o << "\n";
+      }
+    });
+    write_file(tdir / "BTE.kappa_scalar", [&](std::ostream& o) {
+      for (std::size_t it = 0; it < t.bte.kappa_band.size(); ++it) {
+        const auto k = total(t.bte.kappa_band[it]);
+        o << io::fortran_I(static_cast<long>(it), 9) << fortran_E((k[0] + k[4] + k[8]) / 3, 20, 10) << "\n";
+      }
+    });
+    const auto& ck = t.cumulative;
+    write_file(tdir / "BTE.cumulative_kappa_tensor", [&](std::ostream& o) {
+      for (std::size_t i = 0; i < ck.mfp_ticks.size(); ++i) {
+        o << fortran_E(ck.mfp_ticks[i], 20, 10);
+        column_major(o, ck.vs_mfp[i].data(), 20, 10);
+        o << "\n";
+      }
+    });
+    write_file(tdir / "BTE.cumulative_kappa_scalar", [&](std::ostream& o) {
+      for (std::size_t i = 0; i < ck.mfp_ticks.size(); ++i)
+        o << fortran_E(ck.mfp_ticks[i], 20, 10) << fortran_E((ck.vs_mfp[i][0] + ck.vs_mfp[i][4] + ck.vs_mfp[i][8]) / 3, 20, 10) << "\n";
+    });
+    write_file(tdir / "BTE.cumulative_kappaVsOmega_tensor", [&](std::ostream& o) {
+      for (std::size_t i = 0; i < ck.omega_ticks.size(); ++i) {
+        o << fortran_E(ck.omega_ticks[i], 20, 10);
+        column_major(o, ck.vs_omega[i].data(), 20, 10);
+        o << "\n";
+      }
+    });
+  }
+}
 
 void write_bte_files(const std::filesystem::path& dir, const HarmonicResults& r) {
   const Crystal& c = r.control->crystal;
@@ -73,7 +216,8 @@ void write_bte_files(const std::filesystem::path& dir, const HarmonicResults& r)
       for (int l = 0; l < g.nlist(); ++l) {
         const std::size_t m = static_cast<std::size_t>(g.irreducible[l]) * nb + n;
         const double* v = &s.velocity[3 * m];
-        o << fortran_E(s.omega[m], 20, 10) << fortran_E(std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), 20, 10) << "\n";
+        const double rate = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) / (r.control->boundaries ? r.control->boundary_length : 1.0);
+        o << fortran_E(s.omega[m], 20, 10) << fortran_E(rate, 20, 10) << "\n";
       }
   });
   write_file(dir / "BTE.dos", [&](std::ostream& o) {

@@ -25,10 +25,10 @@ const std::vector<std::string_view> kCrystal = {"lfactor", "lattvec", "elements"
 const std::vector<std::string_view> kParameters = {
     "t", "t_min", "t_max", "t_step", "scalebroad", "rmin", "rmax", "dr", "maxiter", "nticks", "eps", "omega_max",
     "length", "ewald", "num_sample_process_3ph", "num_sample_process_3ph_phase_space", "num_sample_process_4ph",
-    "num_sample_process_4ph_phase_space"};
+    "num_sample_process_4ph_phase_space", "l"};
 const std::vector<std::string_view> kFlags = {"nonanalytic", "convergence", "isotopes", "autoisotopes", "nanowires",
                                               "onlyharmonic", "espresso", "tdep", "four_phonon", "four_phonon_iteration",
-                                              "nanolength", "normal", "umklapp"};
+                                              "nanolength", "normal", "umklapp", "boundaries"};
 
 }  // namespace
 
@@ -128,6 +128,12 @@ Control read_control(const std::filesystem::path& file) {
   c.scalebroad = par.get_real_or("scalebroad", 1.0);
   c.nticks = static_cast<int>(par.get_int_or("nticks", 100));
   if (c.nticks < 1) bad(par, "nticks", std::to_string(c.nticks), "a positive number of DOS points");
+  c.maxiter = static_cast<int>(par.get_int_or("maxiter", 1000));
+  if (c.maxiter < 1) bad(par, "maxiter", std::to_string(c.maxiter), "a positive number of iterations");
+  c.eps = par.get_real_or("eps", double(1e-5f));
+  if (!(c.eps > 0)) bad(par, "eps", std::to_string(c.eps), "a positive relative tolerance");
+  if (c.scalebroad <= 0) bad(par, "scalebroad", std::to_string(c.scalebroad), "a positive broadening factor");
+  c.boundary_length = par.get_real_or("l", 1.0);
 
   const auto& fl = nl.group("flags");
   fl.reject_unknown(kFlags);
@@ -138,6 +144,8 @@ Control read_control(const std::filesystem::path& file) {
   c.onlyharmonic = fl.get_bool_or("onlyharmonic", false);
   c.espresso = fl.get_bool_or("espresso", false);
   c.four_phonon = fl.get_bool_or("four_phonon", false);
+  c.boundaries = fl.get_bool_or("boundaries", false);
+  if (c.boundaries && !(c.boundary_length > 0)) bad(par, "l", std::to_string(c.boundary_length), "a positive grain size L in nm (boundaries=.true.)");
   if (fl.get_bool_or("tdep", false)) bad(fl, "tdep", ".true.", ".false. (TDEP force constants are not supported)");
 
   // Masses: natural-abundance averages from the isotope table, or CONTROL's masses/gfactors.

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "quanta/phonon/bte.hpp"
 #include "quanta/phonon/control.hpp"
 #include "quanta/phonon/harmonic.hpp"
 #include "quanta/phonon/qgrid.hpp"
@@ -22,8 +23,27 @@ struct HarmonicResults {
   std::vector<std::array<double, 9>> kappa_sg;     // [nT] W/(m K nm)
 };
 
+// The anharmonic stage: three-phonon and isotope scattering and the BTE solutions, per temperature.
+struct TemperatureResults {
+  double temperature = 0;
+  ThreePhononRates rates;             // process rates dropped once the BTE is solved
+  std::vector<double> total_rate;     // [nlist][nb] what tau uses: 3ph + isotopes (+ boundary when asked)
+  BteSolution bte;
+  CumulativeKappa cumulative;
+};
+struct ScatteringResults {
+  PhaseSpace p3;
+  std::vector<double> isotopic;       // [nlist][nb]
+  std::vector<double> boundary;       // [nlist][nb] |v| / L (L = 1 nm unless boundaries are on)
+  std::vector<TemperatureResults> per_t;
+  std::int64_t nplus = 0, nminus = 0;
+};
+
 // ShengBTE's text files (BTE.qpoints, BTE.omega, BTE.v, ..., T<T>K/BTE.cv), each written atomically.
 void write_bte_files(const std::filesystem::path& dir, const HarmonicResults& r);
+
+// The anharmonic stage's text files (BTE.P3*, BTE.w_isotopic, T<T>K/BTE.w_3ph*, BTE.kappa*, ...).
+void write_scattering_files(const std::filesystem::path& dir, const HarmonicResults& h, const ScatteringResults& r);
 
 // Run metadata for quanta-phonon.h5.
 struct RunMetadata {
@@ -31,7 +51,8 @@ struct RunMetadata {
   std::vector<std::pair<std::string, std::string>> input_hashes;  // file -> FNV-1a 64 hex digest
   std::vector<std::pair<std::string, double>> timings;             // stage -> seconds
 };
-void write_phonon_h5(const std::filesystem::path& file, const HarmonicResults& r, const RunMetadata& meta);
+void write_phonon_h5(const std::filesystem::path& file, const HarmonicResults& r, const RunMetadata& meta,
+                     const ScatteringResults* scattering = nullptr);
 
 std::string file_digest(const std::filesystem::path& file);  // FNV-1a 64 of the contents, hex
 

@@ -23,7 +23,8 @@ std::string file_digest(const std::filesystem::path& file) {
   return o.str();
 }
 
-void write_phonon_h5(const std::filesystem::path& file, const HarmonicResults& r, const RunMetadata& meta) {
+void write_phonon_h5(const std::filesystem::path& file, const HarmonicResults& r, const RunMetadata& meta,
+                     const ScatteringResults* sc) {
   const Crystal& c = r.control->crystal;
   const QGrid& g = *r.grid;
   const Spectrum& s = *r.spectrum;
@@ -71,6 +72,32 @@ void write_phonon_h5(const std::filesystem::path& file, const HarmonicResults& r
     h.write("dos/dos", r.dos.dos, {r.dos.dos.size()});
     h.write("dos/pdos", r.dos.pdos, {r.dos.energy.size(), nat});
 
+    if (sc) {
+      const std::size_t nl = g.irreducible.size(), nbb = nb;
+      h.write("scattering/P3_plus", sc->p3.plus, {nl, nbb});
+      h.write("scattering/P3_minus", sc->p3.minus, {nl, nbb});
+      h.write("scattering/w_isotopic_per_ps", sc->isotopic, {nl, nbb});
+      h.write("scattering/w_boundary_per_ps", sc->boundary, {nl, nbb});
+      h.write_attribute("scattering/P3_plus", "layout", "[irreducible q][band]");
+      h.write("scattering/process_counts", std::vector<std::int64_t>{sc->nplus, sc->nminus}, {2});
+      for (const auto& t : sc->per_t) {
+        const std::string d = "scattering/T" + std::to_string(std::lround(t.temperature)) + "K/";
+        h.write(d + "w_3ph_plus_per_ps", t.rates.gamma_plus, {nl, nbb});
+        h.write(d + "w_3ph_minus_per_ps", t.rates.gamma_minus, {nl, nbb});
+        h.write(d + "WP3_plus", t.rates.wp3_plus, {nl, nbb});
+        h.write(d + "WP3_minus", t.rates.wp3_minus, {nl, nbb});
+        h.write(d + "w_total_per_ps", t.total_rate, {nl, nbb});
+        std::vector<double> kb;
+        for (const auto& k : t.bte.kappa_band) kb.insert(kb.end(), k.begin(), k.end());
+        h.write(d + "kappa_band_W_per_mK", kb, {t.bte.kappa_band.size(), nbb, 3, 3});
+        h.write_attribute(d + "kappa_band_W_per_mK", "layout", "[iteration (0 = RTA)][band][3][3]");
+        h.write(d + "F", t.bte.F, {static_cast<std::size_t>(g.nptk), nbb, 3});
+        std::vector<double> cm;
+        for (const auto& k : t.cumulative.vs_mfp) cm.insert(cm.end(), k.begin(), k.end());
+        h.write(d + "cumulative_kappa_mfp_nm", t.cumulative.mfp_ticks, {t.cumulative.mfp_ticks.size()});
+        h.write(d + "cumulative_kappa_W_per_mK", cm, {t.cumulative.mfp_ticks.size(), 3, 3});
+      }
+    }
     h.write_string("metadata/quanta_version", version());
     h.write_string("metadata/backend", meta.backend);
     h.write_string("metadata/device", meta.device);

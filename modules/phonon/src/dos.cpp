@@ -3,25 +3,17 @@
 #include <limits>
 
 #include "quanta/core/units.hpp"
+#include "../kernels/three_phonon.hpp"
 #include "quanta/phonon/harmonic.hpp"
 
 namespace quanta::phonon {
 
-DensityOfStates density_of_states(const Crystal& c, const QGrid& grid, const Spectrum& s, int nticks) {
-  const int nb = s.nb, nat = c.natoms;
-  const std::size_t nmodes = static_cast<std::size_t>(s.nq) * nb;
-  // Adaptive width of each mode: sqrt(max_i ((b_i . v) / n_i)^2 / 2) (FourPhonon's form, no scalebroad),
-  // raised to a floor at the 25th percentile of log(sigma) minus 1.5 interquartile ranges.
+std::vector<double> refined_sigma(const Crystal& c, const QGrid& grid, const Spectrum& s) {
+  const std::size_t nmodes = static_cast<std::size_t>(s.nq) * s.nb;
+  // Adaptive width of each mode, base_sigma(v) (no scalebroad), raised to a floor at the 25th percentile
+  // of log(sigma) minus 1.5 interquartile ranges.
   std::vector<double> sigma(nmodes);
-  for (std::size_t m = 0; m < nmodes; ++m) {
-    const double* v = &s.velocity[3 * m];
-    double mx = 0;
-    for (int i = 0; i < 3; ++i) {
-      const double p = (c.reciprocal[i][0] * v[0] + c.reciprocal[i][1] * v[1] + c.reciprocal[i][2] * v[2]) / grid.n[i];
-      mx = std::max(mx, p * p);
-    }
-    sigma[m] = std::sqrt(mx / 2);
-  }
+  for (std::size_t m = 0; m < nmodes; ++m) sigma[m] = kernels::base_sigma(c.reciprocal[0].data(), grid.n.data(), &s.velocity[3 * m]);
   std::vector<double> logs(nmodes);
   for (std::size_t m = 0; m < nmodes; ++m)
     logs[m] = sigma[m] > 0 ? std::log(sigma[m]) : -std::numeric_limits<double>::max();
@@ -30,6 +22,13 @@ DensityOfStates density_of_states(const Crystal& c, const QGrid& grid, const Spe
   const double delta = logs[i75] - logs[i25];
   const double floor = std::exp(logs[i25] - 1.5 * delta);
   for (double& x : sigma) x = std::max(x, floor);
+  return sigma;
+}
+
+DensityOfStates density_of_states(const Crystal& c, const QGrid& grid, const Spectrum& s, int nticks) {
+  const int nb = s.nb, nat = c.natoms;
+  const std::size_t nmodes = static_cast<std::size_t>(s.nq) * nb;
+  const std::vector<double> sigma = refined_sigma(c, grid, s);
 
   double emin = 1e10, emax = -1e10;
   for (double w : s.omega) emin = std::min(emin, w), emax = std::max(emax, w);

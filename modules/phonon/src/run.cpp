@@ -1,11 +1,14 @@
 // quanta phonon: the data flow of a ShengBTE/FourPhonon run, stage by stage.
 #include "quanta/phonon/run.hpp"
 
+#include <cmath>
+
 #include "../io/outputs.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/progress.hpp"
 #include "quanta/core/threads.hpp"
 #include "quanta/core/timer.hpp"
+#include "quanta/phonon/bte.hpp"
 #include "quanta/phonon/control.hpp"
 #include "quanta/phonon/force_constants.hpp"
 #include "quanta/phonon/harmonic.hpp"
@@ -84,13 +87,87 @@ RunSummary run(const RunOptions& opt) {
   r.dos = density_of_states(crystal, grid, spectrum, control.nticks);
   meta.timings.emplace_back("thermal_and_dos", t.seconds());
 
-  // 5. Outputs: ShengBTE's files and quanta-phonon.h5, each renamed into place when complete.
+  RunSummary s;
+  ScatteringResults sc;
+  const bool anharmonic = !control.onlyharmonic;
+  if (anharmonic) {
+    if (control.four_phonon)
+      note(opt.quiet, "four_phonon=.true. in CONTROL: four-phonon scattering is not implemented, computing three-phonon scattering only");
+    // 5. Three-phonon processes and matrix elements (temperature independent), phase spaces, isotopes.
+    t.reset();
+    const auto fc3_file = opt.input_dir / "FORCE_CONSTANTS_3RD";
+    const ThirdOrderFc fc3 = read_fc3(fc3_file, control);
+    meta.input_hashes.emplace_back("FORCE_CONSTANTS_3RD", file_digest(fc3_file));
+    ScatteringOptions so3;
+    so3.backend = backend;
+    so3.strategy = opt.strategy;
+    so3.enumeration = opt.enumeration;
+    so3.gpu_mem_limit = opt.gpu_mem_limit;
+    so3.batch_modes = opt.batch_modes;
+    so3.quiet = opt.quiet;
+    const ThreePhononProcesses processes = three_phonon_processes(crystal, grid, spectrum, fc3, control.scalebroad, so3, &s.scattering);
+    s.nplus = sc.nplus = static_cast<std::int64_t>(processes.plus.size());
+    s.nminus = sc.nminus = static_cast<std::int64_t>(processes.minus.size());
+    note(opt.quiet, std::to_string(fc3.triplets.size()) + " anharmonic triplets; " + std::to_string(sc.nplus) + " absorption and " +
+                        std::to_string(sc.nminus) + " emission processes (" + s.scattering.strategy + ", enumeration on " +
+                        s.scattering.enumeration + ", " + std::to_string(s.scattering.batches) + " batches)");
+    sc.p3 = three_phonon_phase_space(grid, spectrum, processes, control.scalebroad, crystal);
+    sc.isotopic = isotope_rates(control, grid, spectrum);
+    const int nb = spectrum.nb;
+    sc.boundary.assign(static_cast<std::size_t>(grid.nlist()) * nb, 0.0);
+    if (control.boundaries)
+      for (int l = 0; l < grid.nlist(); ++l)
+        for (int n = 0; n < nb; ++n) {
+          const double* v = &spectrum.velocity[(static_cast<std::size_t>(grid.irreducible[l]) * nb + n) * 3];
+          sc.boundary[static_cast<std::size_t>(l) * nb + n] = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) / control.boundary_length;
+        }
+    s.seconds_scattering = t.seconds();
+    meta.timings.emplace_back("three_phonon_processes", s.seconds_scattering);
+
+    // 6. Per temperature: rates, then the BTE (RTA, iterative when asked) and cumulative conductivities.
+    t.reset();
+    const BteSymmetry bsym = bte_symmetry(crystal, sym, grid);
+    BteOptions bo;
+    bo.backend = backend;
+    bo.iterate = control.convergence;
+    bo.maxiter = control.maxiter;
+    bo.eps = control.eps;
+    bo.gpu_mem_limit = opt.gpu_mem_limit;
+    for (double T : r.temperatures) {
+      TemperatureResults tr;
+      tr.temperature = T;
+      tr.rates = three_phonon_rates(crystal, grid, spectrum, processes, control.scalebroad, T, control.convergence);
+      tr.total_rate.resize(tr.rates.gamma_plus.size());
+      for (std::size_t m = 0; m < tr.total_rate.size(); ++m)
+        tr.total_rate[m] = tr.rates.gamma_plus[m] + tr.rates.gamma_minus[m] + sc.isotopic[m] + sc.boundary[m];
+      tr.bte = solve_bte(crystal, grid, spectrum, bsym, tr.total_rate, processes, tr.rates, T, bo);
+      tr.rates.process_plus = {};
+      tr.rates.process_minus = {};
+      tr.cumulative = cumulative_kappa(crystal, grid, spectrum, bsym, tr.bte.F, T, control.nticks);
+      auto scalar = [&](const std::vector<double>& kb) {
+        double k = 0;
+        for (int b = 0; b < nb; ++b) k += (kb[9 * b] + kb[9 * b + 4] + kb[9 * b + 8]) / 3;
+        return k;
+      };
+      s.kappa_rta.push_back(scalar(tr.bte.kappa_band.front()));
+      s.kappa_converged.push_back(scalar(tr.bte.kappa_band.back()));
+      note(opt.quiet, "T = " + std::to_string(T) + " K: kappa RTA " + std::to_string(s.kappa_rta.back()) + " W/mK" +
+                          (control.convergence ? ", iterative " + std::to_string(s.kappa_converged.back()) + " W/mK after " +
+                                                     std::to_string(tr.bte.last_iteration) + " iterations (" + tr.bte.backend + ")"
+                                               : ""));
+      sc.per_t.push_back(std::move(tr));
+    }
+    s.seconds_bte = t.seconds();
+    meta.timings.emplace_back("bte", s.seconds_bte);
+  }
+
+  // 7. Outputs: ShengBTE's files and quanta-phonon.h5, each renamed into place when complete.
   t.reset();
   write_bte_files(opt.output_dir, r);
+  if (anharmonic) write_scattering_files(opt.output_dir, r, sc);
   meta.timings.emplace_back("write_text", t.seconds());
-  write_phonon_h5(opt.output_dir / "quanta-phonon.h5", r, meta);
+  write_phonon_h5(opt.output_dir / "quanta-phonon.h5", r, meta, anharmonic ? &sc : nullptr);
 
-  RunSummary s;
   s.nptk = grid.nptk;
   s.nlist = grid.nlist();
   s.nbands = spectrum.nb;

@@ -20,6 +20,12 @@ struct Control {
   int nticks = 100;                // DOS energy points
   bool nonanalytic = true, espresso = false, isotopes = true, autoisotopes = true, onlyharmonic = false;
   bool convergence = true, four_phonon = false;
+  int maxiter = 1000;              // iterative BTE
+  double eps = double(1e-5f);      // relative change of kappa that ends the iteration (ShengBTE's float default)
+  // Boundary scattering |v| / L added to every rate (quanta's extension; ShengBTE/FourPhonon only write
+  // BTE.w_boundary for L = 1 nm).
+  bool boundaries = false;
+  double boundary_length = 1.0;    // nm
 };
 
 // Reads and validates `dir/CONTROL`; errors name the file, line and variable.

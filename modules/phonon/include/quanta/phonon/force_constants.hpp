@@ -52,4 +52,21 @@ HarmonicModel read_phonopy_fc2(const std::filesystem::path& file, const Control&
 // fc[((((i*3 + j)*nat + a1)*nat + a2)*S1 + t1)*S2 + t2)*S3 + t3]. Exposed for converters and tests.
 std::vector<double> read_espresso_supercell_fc(const std::filesystem::path& file, const Control& control);
 
+// Third-order force constants of FORCE_CONSTANTS_3RD (thirdorder.py / ShengBTE format): for each triplet,
+// the cells of the second and third atoms (lattice vectors, Angstrom in the file, rounded to the nearest
+// lattice vector as ShengBTE does) and Phi[alpha][beta][gamma] in eV/A^3, alpha belonging to the first atom.
+struct ThirdOrderFc {
+  struct Triplet {
+    int atom[3] = {0, 0, 0};              // 0-based atoms of the unit cell
+    int cell_j[3] = {0, 0, 0};            // lattice coordinates of the second atom's cell
+    int cell_k[3] = {0, 0, 0};            // ... and of the third atom's cell
+    double phi[27] = {};                  // [alpha][beta][gamma], eV/A^3
+  };
+  std::vector<Triplet> triplets;          // in file order
+};
+
+// Errors name the file and line; a cell vector that is not within 1e-3 (fractional) of a lattice vector
+// of CONTROL's lattice is an error (it means the two files describe different crystals).
+ThirdOrderFc read_fc3(const std::filesystem::path& file, const Control& control);
+
 }  // namespace quanta::phonon

@@ -2,8 +2,10 @@
 #include <cstddef>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "quanta/core/backend.hpp"
+#include "quanta/phonon/scattering.hpp"
 
 namespace quanta::phonon {
 
@@ -14,12 +16,18 @@ struct RunOptions {
   std::size_t gpu_mem_limit = 0;     // bytes; 0: no limit beyond the free memory
   int threads = 0;                   // OpenMP threads for CPU stages; 0: default
   bool quiet = false;
+  ScatteringStrategy strategy = ScatteringStrategy::Auto;  // CUDA: all modes at once or batches
+  Enumeration enumeration = Enumeration::Auto;            // CUDA: processes listed on the GPU or the CPU
+  std::size_t batch_modes = 0;                             // modes per batch (batched), 0: from memory
 };
 
 struct RunSummary {
   int nptk = 0, nlist = 0, nbands = 0;
   std::string backend;               // backend the heavy stages ran on
-  double seconds_total = 0, seconds_spectrum = 0;
+  double seconds_total = 0, seconds_spectrum = 0, seconds_scattering = 0, seconds_bte = 0;
+  ScatteringStats scattering;
+  std::int64_t nplus = 0, nminus = 0;
+  std::vector<double> kappa_rta, kappa_converged;   // per temperature, trace / 3, W/mK
 };
 
 // quanta phonon: the stages of a ShengBTE/FourPhonon run, in order (see src/run.cpp).

@@ -1,0 +1,84 @@
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "quanta/core/backend.hpp"
+#include "quanta/phonon/control.hpp"
+#include "quanta/phonon/force_constants.hpp"
+#include "quanta/phonon/qgrid.hpp"
+#include "quanta/phonon/spectrum.hpp"
+
+namespace quanta::phonon {
+
+// The allowed three-phonon processes of every irreducible mode and their |V|^2, which do not depend on
+// temperature. Irreducible mode m = l * nb + i (l: irreducible q-point, i: band); its processes are
+// [offset[m], offset[m+1]) of the arrays, each naming the second (q', j) and third (q'', k) phonons by
+// their full-mesh mode index q * nb + band.
+struct ProcessList {
+  std::vector<std::int64_t> offset;   // [nmodes + 1]
+  std::vector<std::int32_t> mode2, mode3;
+  std::vector<double> v2;             // |V|^2, (eV/A^3)^2 / amu^3
+  std::size_t size() const { return mode2.size(); }
+};
+
+struct ThreePhononProcesses {
+  ProcessList plus, minus;            // absorption q + q' -> q'', emission q -> q' + q''
+};
+
+// How the CUDA backend works through the processes (the CPU backend loops over modes with OpenMP).
+enum class ScatteringStrategy {
+  Auto,      // all modes at once when the lists fit the device memory budget, else batches
+  AllModes,  // every process of every mode in one launch
+  Batched,   // batches of modes; the next batch is enumerated while the device evaluates the current one
+};
+enum class Enumeration { Auto, Cpu, Gpu };
+
+struct ScatteringOptions {
+  Backend backend = Backend::Cpu;     // resolved: Cpu or Cuda
+  ScatteringStrategy strategy = ScatteringStrategy::Auto;
+  Enumeration enumeration = Enumeration::Auto;
+  std::size_t gpu_mem_limit = 0;      // bytes, 0: free memory only
+  std::size_t batch_modes = 0;        // modes per batch (Batched), 0: from the memory budget
+  bool quiet = true;
+};
+
+struct ScatteringStats {
+  std::string strategy, enumeration;
+  int batches = 0;
+  std::size_t peak_device_bytes = 0;
+  double seconds_enumerate = 0, seconds_vertex = 0, seconds_total = 0;
+};
+
+ScatteringStrategy parse_strategy(const std::string& s);   // auto | all-modes | batched
+Enumeration parse_enumeration(const std::string& s);       // auto | cpu | gpu
+
+// Enumerates the processes of all irreducible modes and evaluates their matrix elements.
+ThreePhononProcesses three_phonon_processes(const Crystal& crystal, const QGrid& grid, const Spectrum& spectrum,
+                                            const ThirdOrderFc& fc3, double scalebroad, const ScatteringOptions& options,
+                                            ScatteringStats* stats = nullptr);
+
+// Per irreducible mode ([nlist][nb], 1/ps or ps^4/rad^4 for WP3): the three-phonon rates and weighted phase
+// spaces at one temperature, as ShengBTE defines them (the emission rate and WP3- carry ShengBTE's 1/2).
+struct ThreePhononRates {
+  std::vector<double> gamma_plus, gamma_minus, wp3_plus, wp3_minus;
+  // Rate of each process (1/ps), for the iterative solution; same order as the ProcessList arrays.
+  std::vector<double> process_plus, process_minus;
+};
+ThreePhononRates three_phonon_rates(const Crystal& crystal, const QGrid& grid, const Spectrum& spectrum,
+                                    const ThreePhononProcesses& p, double scalebroad, double temperature,
+                                    bool keep_process_rates);
+
+// The phase spaces P3+ and P3- per irreducible mode ([nlist][nb]), temperature independent.
+struct PhaseSpace {
+  std::vector<double> plus, minus;
+};
+PhaseSpace three_phonon_phase_space(const QGrid& grid, const Spectrum& spectrum, const ThreePhononProcesses& p,
+                                    double scalebroad, const Crystal& crystal);
+
+// Isotope scattering rates per irreducible mode ([nlist][nb], 1/ps) (Tamura's formula, ShengBTE's sums).
+std::vector<double> isotope_rates(const Control& control, const QGrid& grid, const Spectrum& spectrum);
+
+}  // namespace quanta::phonon

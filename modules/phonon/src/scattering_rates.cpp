@@ -1,0 +1,123 @@
+// Temperature-dependent three-phonon rates and weighted phase spaces from the process lists, the
+// temperature-independent phase spaces, and isotope scattering, as ShengBTE/FourPhonon define them.
+#include <cmath>
+
+#include "quanta/core/units.hpp"
+#include "quanta/phonon/harmonic.hpp"
+#include "quanta/phonon/scattering.hpp"
+#include "three_phonon_setup.hpp"
+
+namespace quanta::phonon {
+namespace {
+
+namespace su = units::shengbte;
+
+double bose(double omega, double temperature) { return 1.0 / (std::exp(su::hbar * omega / su::kB / temperature) - 1.0); }
+
+kernels::MeshView host_mesh(const Crystal& c, const QGrid& g, const Spectrum& s, double scalebroad) {
+  return make_mesh_view(c, g, s, scalebroad, s.omega.data(), s.velocity.data(), s.eigenvectors.data());
+}
+
+}  // namespace
+
+ThreePhononRates three_phonon_rates(const Crystal& crystal, const QGrid& grid, const Spectrum& s,
+                                    const ThreePhononProcesses& p, double scalebroad, double temperature,
+                                    bool keep_process_rates) {
+  const auto mesh = host_mesh(crystal, grid, s, scalebroad);
+  const int nb = s.nb, nmodes = grid.nlist() * nb;
+  // hbar * pi / 4 with ShengBTE's hbar in units where |V|^2/omega^3 in (eV/A^3)^2/amu^3/(rad/ps)^3 gives 1/ps
+  // after the factor 5.60626442e8 (ShengBTE's single-precision literals kept).
+  const double hbarp = su::hbar * double(1e22f);
+  const double to_rate = double(5.60626442f) * 1e8 / grid.nptk;
+  ThreePhononRates r;
+  r.gamma_plus.assign(nmodes, 0.0);
+  r.gamma_minus.assign(nmodes, 0.0);
+  r.wp3_plus.assign(nmodes, 0.0);
+  r.wp3_minus.assign(nmodes, 0.0);
+  if (keep_process_rates) {
+    r.process_plus.resize(p.plus.size());
+    r.process_minus.resize(p.minus.size());
+  }
+  std::vector<double> n(s.omega.size());
+  for (std::size_t m = 0; m < n.size(); ++m) n[m] = s.omega[m] != 0 ? bose(s.omega[m], temperature) : 0.0;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int m = 0; m < nmodes; ++m) {
+    const int mode1 = grid.irreducible[m / nb] * nb + m % nb;
+    const double omega = s.omega[mode1];
+    for (bool plus : {true, false}) {
+      const ProcessList& l = plus ? p.plus : p.minus;
+      double wp3 = 0, gamma = 0;
+      for (std::int64_t k = l.offset[m]; k < l.offset[m + 1]; ++k) {
+        const int a = l.mode2[k], b = l.mode3[k];
+        const double pop = plus ? n[a] - n[b] : n[a] + n[b] + 1;
+        const double w = pop * kernels::process_gaussian(mesh, omega, a, b, plus) / (omega * s.omega[a] * s.omega[b]);
+        const double g = hbarp * units::pi / 4 * w * l.v2[k] * to_rate;
+        wp3 += w;
+        gamma += g;
+        if (keep_process_rates) (plus ? r.process_plus : r.process_minus)[k] = g;
+      }
+      // The emission sums count each final pair twice (q' <-> q''); ShengBTE halves them here.
+      (plus ? r.wp3_plus : r.wp3_minus)[m] = (plus ? 1.0 : 0.5) * wp3 / grid.nptk;
+      (plus ? r.gamma_plus : r.gamma_minus)[m] = (plus ? 1.0 : 0.5) * gamma;
+    }
+  }
+  return r;
+}
+
+PhaseSpace three_phonon_phase_space(const QGrid& grid, const Spectrum& s, const ThreePhononProcesses& p,
+                                    double scalebroad, const Crystal& crystal) {
+  const auto mesh = host_mesh(crystal, grid, s, scalebroad);
+  const int nb = s.nb, nmodes = grid.nlist() * nb;
+  // ShengBTE divides by nptk^2 nbands^3 (its int32 nptk**2 overflows above 46340 points; quanta does not).
+  const double norm = static_cast<double>(grid.nptk) * grid.nptk * nb * nb * nb;
+  PhaseSpace ps;
+  ps.plus.assign(nmodes, 0.0);
+  ps.minus.assign(nmodes, 0.0);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int m = 0; m < nmodes; ++m) {
+    const int mode1 = grid.irreducible[m / nb] * nb + m % nb;
+    for (bool plus : {true, false}) {
+      const ProcessList& l = plus ? p.plus : p.minus;
+      double sum = 0;
+      for (std::int64_t k = l.offset[m]; k < l.offset[m + 1]; ++k)
+        sum += kernels::process_gaussian(mesh, s.omega[mode1], l.mode2[k], l.mode3[k], plus) / norm;
+      (plus ? ps.plus : ps.minus)[m] = sum;
+    }
+  }
+  return ps;
+}
+
+std::vector<double> isotope_rates(const Control& control, const QGrid& grid, const Spectrum& s) {
+  const Crystal& c = control.crystal;
+  const int nb = s.nb, nat = c.natoms, nmodes = grid.nlist() * nb;
+  std::vector<double> rate(nmodes, 0.0);
+  if (!control.isotopes) return rate;
+  const std::vector<double> sigma = refined_sigma(c, grid, s);
+  const double sqrt_pi = std::sqrt(units::pi);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int m = 0; m < nmodes; ++m) {
+    const std::size_t mode1 = static_cast<std::size_t>(grid.irreducible[m / nb]) * nb + m % nb;
+    const double omega = s.omega[mode1];
+    if (omega == 0) continue;
+    const cplx* e1 = &s.eigenvectors[mode1 * nb];
+    double sum = 0;
+    for (int q2 = 0; q2 < grid.nptk; ++q2)
+      for (int j = 0; j < nb; ++j) {
+        const std::size_t mode2 = static_cast<std::size_t>(q2) * nb + j;
+        const double d = omega - s.omega[mode2], sg = sigma[mode2];
+        if (!(std::abs(d) < 2.5 * sg)) continue;
+        const cplx* e2 = &s.eigenvectors[mode2 * nb];
+        double overlap = 0;
+        for (int a = 0; a < nat; ++a) {
+          cplx dot;
+          for (int k = 0; k < 3; ++k) dot += conj(e1[3 * a + k]) * e2[3 * a + k];
+          overlap += control.gfactors[c.types[a]] * norm2(dot);
+        }
+        sum += overlap * std::exp(-d * d / (sg * sg)) / sg / sqrt_pi;
+      }
+    rate[m] = sum / (2.0 * grid.nptk) * units::pi * omega * omega;
+  }
+  return rate;
+}
+
+}  // namespace quanta::phonon

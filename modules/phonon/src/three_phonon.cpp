@@ -1,0 +1,198 @@
+// Three-phonon processes: tables, enumeration and matrix elements on the CPU, and the dispatch to the
+// CUDA backend (kernels/cuda/three_phonon_cuda.cu), which uses the same kernels/three_phonon.hpp functions.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "../kernels/cuda_three_phonon.hpp"
+#include "quanta/core/error.hpp"
+#include "quanta/core/timer.hpp"
+#include "quanta/core/units.hpp"
+#include "quanta/phonon/scattering.hpp"
+#include "three_phonon_setup.hpp"
+
+namespace quanta::phonon {
+
+Fc3Tables make_fc3_tables(const ThirdOrderFc& fc3, const Crystal& crystal, const std::array<int, 3>& mesh) {
+  Fc3Tables t;
+  const int nat = crystal.natoms;
+  std::vector<std::vector<int>> by_group(static_cast<std::size_t>(nat) * nat * nat);
+  for (std::size_t i = 0; i < fc3.triplets.size(); ++i) {
+    const auto& a = fc3.triplets[i].atom;
+    by_group[(a[0] * nat + a[1]) * nat + a[2]].push_back(static_cast<int>(i));
+  }
+  t.group_offset.push_back(0);
+  for (std::size_t g = 0; g < by_group.size(); ++g) {
+    if (by_group[g].empty()) continue;
+    const int A = static_cast<int>(g) / (nat * nat), B = (static_cast<int>(g) / nat) % nat, C = static_cast<int>(g) % nat;
+    const double inv_mass = 1.0 / std::sqrt(crystal.masses[A] * crystal.masses[B] * crystal.masses[C]);
+    t.group_atoms.insert(t.group_atoms.end(), {A, B, C});
+    for (int i : by_group[g]) {
+      const auto& tr = fc3.triplets[i];
+      for (double x : tr.phi) t.phi.push_back(x * inv_mass);
+      t.cells.insert(t.cells.end(), {tr.cell_j[0], tr.cell_j[1], tr.cell_j[2], tr.cell_k[0], tr.cell_k[1], tr.cell_k[2]});
+    }
+    t.group_offset.push_back(t.group_offset.back() + static_cast<int>(by_group[g].size()));
+  }
+  t.roots_n = std::lcm(std::lcm(mesh[0], mesh[1]), mesh[2]);
+  for (int d = 0; d < 3; ++d) t.stride[d] = t.roots_n / mesh[d];
+  t.roots.resize(t.roots_n);
+  for (int k = 0; k < t.roots_n; ++k) {
+    const double x = 2.0 * units::pi * k / t.roots_n;
+    t.roots[k] = cplx(std::cos(x), std::sin(x));
+  }
+  return t;
+}
+
+kernels::Fc3View make_fc3_view(const Fc3Tables& t, const int* group_offset, const int* group_atoms, const double* phi,
+                               const int* cells, const cplx* roots) {
+  kernels::Fc3View v{};
+  v.ngroups = static_cast<int>(t.group_atoms.size() / 3);
+  v.group_offset = group_offset;
+  v.group_atoms = group_atoms;
+  v.phi = phi;
+  v.cells = cells;
+  v.roots_n = t.roots_n;
+  for (int d = 0; d < 3; ++d) v.stride[d] = t.stride[d];
+  v.roots = roots;
+  return v;
+}
+
+kernels::MeshView make_mesh_view(const Crystal& crystal, const QGrid& grid, const Spectrum& s, double scalebroad,
+                                 const double* omega, const double* velocity, const cplx* eigenvectors) {
+  kernels::MeshView v{};
+  for (int d = 0; d < 3; ++d) v.n[d] = grid.n[d];
+  v.nptk = grid.nptk;
+  v.nb = s.nb;
+  v.omega = omega;
+  v.velocity = velocity;
+  v.eigenvectors = eigenvectors;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) v.reciprocal[i][j] = crystal.reciprocal[i][j];
+  v.scalebroad = scalebroad;
+  return v;
+}
+
+namespace {
+
+// Calls emit(mode2, mode3) for each allowed process of irreducible mode m, in ShengBTE's (q', j, k) order.
+template <class Emit>
+void visit_processes(const kernels::MeshView& mesh, const std::vector<int>& irreducible, int m, bool plus, Emit&& emit) {
+  const int nb = mesh.nb;
+  const int q = irreducible[m / nb];
+  const double omega = mesh.omega[static_cast<long>(q) * nb + m % nb];
+  if (omega == 0) return;
+  for (int q2 = 0; q2 < mesh.nptk; ++q2) {
+    const int q3 = kernels::third_q(mesh.n, q, q2, plus);
+    for (int j = 0; j < nb; ++j)
+      for (int k = 0; k < nb; ++k)
+        if (kernels::allowed(mesh, omega, q2 * nb + j, q3 * nb + k, plus)) emit(q2 * nb + j, q3 * nb + k);
+  }
+}
+
+}  // namespace
+
+std::vector<std::int64_t> count_processes_cpu(const kernels::MeshView& mesh, const std::vector<int>& irreducible,
+                                              ModeRange r, bool plus) {
+  std::vector<std::int64_t> count(r.size(), 0);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int m = r.m0; m < r.m1; ++m) {
+    std::int64_t n = 0;
+    visit_processes(mesh, irreducible, m, plus, [&](int, int) { ++n; });
+    count[m - r.m0] = n;
+  }
+  return count;
+}
+
+void fill_processes_cpu(const kernels::MeshView& mesh, const std::vector<int>& irreducible, ModeRange r, bool plus,
+                        const std::int64_t* offset, std::int32_t* mode2, std::int32_t* mode3) {
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int m = r.m0; m < r.m1; ++m) {
+    std::int64_t p = offset[m - r.m0];
+    visit_processes(mesh, irreducible, m, plus, [&](int a, int b) {
+      mode2[p] = a;
+      mode3[p] = b;
+      ++p;
+    });
+  }
+}
+
+// Offsets [n + 1] from per-mode counts [n].
+std::vector<std::int64_t> offsets_from_counts(const std::vector<std::int64_t>& count) {
+  std::vector<std::int64_t> offset(count.size() + 1, 0);
+  std::partial_sum(count.begin(), count.end(), offset.begin() + 1);
+  return offset;
+}
+
+namespace {
+
+void vertices_cpu(const kernels::MeshView& mesh, const kernels::Fc3View& fc, const std::vector<int>& irreducible,
+                  ProcessList& list, bool plus) {
+  const int nb = mesh.nb;
+  const int nmodes = static_cast<int>(list.offset.size()) - 1;
+  list.v2.resize(list.size());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int m = 0; m < nmodes; ++m) {
+    const int mode1 = irreducible[m / nb] * nb + m % nb;
+    for (std::int64_t p = list.offset[m]; p < list.offset[m + 1]; ++p)
+      list.v2[p] = kernels::vertex2(mesh, fc, mode1, list.mode2[p], list.mode3[p], plus);
+  }
+}
+
+}  // namespace
+
+ScatteringStrategy parse_strategy(const std::string& s) {
+  if (s == "auto") return ScatteringStrategy::Auto;
+  if (s == "all-modes") return ScatteringStrategy::AllModes;
+  if (s == "batched") return ScatteringStrategy::Batched;
+  throw Error("scattering strategy: found '" + s + "', expected auto, all-modes or batched");
+}
+
+Enumeration parse_enumeration(const std::string& s) {
+  if (s == "auto") return Enumeration::Auto;
+  if (s == "cpu") return Enumeration::Cpu;
+  if (s == "gpu") return Enumeration::Gpu;
+  throw Error("process enumeration: found '" + s + "', expected auto, cpu or gpu");
+}
+
+ThreePhononProcesses three_phonon_processes(const Crystal& crystal, const QGrid& grid, const Spectrum& s,
+                                            const ThirdOrderFc& fc3, double scalebroad, const ScatteringOptions& opt,
+                                            ScatteringStats* stats) {
+  WallTimer total;
+  const Fc3Tables tables = make_fc3_tables(fc3, crystal, grid.n);
+  ThreePhononProcesses out;
+  ScatteringStats st;
+  if (opt.backend == Backend::Cuda) {
+#ifdef QUANTA_HAVE_CUDA
+    out = kernels::three_phonon_processes_cuda(crystal, grid, s, tables, scalebroad, opt, st);
+#else
+    throw Error("three-phonon scattering: the CUDA backend was requested but quanta was built without CUDA");
+#endif
+  } else {
+    const auto mesh = make_mesh_view(crystal, grid, s, scalebroad, s.omega.data(), s.velocity.data(), s.eigenvectors.data());
+    const auto fc = make_fc3_view(tables, tables.group_offset.data(), tables.group_atoms.data(), tables.phi.data(),
+                                  tables.cells.data(), tables.roots.data());
+    const ModeRange all{0, grid.nlist() * s.nb};
+    WallTimer t;
+    for (bool plus : {true, false}) {
+      ProcessList& l = plus ? out.plus : out.minus;
+      l.offset = offsets_from_counts(count_processes_cpu(mesh, grid.irreducible, all, plus));
+      l.mode2.resize(l.offset.back());
+      l.mode3.resize(l.offset.back());
+      fill_processes_cpu(mesh, grid.irreducible, all, plus, l.offset.data(), l.mode2.data(), l.mode3.data());
+    }
+    st.seconds_enumerate = t.seconds();
+    t.reset();
+    vertices_cpu(mesh, fc, grid.irreducible, out.plus, true);
+    vertices_cpu(mesh, fc, grid.irreducible, out.minus, false);
+    st.seconds_vertex = t.seconds();
+    st.strategy = "cpu";
+    st.enumeration = "cpu";
+    st.batches = 1;
+  }
+  st.seconds_total = total.seconds();
+  if (stats) *stats = st;
+  return out;
+}
+
+}  // namespace quanta::phonon

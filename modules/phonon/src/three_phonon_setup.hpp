@@ -1,0 +1,48 @@
+#pragma once
+// Host-side tables behind the three-phonon kernel views (kernels/three_phonon.hpp), built once per run and
+// copied as they are to the device by the CUDA backend.
+#include <cstdint>
+#include <vector>
+
+#include "../kernels/three_phonon.hpp"
+#include "quanta/phonon/force_constants.hpp"
+#include "quanta/phonon/qgrid.hpp"
+#include "quanta/phonon/spectrum.hpp"
+
+namespace quanta::phonon {
+
+struct Fc3Tables {
+  std::vector<int> group_offset, group_atoms, cells;
+  std::vector<double> phi;
+  std::vector<cplx> roots;
+  int roots_n = 1;
+  int stride[3] = {1, 1, 1};
+};
+
+// Groups the triplets by atom triple (file order kept within a group), divides the masses in and builds the
+// table of roots of unity for the mesh.
+Fc3Tables make_fc3_tables(const ThirdOrderFc& fc3, const Crystal& crystal, const std::array<int, 3>& mesh);
+
+// Views whose arrays live at the given pointers (the host tables' own, or their device copies).
+kernels::Fc3View make_fc3_view(const Fc3Tables& t, const int* group_offset, const int* group_atoms, const double* phi,
+                               const int* cells, const cplx* roots);
+kernels::MeshView make_mesh_view(const Crystal& crystal, const QGrid& grid, const Spectrum& s, double scalebroad,
+                                 const double* omega, const double* velocity, const cplx* eigenvectors);
+
+// A range [m0, m1) of irreducible modes.
+struct ModeRange {
+  int m0 = 0, m1 = 0;
+  int size() const { return m1 - m0; }
+};
+
+// CPU enumeration of the processes of irreducible modes [r.m0, r.m1), in two passes that visit (q', j, k)
+// in ShengBTE's order: the number of processes of each mode, then the lists at the given offsets (relative
+// to the range's first process).
+std::vector<std::int64_t> count_processes_cpu(const kernels::MeshView& mesh, const std::vector<int>& irreducible,
+                                              ModeRange r, bool plus);
+void fill_processes_cpu(const kernels::MeshView& mesh, const std::vector<int>& irreducible, ModeRange r, bool plus,
+                        const std::int64_t* offset, std::int32_t* mode2, std::int32_t* mode3);
+// Offsets [n + 1] (exclusive prefix sums) from per-mode counts [n].
+std::vector<std::int64_t> offsets_from_counts(const std::vector<std::int64_t>& count);
+
+}  // namespace quanta::phonon
