@@ -1,0 +1,110 @@
+// CUDA vs CPU for the three-phonon stage on the 8x8x8 silicon mesh: the same process lists, |V|^2 to
+// 1e-10, the same rates, for every strategy (all modes; batches enumerated on the CPU while the GPU
+// evaluates; batches enumerated on the GPU under a small memory budget; mode by mode), and the same BTE
+// iterates. Skips without a GPU.
+#include <cmath>
+
+#include "quanta/core/backend.hpp"
+#include "quanta/phonon/bte.hpp"
+#include "quanta/phonon/force_constants.hpp"
+#include "quanta/phonon/scattering.hpp"
+#include "quanta/phonon/symmetry.hpp"
+#include "test_support.hpp"
+
+namespace quanta::phonon::test {
+namespace {
+
+struct Si8 {
+  Control control;
+  SymmetryInfo sym;
+  QGrid grid;
+  Spectrum spectrum;
+  ThirdOrderFc fc3;
+  Si8() {
+    const auto ref = std::filesystem::path(QUANTA_SHARED_DIR) / "reference/phonon/si-fourphonon-3ph/8x8x8-iterative";
+    control = read_control(ref / "CONTROL");
+    const auto model = read_espresso_ifc2(si_reference() / "input/espresso.ifc2", control);
+    sym = find_symmetry(control.crystal);
+    grid = build_qgrid(control.ngrid, sym);
+    std::vector<Vec3> q(grid.nptk);
+    for (int i = 0; i < grid.nptk; ++i) q[i] = qfrac_to_cart(control.crystal, grid.qfrac[i]);
+    spectrum = compute_spectrum(model, q, SpectrumOptions{});
+    symmetrize_and_fix_gamma(control.crystal, sym, grid, spectrum);
+    fc3 = read_fc3(si_reference() / "input/FORCE_CONSTANTS_3RD", control);
+  }
+  ThreePhononProcesses processes(const ScatteringOptions& o, ScatteringStats* st = nullptr) const {
+    return three_phonon_processes(control.crystal, grid, spectrum, fc3, control.scalebroad, o, st);
+  }
+};
+
+const Si8& si8() {
+  static const Si8 s;
+  return s;
+}
+
+// Identical lists; |V|^2 equal to 1e-10 of the larger of itself and 1e-6 of the largest (|V|^2 that
+// vanish by symmetry are pure rounding in both backends).
+void expect_same(const ProcessList& a, const ProcessList& b) {
+  ASSERT_EQ(a.offset, b.offset);
+  ASSERT_EQ(a.mode2, b.mode2);
+  ASSERT_EQ(a.mode3, b.mode3);
+  double vmax = 0;
+  for (double v : a.v2) vmax = std::max(vmax, v);
+  for (std::size_t k = 0; k < a.size(); ++k)
+    ASSERT_NEAR(b.v2[k], a.v2[k], 1e-10 * std::max(a.v2[k], 1e-6 * vmax)) << "process " << k;
+}
+
+void check_strategy(ScatteringStrategy strategy, Enumeration enumeration, std::size_t mem_limit, std::size_t batch_modes,
+                    int min_batches) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device: GPU parity not tested here";
+  const Si8& s = si8();
+  ScatteringOptions cpu;
+  static const ThreePhononProcesses ref = s.processes(cpu);
+  ScatteringOptions gpu;
+  gpu.backend = Backend::Cuda;
+  gpu.strategy = strategy;
+  gpu.enumeration = enumeration;
+  gpu.gpu_mem_limit = mem_limit;
+  gpu.batch_modes = batch_modes;
+  ScatteringStats st;
+  const auto got = s.processes(gpu, &st);
+  EXPECT_GE(st.batches, min_batches);
+  expect_same(ref.plus, got.plus);
+  expect_same(ref.minus, got.minus);
+  const auto ra = three_phonon_rates(s.control.crystal, s.grid, s.spectrum, ref, 1.0, 300, false);
+  const auto rb = three_phonon_rates(s.control.crystal, s.grid, s.spectrum, got, 1.0, 300, false);
+  for (std::size_t m = 0; m < ra.gamma_plus.size(); ++m) {
+    EXPECT_NEAR(rb.gamma_plus[m], ra.gamma_plus[m], 1e-10 * ra.gamma_plus[m]) << m;
+    EXPECT_NEAR(rb.gamma_minus[m], ra.gamma_minus[m], 1e-10 * ra.gamma_minus[m]) << m;
+  }
+}
+
+TEST(ThreePhononParity, AllModesGpuEnumeration) { check_strategy(ScatteringStrategy::AllModes, Enumeration::Gpu, 0, 0, 2); }
+TEST(ThreePhononParity, AllModesCpuEnumeration) { check_strategy(ScatteringStrategy::AllModes, Enumeration::Cpu, 0, 0, 2); }
+TEST(ThreePhononParity, BatchesCpuEnumerationOverlapped) { check_strategy(ScatteringStrategy::Batched, Enumeration::Cpu, 0, 7, 10); }
+TEST(ThreePhononParity, BatchesFromSmallMemoryBudget) { check_strategy(ScatteringStrategy::Auto, Enumeration::Gpu, 3 << 20, 0, 4); }
+TEST(ThreePhononParity, ModeByMode) { check_strategy(ScatteringStrategy::Batched, Enumeration::Gpu, 0, 1, 2 * 29 * 6); }
+
+TEST(ThreePhononParity, IterativeBte) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device: GPU parity not tested here";
+  const Si8& s = si8();
+  const auto p = s.processes(ScatteringOptions{});
+  const auto r = three_phonon_rates(s.control.crystal, s.grid, s.spectrum, p, 1.0, 300, true);
+  std::vector<double> total(r.gamma_plus.size());
+  for (std::size_t m = 0; m < total.size(); ++m) total[m] = r.gamma_plus[m] + r.gamma_minus[m];
+  const auto bsym = bte_symmetry(s.control.crystal, s.sym, s.grid);
+  BteOptions o;
+  o.maxiter = 6;
+  o.eps = 1e-12;
+  const auto a = solve_bte(s.control.crystal, s.grid, s.spectrum, bsym, total, p, r, 300, o);
+  o.backend = Backend::Cuda;
+  const auto b = solve_bte(s.control.crystal, s.grid, s.spectrum, bsym, total, p, r, 300, o);
+  ASSERT_EQ(a.kappa_band.size(), b.kappa_band.size());
+  for (std::size_t it = 0; it < a.kappa_band.size(); ++it)
+    for (std::size_t k = 0; k < a.kappa_band[it].size(); ++k)
+      EXPECT_NEAR(b.kappa_band[it][k], a.kappa_band[it][k], 1e-10 * 100) << "iteration " << it;  // W/mK, kappa ~ 1e2
+  for (std::size_t k = 0; k < a.F.size(); ++k) EXPECT_NEAR(b.F[k], a.F[k], 1e-10 * std::max(1.0, std::abs(a.F[k])));
+}
+
+}  // namespace
+}  // namespace quanta::phonon::test

@@ -1,0 +1,124 @@
+// quanta phonon against FourPhonon (three-phonon only) on silicon: process counts, per-mode rates, weighted
+// phase spaces, phase spaces, RTA and converged conductivity, cumulative conductivity. The 8x8x8 cases run
+// in CI; the 16x16x16 case carries the label `long`.
+#include <cmath>
+#include <fstream>
+#include <regex>
+
+#include "quanta/phonon/run.hpp"
+#include "test_support.hpp"
+
+namespace quanta::phonon::test {
+namespace {
+
+std::filesystem::path reference_3ph(const std::string& run) {
+  return std::filesystem::path(QUANTA_SHARED_DIR) / "reference/phonon/si-fourphonon-3ph" / run;
+}
+
+// FourPhonon's input folder with the CONTROL of one reference run.
+void stage_inputs(const std::filesystem::path& dir, const std::string& run) {
+  std::filesystem::copy_file(reference_3ph(run) / "CONTROL", dir / "CONTROL");
+  for (const char* f : {"espresso.ifc2", "FORCE_CONSTANTS_3RD"})
+    std::filesystem::copy_file(si_reference() / "input" / f, dir / f);
+}
+
+long log_count(const std::string& run, const std::string& key) {
+  const std::string text = read_text(reference_3ph(run) / "log.out");
+  std::smatch m;
+  EXPECT_TRUE(std::regex_search(text, m, std::regex(key + R"(\s*=\s*(\d+))"))) << key;
+  return std::stol(m[1]);
+}
+
+// Per-mode "omega value" files (band-major over the irreducible points): values summed over each degenerate
+// group (same q, frequencies equal to 1e-6), because how a degenerate rate splits among the group's modes
+// depends on the eigenvectors each code picked inside the group (FourPhonon's Gamma optical triplet splits
+// 0.578/0.594/0.576 against quanta's 0.581/0.592/0.576, same sum). Compared where the reference is above
+// 1e-3 of its largest value, to `rel`.
+void expect_rates_match(const std::filesystem::path& ref, const std::filesystem::path& out, int nb, double rel) {
+  const auto a = read_table(ref), b = read_table(out);
+  ASSERT_EQ(a.size(), b.size()) << ref.filename();
+  const std::size_t nl = a.size() / nb;
+  double vmax = 0;
+  for (const auto& r : a) vmax = std::max(vmax, std::abs(r[1]));
+  int compared = 0;
+  for (std::size_t l = 0; l < nl; ++l)
+    for (int n0 = 0; n0 < nb;) {
+      int n1 = n0 + 1;
+      auto w = [&](int n) { return a[n * nl + l][0]; };
+      while (n1 < nb && std::abs(w(n1) - w(n0)) < 1e-6 * std::max(1.0, std::abs(w(n0)))) ++n1;
+      double sa = 0, sb = 0;
+      for (int n = n0; n < n1; ++n) {
+        ASSERT_NEAR(a[n * nl + l][0], b[n * nl + l][0], 1e-6 * std::abs(a[n * nl + l][0]) + 1e-9) << ref.filename() << " omega";
+        sa += a[n * nl + l][1];
+        sb += b[n * nl + l][1];
+      }
+      if (std::abs(sa) > 1e-3 * vmax * (n1 - n0)) {
+        EXPECT_NEAR(sb, sa, rel * std::abs(sa)) << ref.filename() << " q " << l << " modes " << n0 << ".." << n1 - 1;
+        ++compared;
+      }
+      n0 = n1;
+    }
+  EXPECT_GT(compared, static_cast<int>(nl)) << ref.filename();
+}
+
+double last_scalar(const std::filesystem::path& p) { return read_table(p).back().back(); }
+
+void compare_run(const std::string& name, bool iterative) {
+  TempDir dir;
+  stage_inputs(dir.path, name);
+  RunOptions o;
+  o.input_dir = dir.path;
+  o.output_dir = dir.path;
+  o.backend = Backend::Cpu;
+  o.quiet = true;
+  const auto s = phonon::run(o);
+  const int nb = 6;
+  // Enumeration: the same allowed processes, exactly.
+  EXPECT_EQ(s.nplus, log_count(name, "Ntotal_plus"));
+  EXPECT_EQ(s.nminus, log_count(name, "Ntotal_minus"));
+  const auto ref = reference_3ph(name);
+  const auto T = std::filesystem::path("T300K");
+  // Rates and weighted phase spaces: the issue's criterion is 1e-3; observed agreement is 1e-6 (the
+  // printed digits of the reference), so 1e-5 is asserted to keep regressions visible.
+  for (const char* f : {"BTE.w_3ph", "BTE.w_3ph_plus", "BTE.w_3ph_minus", "BTE.w", "BTE.WP3", "BTE.WP3_plus", "BTE.WP3_minus"})
+    expect_rates_match(ref / T / f, dir.path / T / f, nb, 1e-5);
+  // Phase spaces (Nlist rows x Nbands): per point, summed over bands (degenerate splits again).
+  for (const char* f : {"BTE.P3", "BTE.P3_plus", "BTE.P3_minus"}) {
+    const auto a = read_table(ref / f), b = read_table(dir.path / f);
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t l = 0; l < a.size(); ++l) {
+      double sa = 0, sb = 0;
+      for (int n = 0; n < nb; ++n) sa += a[l][n], sb += b[l][n];
+      EXPECT_NEAR(sb, sa, 1e-5 * sa) << f << " point " << l;
+    }
+  }
+  for (const char* f : {"BTE.P3_total", "BTE.P3_plus_total", "BTE.P3_minus_total"})
+    EXPECT_NEAR(last_scalar(dir.path / f), last_scalar(ref / f), 1e-6 * last_scalar(ref / f)) << f;
+  EXPECT_EQ(read_text(dir.path / "BTE.w_isotopic"), read_text(ref / "BTE.w_isotopic"));
+
+  // Conductivity: the issue's criterion is 0.5%; RTA agrees to 1e-8 and the iterative fixed point to 1e-6
+  // (FourPhonon stops its in-place sweeps at eps = 1e-5 on a different path), asserted at 1e-5.
+  const double rta_ref = read_table(ref / T / "BTE.kappa_scalar").front().back();
+  EXPECT_NEAR(s.kappa_rta.at(0), rta_ref, 1e-7 * rta_ref);
+  EXPECT_NEAR(read_table(dir.path / "BTE.KappaTensorVsT_RTA").at(0).at(1), read_table(ref / "BTE.KappaTensorVsT_RTA").at(0).at(1), 1e-4);
+  const double final_ref = last_scalar(ref / T / "BTE.kappa_scalar");
+  EXPECT_NEAR(s.kappa_converged.at(0), final_ref, (iterative ? 1e-5 : 1e-7) * final_ref);
+  EXPECT_NEAR(last_scalar(dir.path / T / "BTE.cumulative_kappa_scalar"), last_scalar(ref / T / "BTE.cumulative_kappa_scalar"),
+              (iterative ? 1e-5 : 1e-7) * final_ref);
+  // The mean-free-path axis is ShengBTE's, to the printed digit.
+  const auto ca = read_table(ref / T / "BTE.cumulative_kappa_scalar"), cb = read_table(dir.path / T / "BTE.cumulative_kappa_scalar");
+  ASSERT_EQ(ca.size(), cb.size());
+  for (std::size_t i = 0; i < ca.size(); ++i) EXPECT_NEAR(cb[i][0], ca[i][0], 1e-9 * ca[i][0]);
+  if (iterative) {
+    const auto conv = read_table(dir.path / "BTE.KappaTensorVsT_CONV");
+    ASSERT_EQ(conv.size(), 1u);
+    EXPECT_NEAR(conv[0][1], final_ref, 1e-5 * final_ref);
+  }
+}
+
+TEST(ThreePhononSi, Rta8) { compare_run("8x8x8-rta", false); }
+TEST(ThreePhononSi, Iterative8) { compare_run("8x8x8-iterative", true); }
+TEST(ThreePhononSiLong, Iterative16) { compare_run("16x16x16-iterative", true); }
+
+}  // namespace
+}  // namespace quanta::phonon::test
