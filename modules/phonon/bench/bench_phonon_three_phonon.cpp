@@ -54,7 +54,8 @@ int main(int argc, char** argv) {
     else if (a == "--cpu-meshes") cpu_meshes = argv[i + 1];
     else if (a == "--out") out = argv[i + 1];
   }
-  const std::set<int> on_cpu(parse_list(cpu_meshes).begin(), parse_list(cpu_meshes).end());
+  const std::vector<int> cpu_list = parse_list(cpu_meshes);
+  const std::set<int> on_cpu(cpu_list.begin(), cpu_list.end());
   const std::string control_text = [&] {
     std::ifstream f(input + "/CONTROL");
     std::stringstream s;

@@ -112,7 +112,7 @@ void compare_run(const std::string& name, bool iterative) {
   if (iterative) {
     const auto conv = read_table(dir.path / "BTE.KappaTensorVsT_CONV");
     ASSERT_EQ(conv.size(), 1u);
-    EXPECT_NEAR(conv[0][1], final_ref, 1e-5 * final_ref);
+    EXPECT_NEAR(conv[0][1], final_ref, 5e-5 * final_ref);  // the file prints 5 significant digits (E14.5)
   }
 }
 
