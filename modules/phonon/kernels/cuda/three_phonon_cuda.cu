@@ -242,9 +242,7 @@ ThreePhononProcesses three_phonon_processes_cuda(const Crystal& crystal, const Q
   const std::size_t usable = budget.usable_bytes();
   const std::size_t left = usable > d.bytes() ? usable - d.bytes() : 0;
   std::int64_t capacity = static_cast<std::int64_t>(left / (kBytesPerProcess + 1));
-  const bool all_modes_requested = opt.strategy == ScatteringStrategy::AllModes;
-  if (all_modes_requested) capacity = std::numeric_limits<std::int64_t>::max();
-  st.strategy = "auto";
+  if (opt.strategy == ScatteringStrategy::AllModes) capacity = std::numeric_limits<std::int64_t>::max();
   ThreePhononProcesses out;
   for (bool plus : {true, false}) {
     ProcessList& l = plus ? out.plus : out.minus;
