@@ -2,8 +2,10 @@
 // scattering step (enumeration + |V|^2 of every allowed process) on the CPU and on the GPU with each
 // strategy, its FLOP count and achieved rate, the device memory each strategy planned, and the whole run
 // (harmonic stage, scattering, RTA + iterative BTE, outputs) end to end. Usage:
-//   bench_phonon_three_phonon [--input DIR] [--meshes 16,24,32] [--cpu-meshes 16,24] [--out results.json]
-// (--cpu-meshes: meshes on which the CPU path is also timed; it is the slow one.)
+//   bench_phonon_three_phonon [--input DIR] [--meshes 16,24,32] [--cpu-meshes 16,24] [--gpu-meshes 16,24,32]
+//                             [--out results.json]
+// (--cpu-meshes: meshes on which the CPU path is also timed, it is the slow one; --gpu-meshes: meshes on
+// which the GPU cases run: all (the default), none or a list.)
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -47,22 +49,26 @@ double flops_per_process(const ThirdOrderFc& fc3, int ngroups) {
 
 int main(int argc, char** argv) {
   std::string input = std::string(QUANTA_SOURCE_DIR) + "/examples/phonon/si", out, meshes = "16,24,32", cpu_meshes = "16";
+  std::string gpu_meshes = "all";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--input") input = argv[i + 1];
     else if (a == "--meshes") meshes = argv[i + 1];
     else if (a == "--cpu-meshes") cpu_meshes = argv[i + 1];
+    else if (a == "--gpu-meshes") gpu_meshes = argv[i + 1];
     else if (a == "--out") out = argv[i + 1];
   }
   const std::vector<int> cpu_list = parse_list(cpu_meshes);
   const std::set<int> on_cpu(cpu_list.begin(), cpu_list.end());
+  const std::vector<int> gpu_list = parse_list(gpu_meshes == "all" ? meshes : gpu_meshes == "none" ? "" : gpu_meshes);
+  const std::set<int> on_gpu(gpu_list.begin(), gpu_list.end());
   const std::string control_text = [&] {
     std::ifstream f(input + "/CONTROL");
     std::stringstream s;
     s << f.rdbuf();
     return s.str();
   }();
-  const bool gpu = cuda_device_count() > 0;
+  const bool have_gpu = cuda_device_count() > 0;
   const auto dev = device_info();
   std::ostringstream json;
   json << "{\n  \"device\": \"" << (dev ? dev->name : "none") << "\", \"cpu_threads\": " << max_threads() << ",\n  \"meshes\": [\n";
@@ -86,7 +92,8 @@ int main(int argc, char** argv) {
     std::vector<Vec3> q(grid.nptk);
     for (int i = 0; i < grid.nptk; ++i) q[i] = qfrac_to_cart(ctl.crystal, grid.qfrac[i]);
     SpectrumOptions so;
-    so.backend = gpu ? Backend::Cuda : Backend::Cpu;
+    const bool gpu = have_gpu && on_gpu.count(n);
+    so.backend = have_gpu ? Backend::Cuda : Backend::Cpu;
     Spectrum s = compute_spectrum(model, q, so);
     symmetrize_and_fix_gamma(ctl.crystal, sym, grid, s);
     const ThirdOrderFc fc3 = read_fc3(dir / "FORCE_CONSTANTS_3RD", ctl);

@@ -68,6 +68,28 @@ void write_scattering_files(const std::filesystem::path& dir, const HarmonicResu
   write_file(dir / "BTE.P3_minus_total", [&](std::ostream& o) { o << io::fortran_list_real(tm) << "\n"; });
   write_file(dir / "BTE.P3_total", [&](std::ostream& o) { o << io::fortran_list_real(2 * (tp + tm / 2) / 3) << "\n"; });
 
+  for (const auto& t : r.per_t) {
+    const auto tdir = dir / temperature_dir(t.temperature);
+    std::filesystem::create_directories(tdir);
+    const auto& rt = t.rates;
+    std::vector<double> wp3(rt.wp3_plus.size());
+    for (std::size_t m = 0; m < wp3.size(); ++m) wp3[m] = rt.wp3_plus[m] + rt.wp3_minus[m];
+    write_file(tdir / "BTE.WP3", [&](std::ostream& o) { band_major(o, h, wp3, 14, 5); });
+    write_file(tdir / "BTE.WP3_plus", [&](std::ostream& o) { band_major(o, h, rt.wp3_plus, 14, 5); });
+    write_file(tdir / "BTE.WP3_minus", [&](std::ostream& o) { band_major(o, h, rt.wp3_minus, 14, 5); });
+  }
+  if (r.harmonic_only) return;
+
+  per_point("BTE.gruneisen", [&] {
+    std::vector<double> v(static_cast<std::size_t>(nl) * nb);
+    for (int l = 0; l < nl; ++l)
+      for (int n = 0; n < nb; ++n) v[static_cast<std::size_t>(l) * nb + n] = r.gruneisen[static_cast<std::size_t>(g.irreducible[l]) * nb + n];
+    return v;
+  }());
+  write_file(dir / "BTE.gruneisenVsT_total", [&](std::ostream& o) {
+    for (const auto& t : r.per_t) o << io::fortran_F(t.temperature, 7, 1) << fortran_E(t.gruneisen_total, 14, 5) << "\n";
+  });
+
   auto total = [&](const std::vector<double>& kb) {
     std::array<double, 9> t{};
     for (int b = 0; b < nb; ++b)
@@ -96,18 +118,13 @@ void write_scattering_files(const std::filesystem::path& dir, const HarmonicResu
     const auto tdir = dir / temperature_dir(t.temperature);
     std::filesystem::create_directories(tdir);
     const auto& rt = t.rates;
-    std::vector<double> w3(rt.gamma_plus.size()), wp3(rt.gamma_plus.size());
-    for (std::size_t m = 0; m < w3.size(); ++m) {
-      w3[m] = rt.gamma_plus[m] + rt.gamma_minus[m];
-      wp3[m] = rt.wp3_plus[m] + rt.wp3_minus[m];
-    }
+    std::vector<double> w3(rt.gamma_plus.size());
+    for (std::size_t m = 0; m < w3.size(); ++m) w3[m] = rt.gamma_plus[m] + rt.gamma_minus[m];
+    write_file(tdir / "BTE.gruneisen_total", [&](std::ostream& o) { o << io::fortran_list_real(t.gruneisen_total) << "\n"; });
     write_file(tdir / "BTE.w_3ph", [&](std::ostream& o) { band_major(o, h, w3, 20, 10); });
     write_file(tdir / "BTE.w_3ph_plus", [&](std::ostream& o) { band_major(o, h, rt.gamma_plus, 20, 10); });
     write_file(tdir / "BTE.w_3ph_minus", [&](std::ostream& o) { band_major(o, h, rt.gamma_minus, 20, 10); });
     write_file(tdir / "BTE.w", [&](std::ostream& o) { band_major(o, h, t.total_rate, 20, 10); });
-    write_file(tdir / "BTE.WP3", [&](std::ostream& o) { band_major(o, h, wp3, 14, 5); });
-    write_file(tdir / "BTE.WP3_plus", [&](std::ostream& o) { band_major(o, h, rt.wp3_plus, 14, 5); });
-    write_file(tdir / "BTE.WP3_minus", [&](std::ostream& o) { band_major(o, h, rt.wp3_minus, 14, 5); });
     // 1/tau from the final F at the class representatives: (F . v) / (|v|^2 omega), NaN where v = 0.
     std::vector<double> wf(static_cast<std::size_t>(nl) * nb);
     for (int l = 0; l < nl; ++l)

@@ -134,6 +134,8 @@ Control read_control(const std::filesystem::path& file) {
   if (!(c.eps > 0)) bad(par, "eps", std::to_string(c.eps), "a positive relative tolerance");
   if (c.scalebroad <= 0) bad(par, "scalebroad", std::to_string(c.scalebroad), "a positive broadening factor");
   c.boundary_length = par.get_real_or("l", 1.0);
+  c.omega_max = par.get_real_or("omega_max", 1e100);
+  if (!(c.omega_max > 0)) bad(par, "omega_max", std::to_string(c.omega_max), "a positive angular frequency in rad/ps");
 
   const auto& fl = nl.group("flags");
   fl.reject_unknown(kFlags);

@@ -30,19 +30,25 @@ struct TemperatureResults {
   std::vector<double> total_rate;     // [nlist][nb] what tau uses: 3ph + isotopes (+ boundary when asked)
   BteSolution bte;
   CumulativeKappa cumulative;
+  double gruneisen_total = 0;         // heat-capacity-weighted average of the mode Grueneisen parameters
 };
 struct ScatteringResults {
   PhaseSpace p3;
   std::vector<double> isotopic;       // [nlist][nb]
   std::vector<double> boundary;       // [nlist][nb] |v| / L (L = 1 nm unless boundaries are on)
+  std::vector<double> gruneisen;      // [nptk][nb] mode Grueneisen parameters on the full mesh
   std::vector<TemperatureResults> per_t;
   std::int64_t nplus = 0, nminus = 0;
+  // CONTROL's onlyharmonic: phase spaces only (P3, isotopes, WP3 per temperature); no rates, Grueneisen
+  // parameters or BTE.
+  bool harmonic_only = false;
 };
 
 // ShengBTE's text files (BTE.qpoints, BTE.omega, BTE.v, ..., T<T>K/BTE.cv), each written atomically.
 void write_bte_files(const std::filesystem::path& dir, const HarmonicResults& r);
 
-// The anharmonic stage's text files (BTE.P3*, BTE.w_isotopic, T<T>K/BTE.w_3ph*, BTE.kappa*, ...).
+// The anharmonic stage's text files (BTE.P3*, BTE.w_isotopic, BTE.gruneisen, T<T>K/BTE.w_3ph*, BTE.kappa*,
+// ...); with harmonic_only the phase-space files alone, as FourPhonon's onlyharmonic run writes them.
 void write_scattering_files(const std::filesystem::path& dir, const HarmonicResults& h, const ScatteringResults& r);
 
 // Run metadata for quanta-phonon.h5.

@@ -80,12 +80,18 @@ void write_phonon_h5(const std::filesystem::path& file, const HarmonicResults& r
       h.write("scattering/w_boundary_per_ps", sc->boundary, {nl, nbb});
       h.write_attribute("scattering/P3_plus", "layout", "[irreducible q][band]");
       h.write("scattering/process_counts", std::vector<std::int64_t>{sc->nplus, sc->nminus}, {2});
+      if (!sc->harmonic_only) {
+        h.write("scattering/gruneisen", sc->gruneisen, {static_cast<std::size_t>(g.nptk), nbb});
+        h.write_attribute("scattering/gruneisen", "layout", "[full-mesh q][band]");
+      }
       for (const auto& t : sc->per_t) {
         const std::string d = "scattering/T" + std::to_string(std::lround(t.temperature)) + "K/";
-        h.write(d + "w_3ph_plus_per_ps", t.rates.gamma_plus, {nl, nbb});
-        h.write(d + "w_3ph_minus_per_ps", t.rates.gamma_minus, {nl, nbb});
         h.write(d + "WP3_plus", t.rates.wp3_plus, {nl, nbb});
         h.write(d + "WP3_minus", t.rates.wp3_minus, {nl, nbb});
+        if (sc->harmonic_only) continue;
+        h.write_scalar(d + "gruneisen_total", t.gruneisen_total);
+        h.write(d + "w_3ph_plus_per_ps", t.rates.gamma_plus, {nl, nbb});
+        h.write(d + "w_3ph_minus_per_ps", t.rates.gamma_minus, {nl, nbb});
         h.write(d + "w_total_per_ps", t.total_rate, {nl, nbb});
         std::vector<double> kb;
         for (const auto& k : t.bte.kappa_band) kb.insert(kb.end(), k.begin(), k.end());

@@ -28,6 +28,7 @@ struct MeshView {
   const cplx* eigenvectors;  // [nptk][nb][nb]
   double reciprocal[3][3];   // b_i, nm^-1
   double scalebroad;
+  double omega_max;          // rad/ps: irreducible modes above it get no processes (FourPhonon's omega_max)
 };
 
 // Third-order force constants, grouped by atom triple, masses divided in (eV/A^3/amu^1.5).
@@ -83,6 +84,10 @@ QUANTA_HD int third_q(const int n[3], int q, int q2, bool plus) {
   for (int d = 0; d < 3; ++d) c[d] = wrap(plus ? a[d] + b[d] : a[d] - b[d], n[d]);
   return mesh_index(c, n);
 }
+
+// Does an irreducible mode of frequency omega scatter at all: the zero-frequency acoustic modes at Gamma and
+// the modes above omega_max get no processes, as in FourPhonon.
+QUANTA_HD bool scatters(const MeshView& m, double omega) { return omega != 0 && omega <= m.omega_max; }
 
 // Is the process (omega, mode2, mode3) allowed: all three frequencies nonzero and
 // |omega +- omega' - omega''| <= 2 sigma.

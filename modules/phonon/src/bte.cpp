@@ -162,7 +162,7 @@ IterationData iteration_data(const QGrid& grid, const Spectrum& s, const BteSymm
 BteSolution solve_bte(const Crystal& c, const QGrid& grid, const Spectrum& s, const BteSymmetry& sym,
                       const std::vector<double>& total_rate, const ThreePhononProcesses& p, const ThreePhononRates& r,
                       double t, const BteOptions& opt) {
-  const int nb = s.nb, nmodes = grid.nlist() * nb;
+  const int nb = s.nb;
   const std::size_t nfull = static_cast<std::size_t>(grid.nptk) * nb;
   const IterationData d = iteration_data(grid, s, sym, total_rate);
   BteSolution sol;

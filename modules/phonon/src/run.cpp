@@ -13,6 +13,7 @@
 #include "quanta/phonon/force_constants.hpp"
 #include "quanta/phonon/harmonic.hpp"
 #include "quanta/phonon/qgrid.hpp"
+#include "quanta/phonon/scattering.hpp"
 #include "quanta/phonon/spectrum.hpp"
 #include "quanta/phonon/symmetry.hpp"
 
@@ -89,21 +90,27 @@ RunSummary run(const RunOptions& opt) {
 
   RunSummary s;
   ScatteringResults sc;
-  const bool anharmonic = !control.onlyharmonic;
-  if (anharmonic) {
-    if (control.four_phonon)
-      note(opt.quiet, "four_phonon=.true. in CONTROL: four-phonon scattering is not implemented, computing three-phonon scattering only");
-    // 5. Three-phonon processes and matrix elements (temperature independent), phase spaces, isotopes.
+  sc.harmonic_only = control.onlyharmonic;
+  {
+    // 5. Three-phonon processes and matrix elements (temperature independent), phase spaces, isotopes and
+    // Grueneisen parameters. With onlyharmonic, FourPhonon stops after the phase spaces (P3, and WP3 per
+    // temperature below), which need no force constants: FORCE_CONSTANTS_3RD is not read, |V|^2 stays 0.
     t.reset();
-    const auto fc3_file = opt.input_dir / "FORCE_CONSTANTS_3RD";
-    const ThirdOrderFc fc3 = read_fc3(fc3_file, control);
-    meta.input_hashes.emplace_back("FORCE_CONSTANTS_3RD", file_digest(fc3_file));
+    if (control.four_phonon && !control.onlyharmonic)
+      note(opt.quiet, "four_phonon=.true. in CONTROL: four-phonon scattering is not implemented, computing three-phonon scattering only");
+    ThirdOrderFc fc3;
+    if (!control.onlyharmonic) {
+      const auto fc3_file = opt.input_dir / "FORCE_CONSTANTS_3RD";
+      fc3 = read_fc3(fc3_file, control);
+      meta.input_hashes.emplace_back("FORCE_CONSTANTS_3RD", file_digest(fc3_file));
+    }
     ScatteringOptions so3;
     so3.backend = backend;
     so3.strategy = opt.strategy;
     so3.enumeration = opt.enumeration;
     so3.gpu_mem_limit = opt.gpu_mem_limit;
     so3.batch_modes = opt.batch_modes;
+    so3.omega_max = control.omega_max;
     so3.quiet = opt.quiet;
     const ThreePhononProcesses processes = three_phonon_processes(crystal, grid, spectrum, fc3, control.scalebroad, so3, &s.scattering);
     s.nplus = sc.nplus = static_cast<std::int64_t>(processes.plus.size());
@@ -121,6 +128,7 @@ RunSummary run(const RunOptions& opt) {
           const double* v = &spectrum.velocity[(static_cast<std::size_t>(grid.irreducible[l]) * nb + n) * 3];
           sc.boundary[static_cast<std::size_t>(l) * nb + n] = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) / control.boundary_length;
         }
+    if (!control.onlyharmonic) sc.gruneisen = mode_gruneisen(crystal, grid, spectrum, fc3);
     s.seconds_scattering = t.seconds();
     meta.timings.emplace_back("three_phonon_processes", s.seconds_scattering);
 
@@ -136,7 +144,12 @@ RunSummary run(const RunOptions& opt) {
     for (double T : r.temperatures) {
       TemperatureResults tr;
       tr.temperature = T;
-      tr.rates = three_phonon_rates(crystal, grid, spectrum, processes, control.scalebroad, T, control.convergence);
+      tr.rates = three_phonon_rates(crystal, grid, spectrum, processes, control.scalebroad, T, control.convergence && !sc.harmonic_only);
+      if (sc.harmonic_only) {  // the weighted phase spaces are all FourPhonon writes per temperature
+        sc.per_t.push_back(std::move(tr));
+        continue;
+      }
+      tr.gruneisen_total = total_gruneisen(spectrum, sc.gruneisen, T);
       tr.total_rate.resize(tr.rates.gamma_plus.size());
       for (std::size_t m = 0; m < tr.total_rate.size(); ++m)
         tr.total_rate[m] = tr.rates.gamma_plus[m] + tr.rates.gamma_minus[m] + sc.isotopic[m] + sc.boundary[m];
@@ -164,9 +177,9 @@ RunSummary run(const RunOptions& opt) {
   // 7. Outputs: ShengBTE's files and quanta-phonon.h5, each renamed into place when complete.
   t.reset();
   write_bte_files(opt.output_dir, r);
-  if (anharmonic) write_scattering_files(opt.output_dir, r, sc);
+  write_scattering_files(opt.output_dir, r, sc);
   meta.timings.emplace_back("write_text", t.seconds());
-  write_phonon_h5(opt.output_dir / "quanta-phonon.h5", r, meta, anharmonic ? &sc : nullptr);
+  write_phonon_h5(opt.output_dir / "quanta-phonon.h5", r, meta, &sc);
 
   s.nptk = grid.nptk;
   s.nlist = grid.nlist();

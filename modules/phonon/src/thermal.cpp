@@ -4,19 +4,14 @@
 #include "quanta/phonon/harmonic.hpp"
 
 namespace quanta::phonon {
-namespace {
-
 namespace su = units::shengbte;
 
-// (x / sinh x)^2, the mode's heat capacity in units of kB; its limit 1 at x = 0.
 double mode_heat_capacity(double omega, double temperature) {
   const double x = su::hbar * omega / (2.0 * su::kB * temperature);
   if (x == 0) return 1.0;
   const double r = x / std::sinh(x);
   return r * r;
 }
-
-}  // namespace
 
 double specific_heat(const Crystal& c, const Spectrum& s, double temperature) {
   double sum = 0;

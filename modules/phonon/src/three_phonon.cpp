@@ -70,6 +70,7 @@ kernels::MeshView make_mesh_view(const Crystal& crystal, const QGrid& grid, cons
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) v.reciprocal[i][j] = crystal.reciprocal[i][j];
   v.scalebroad = scalebroad;
+  v.omega_max = 1e100;
   return v;
 }
 
@@ -81,7 +82,7 @@ void visit_processes(const kernels::MeshView& mesh, const std::vector<int>& irre
   const int nb = mesh.nb;
   const int q = irreducible[m / nb];
   const double omega = mesh.omega[static_cast<long>(q) * nb + m % nb];
-  if (omega == 0) return;
+  if (!kernels::scatters(mesh, omega)) return;
   for (int q2 = 0; q2 < mesh.nptk; ++q2) {
     const int q3 = kernels::third_q(mesh.n, q, q2, plus);
     for (int j = 0; j < nb; ++j)
@@ -169,7 +170,8 @@ ThreePhononProcesses three_phonon_processes(const Crystal& crystal, const QGrid&
     throw Error("three-phonon scattering: the CUDA backend was requested but quanta was built without CUDA");
 #endif
   } else {
-    const auto mesh = make_mesh_view(crystal, grid, s, scalebroad, s.omega.data(), s.velocity.data(), s.eigenvectors.data());
+    auto mesh = make_mesh_view(crystal, grid, s, scalebroad, s.omega.data(), s.velocity.data(), s.eigenvectors.data());
+    mesh.omega_max = opt.omega_max;
     const auto fc = make_fc3_view(tables, tables.group_offset.data(), tables.group_atoms.data(), tables.phi.data(),
                                   tables.cells.data(), tables.roots.data());
     const ModeRange all{0, grid.nlist() * s.nb};

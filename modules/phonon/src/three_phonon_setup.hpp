@@ -23,7 +23,8 @@ struct Fc3Tables {
 // table of roots of unity for the mesh.
 Fc3Tables make_fc3_tables(const ThirdOrderFc& fc3, const Crystal& crystal, const std::array<int, 3>& mesh);
 
-// Views whose arrays live at the given pointers (the host tables' own, or their device copies).
+// Views whose arrays live at the given pointers (the host tables' own, or their device copies). The mesh
+// view's omega_max is 1e100 (no cut); the enumeration sets the run's.
 kernels::Fc3View make_fc3_view(const Fc3Tables& t, const int* group_offset, const int* group_atoms, const double* phi,
                                const int* cells, const cplx* roots);
 kernels::MeshView make_mesh_view(const Crystal& crystal, const QGrid& grid, const Spectrum& s, double scalebroad,

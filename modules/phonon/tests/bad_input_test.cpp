@@ -86,5 +86,51 @@ TEST_F(BadInput, TruncatedForceConstants) {
   expect_failure({"espresso.ifc2", "expected"});
 }
 
+// FORCE_CONSTANTS_3RD is read after the harmonic stage; a bad one still leaves nothing behind. A 4x4x4 mesh
+// keeps these quick.
+class BadFc3 : public BadInput {
+ protected:
+  void SetUp() override {
+    BadInput::SetUp();
+    edit("ngrid(:)= 16 16 16", "ngrid(:)= 4 4 4");
+    fc3_ = read_text(si_reference() / "input/FORCE_CONSTANTS_3RD");
+  }
+  // Replaces the n-th (1-based) occurrence of `from` in FORCE_CONSTANTS_3RD.
+  void edit_fc3(const std::string& from, const std::string& to, int n = 1) {
+    std::size_t at = std::string::npos;
+    for (int i = 0; i < n; ++i) at = fc3_.find(from, at == std::string::npos ? 0 : at + 1);
+    ASSERT_NE(at, std::string::npos) << from;
+    fc3_.replace(at, from.size(), to);
+  }
+  void expect_fc3_failure(const std::vector<std::string>& words) {
+    write_text(in() / "FORCE_CONSTANTS_3RD", fc3_);
+    expect_failure(words);
+  }
+  std::string fc3_;
+};
+
+TEST_F(BadFc3, Missing) { expect_failure({"FORCE_CONSTANTS_3RD", "not found"}); }
+
+TEST_F(BadFc3, AtomIndexOutOfRange) {
+  edit_fc3("           1           1           1\n", "           1           3           1\n");
+  expect_fc3_failure({"FORCE_CONSTANTS_3RD", ":6", "atom index", "found 3", "1..2"});
+}
+
+TEST_F(BadFc3, NotANumber) {
+  edit_fc3("0.3388121619E+02", "0.33881x1619E+02");
+  expect_fc3_failure({"FORCE_CONSTANTS_3RD", ":12", "force constant"});
+}
+
+TEST_F(BadFc3, CellNotALatticeVector) {
+  // The second atom's cell of triplet 1 moved off the lattice by 0.3 A.
+  edit_fc3("    0.0000000000E+00    0.0000000000E+00    0.0000000000E+00\n", "    0.3000000000E+00    0.0000000000E+00    0.0000000000E+00\n");
+  expect_fc3_failure({"FORCE_CONSTANTS_3RD", ":4", "cell vector of the second atom", "lattice vector"});
+}
+
+TEST_F(BadFc3, FewerTripletsThanTheHeaderSays) {
+  edit_fc3("         842\n", "         843\n");
+  expect_fc3_failure({"FORCE_CONSTANTS_3RD", "843 triplets"});
+}
+
 }  // namespace
 }  // namespace quanta::phonon::test

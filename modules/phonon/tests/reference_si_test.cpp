@@ -100,5 +100,34 @@ TEST_F(SiReference, ReciprocalVectorsAndHdf5Written) {
   EXPECT_TRUE(std::filesystem::exists(ours("quanta-phonon.h5")));
 }
 
+// onlyharmonic=.true. still writes the three-phonon phase spaces, which need no FORCE_CONSTANTS_3RD (the
+// input folder here has none); FourPhonon's own run (four-phonon on) prints the same three-phonon P3 and
+// WP3. Compared per q-point, summed over bands (degenerate groups split by eigenvector choice).
+TEST_F(SiReference, OnlyHarmonicWritesThreePhononPhaseSpaces) {
+  for (const char* f : {"BTE.P3", "BTE.P3_plus", "BTE.P3_minus"}) {
+    const auto a = read_table(theirs(f)), b = read_table(ours(f));
+    ASSERT_EQ(a.size(), b.size()) << f;
+    for (std::size_t l = 0; l < a.size(); ++l) {
+      double sa = 0, sb = 0;
+      for (std::size_t n = 0; n < a[l].size(); ++n) sa += a[l][n], sb += b[l][n];
+      EXPECT_NEAR(sb, sa, 1e-6 * sa) << f << " point " << l;  // observed 3e-8
+    }
+  }
+  // WP3 (omega, value) per mode, band-major, printed to 5 digits (E14.5): per point over bands to 2e-5.
+  for (const char* f : {"T300K/BTE.WP3", "T300K/BTE.WP3_plus", "T300K/BTE.WP3_minus"}) {
+    const auto a = read_table(theirs(f)), b = read_table(ours(f));
+    ASSERT_EQ(a.size(), b.size()) << f;
+    const std::size_t nl = read_table(theirs("BTE.omega")).size(), nb = a.size() / nl;
+    for (std::size_t l = 0; l < nl; ++l) {
+      double sa = 0, sb = 0;
+      for (std::size_t n = 0; n < nb; ++n) sa += a[n * nl + l][1], sb += b[n * nl + l][1];
+      EXPECT_NEAR(sb, sa, 2e-5 * sa) << f << " point " << l;
+    }
+  }
+  // ... and stops there, as FourPhonon does: no rates, Grueneisen parameters or conductivities.
+  for (const char* f : {"BTE.gruneisen", "BTE.KappaTensorVsT_RTA", "T300K/BTE.w_3ph", "T300K/BTE.kappa", "T300K/BTE.w"})
+    EXPECT_FALSE(std::filesystem::exists(ours(f))) << f;
+}
+
 }  // namespace
 }  // namespace quanta::phonon::test

@@ -41,6 +41,9 @@ inline constexpr double bohr_in_nm = double(0.052917721092f);   // bohr -> nm
 inline constexpr double rydberg_to_rad_per_ps = double(20670.687f);  // Ry/hbar -> rad/ps
 inline constexpr double amu_to_ry_mass = 1.0 / double(1.8218779f * 6.022e-4f);  // amu -> Rydberg mass units
 inline constexpr double nm3_to_m3 = double(1e-27f);
+// eV/A^3 nm / amu / (rad/ps)^2 -> 1, the mode Grueneisen parameter's factor as ShengBTE writes it (9.6472e4;
+// the CODATA value is 9.6485e4, 1.4e-4 higher).
+inline constexpr double gruneisen_factor = 9.6472e4;
 }  // namespace shengbte
 
 }  // namespace quanta::units

@@ -37,7 +37,7 @@ __global__ void enumerate_kernel(MeshView mesh, const int* __restrict__ irreduci
   const double omega = mesh.omega[static_cast<long>(q) * nb + m % nb];
   Index base = kWrite ? offset[blockIdx.x] : 0;
   Index mine = 0;
-  if (omega != 0) {
+  if (scatters(mesh, omega)) {
     for (int r0 = 0; r0 < mesh.nptk; r0 += kBlock) {
       const int q2 = r0 + threadIdx.x;
       int q3 = 0, n = 0;
@@ -104,7 +104,8 @@ struct DeviceInputs {
   }
 };
 
-DeviceInputs upload(const Crystal& crystal, const QGrid& grid, const Spectrum& s, const Fc3Tables& t, double scalebroad) {
+DeviceInputs upload(const Crystal& crystal, const QGrid& grid, const Spectrum& s, const Fc3Tables& t, double scalebroad,
+                    double omega_max) {
   DeviceInputs d;
   d.omega = DeviceBuffer<double>(std::span<const double>(s.omega), "frequencies");
   d.velocity = DeviceBuffer<double>(std::span<const double>(s.velocity), "velocities");
@@ -116,6 +117,7 @@ DeviceInputs upload(const Crystal& crystal, const QGrid& grid, const Spectrum& s
   d.phi = DeviceBuffer<double>(std::span<const double>(t.phi), "third-order force constants");
   d.roots = DeviceBuffer<cplx>(std::span<const cplx>(t.roots), "roots of unity");
   d.mesh = make_mesh_view(crystal, grid, s, scalebroad, d.omega.data(), d.velocity.data(), d.eigenvectors.data());
+  d.mesh.omega_max = omega_max;
   d.fc = make_fc3_view(t, d.group_offset.data(), d.group_atoms.data(), d.phi.data(), d.cells.data(), d.roots.data());
   return d;
 }
@@ -233,9 +235,10 @@ ThreePhononProcesses three_phonon_processes_cuda(const Crystal& crystal, const Q
   const int nmodes = grid.nlist() * s.nb;
   const bool gpu_enum = opt.enumeration != Enumeration::Cpu;
   st.enumeration = gpu_enum ? "gpu" : "cpu";
-  const MeshView host_mesh = make_mesh_view(crystal, grid, s, scalebroad, s.omega.data(), s.velocity.data(), s.eigenvectors.data());
+  MeshView host_mesh = make_mesh_view(crystal, grid, s, scalebroad, s.omega.data(), s.velocity.data(), s.eigenvectors.data());
+  host_mesh.omega_max = opt.omega_max;
   WallTimer t;
-  const DeviceInputs d = upload(crystal, grid, s, tables, scalebroad);
+  const DeviceInputs d = upload(crystal, grid, s, tables, scalebroad, opt.omega_max);
   GpuMemoryBudget budget;
   budget.user_limit_bytes = opt.gpu_mem_limit;
   // Capacity in processes of one batch from the budget left after the inputs (the offsets are small).

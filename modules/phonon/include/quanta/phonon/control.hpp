@@ -22,6 +22,8 @@ struct Control {
   bool convergence = true, four_phonon = false;
   int maxiter = 1000;              // iterative BTE
   double eps = double(1e-5f);      // relative change of kappa that ends the iteration (ShengBTE's float default)
+  // Modes above omega_max (rad/ps) get no three-phonon processes (rate, WP3 and P3 zero), as in FourPhonon.
+  double omega_max = 1e100;
   // Boundary scattering |v| / L added to every rate (quanta's extension; ShengBTE/FourPhonon only write
   // BTE.w_boundary for L = 1 nm).
   bool boundaries = false;

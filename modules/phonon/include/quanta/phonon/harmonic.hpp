@@ -24,6 +24,8 @@ std::vector<Mat3> point_symmetrizers(const Crystal& c, const SymmetryInfo& sym, 
 // get exactly zero frequency and velocity.
 void symmetrize_and_fix_gamma(const Crystal& c, const SymmetryInfo& sym, const QGrid& grid, Spectrum& s);
 
+// (x / sinh x)^2 with x = hbar omega / (2 kB T): a mode's heat capacity in units of kB (1 at omega = 0).
+double mode_heat_capacity(double omega, double temperature);
 // Specific heat, J/(m^3 K): kB/(V nptk) sum_{q,modes} (x/sinh x)^2 with x = hbar omega / (2 kB T).
 double specific_heat(const Crystal& c, const Spectrum& s, double temperature);
 // Small-grain-limit thermal conductivity per unit grain size, W/(m K nm), [3][3] row-major.

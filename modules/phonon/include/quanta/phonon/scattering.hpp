@@ -42,6 +42,7 @@ struct ScatteringOptions {
   Enumeration enumeration = Enumeration::Auto;
   std::size_t gpu_mem_limit = 0;      // bytes, 0: free memory only
   std::size_t batch_modes = 0;        // modes per batch (Batched), 0: from the memory budget
+  double omega_max = 1e100;           // rad/ps: irreducible modes above it get no processes (CONTROL's omega_max)
   bool quiet = true;
 };
 
@@ -80,5 +81,12 @@ PhaseSpace three_phonon_phase_space(const QGrid& grid, const Spectrum& spectrum,
 
 // Isotope scattering rates per irreducible mode ([nlist][nb], 1/ps) (Tamura's formula, ShengBTE's sums).
 std::vector<double> isotope_rates(const Control& control, const QGrid& grid, const Spectrum& spectrum);
+
+// Mode Grueneisen parameters on the full mesh ([nptk][nb]) from the third-order force constants, as
+// ShengBTE defines them (zero where omega = 0). Inside a degenerate group only the group's sum is
+// independent of the eigenvectors chosen.
+std::vector<double> mode_gruneisen(const Crystal& crystal, const QGrid& grid, const Spectrum& spectrum, const ThirdOrderFc& fc3);
+// Their average over the full mesh weighted by the mode heat capacities (ShengBTE's BTE.gruneisen_total).
+double total_gruneisen(const Spectrum& spectrum, const std::vector<double>& gamma, double temperature);
 
 }  // namespace quanta::phonon
