@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds quanta with the CUDA backend on a GPU host that has no package access, runs the whole test
-# suite on the GPU and then the benchmarks. Usage:
-#   scripts/gpu-host-build.sh [RESULTS_DIR]
+# suite on the GPU and then the benchmarks with their default arguments (QUANTA_BENCH=0 skips them).
+# Usage:
+#   [QUANTA_BENCH=0] scripts/gpu-host-build.sh [RESULTS_DIR]
 # Libraries missing on the host (spglib, CLI11, toml++, GoogleTest, benchmark, HDF5, LAPACKE) are taken
 # from Debian packages downloaded beforehand into .deps/debs by scripts/gpu-host-carry.sh and unpacked
 # into .deps/root; spglib is optional in any case (quanta falls back to its built-in symmetry finder).
@@ -42,6 +43,7 @@ build-gpu/apps/quanta/quanta info | tee "$results/info.txt"
 ctest --test-dir build-gpu --output-on-failure -j 4 >"$results/ctest.log" 2>&1
 ctest_rc=$?
 tail -25 "$results/ctest.log"
+[ "${QUANTA_BENCH:-1}" = 0 ] && exit $ctest_rc
 for b in build-gpu/modules/*/bench/bench_*; do
   [ -x "$b" ] || continue
   echo "== $b"

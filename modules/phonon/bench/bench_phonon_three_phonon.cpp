@@ -2,10 +2,11 @@
 // scattering step (enumeration + |V|^2 of every allowed process) on the CPU and on the GPU with each
 // strategy, its FLOP count and achieved rate, the device memory each strategy planned, and the whole run
 // (harmonic stage, scattering, RTA + iterative BTE, outputs) end to end. Usage:
-//   bench_phonon_three_phonon [--input DIR] [--meshes 16,24,32] [--cpu-meshes 16,24] [--gpu-meshes 16,24,32]
-//                             [--out results.json]
-// (--cpu-meshes: meshes on which the CPU path is also timed, it is the slow one; --gpu-meshes: meshes on
-// which the GPU cases run: all (the default), none or a list.)
+//   bench_phonon_three_phonon [--input DIR] [--meshes 16,24,32] [--cpu-meshes 16,24] [--cpu-e2e-meshes 16,24]
+//                             [--gpu-meshes 16,24,32] [--out results.json]
+// --cpu-meshes: meshes on which the CPU scattering step is also timed (it is the slow one);
+// --cpu-e2e-meshes: meshes on which the whole CPU run is timed (default: the same as --cpu-meshes);
+// --gpu-meshes: meshes on which the GPU cases run. Each takes a list, `all` or `none`.
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -49,19 +50,22 @@ double flops_per_process(const ThirdOrderFc& fc3, int ngroups) {
 
 int main(int argc, char** argv) {
   std::string input = std::string(QUANTA_SOURCE_DIR) + "/examples/phonon/si", out, meshes = "16,24,32", cpu_meshes = "16";
-  std::string gpu_meshes = "all";
+  std::string gpu_meshes = "all", cpu_e2e_meshes = "same";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--input") input = argv[i + 1];
     else if (a == "--meshes") meshes = argv[i + 1];
     else if (a == "--cpu-meshes") cpu_meshes = argv[i + 1];
     else if (a == "--gpu-meshes") gpu_meshes = argv[i + 1];
+    else if (a == "--cpu-e2e-meshes") cpu_e2e_meshes = argv[i + 1];
     else if (a == "--out") out = argv[i + 1];
   }
-  const std::vector<int> cpu_list = parse_list(cpu_meshes);
-  const std::set<int> on_cpu(cpu_list.begin(), cpu_list.end());
-  const std::vector<int> gpu_list = parse_list(gpu_meshes == "all" ? meshes : gpu_meshes == "none" ? "" : gpu_meshes);
-  const std::set<int> on_gpu(gpu_list.begin(), gpu_list.end());
+  auto mesh_set = [&](const std::string& list) {
+    const std::vector<int> v = parse_list(list == "all" ? meshes : list == "none" ? "" : list);
+    return std::set<int>(v.begin(), v.end());
+  };
+  const std::set<int> on_cpu = mesh_set(cpu_meshes), on_gpu = mesh_set(gpu_meshes);
+  const std::set<int> on_cpu_e2e = mesh_set(cpu_e2e_meshes == "same" ? cpu_meshes : cpu_e2e_meshes);
   const std::string control_text = [&] {
     std::ifstream f(input + "/CONTROL");
     std::stringstream s;
@@ -143,7 +147,7 @@ int main(int argc, char** argv) {
     json << "],\n      \"end_to_end\": [";
     first = true;
     std::vector<Backend> e2e;
-    if (on_cpu.count(n)) e2e.push_back(Backend::Cpu);
+    if (on_cpu_e2e.count(n)) e2e.push_back(Backend::Cpu);
     if (gpu) e2e.push_back(Backend::Cuda);
     for (Backend b : e2e) {
       RunOptions ro;
