@@ -1,4 +1,5 @@
-# Finds the libraries quanta builds against. Required: LAPACKE + BLAS, HDF5 (C), CLI11, OpenMP.
+# Finds the libraries quanta builds against. Required: LAPACKE + BLAS, HDF5 (C), CLI11, OpenMP, FFTW3,
+# toml++.
 # Optional: spglib (a built-in symmetry finder is used without it), CUDA toolkit, GoogleTest, benchmark.
 find_package(PkgConfig QUIET)
 find_package(OpenMP REQUIRED COMPONENTS CXX)
@@ -31,6 +32,31 @@ if(NOT CLI11_FOUND)
   endif()
   add_library(CLI11::CLI11 INTERFACE IMPORTED)
   target_include_directories(CLI11::CLI11 INTERFACE ${CLI11_INCLUDE_DIR})
+endif()
+
+# --- FFTW3 (double precision; the kbe module's O(nk log nk) self-energy on the CPU) ---------------
+find_path(FFTW3_INCLUDE_DIR fftw3.h)
+find_library(FFTW3_LIBRARY NAMES fftw3)
+if(NOT FFTW3_INCLUDE_DIR OR NOT FFTW3_LIBRARY)
+  message(FATAL_ERROR "FFTW3 not found (Debian: libfftw3-dev; see scripts/install-deps.sh)")
+endif()
+add_library(quanta_fftw INTERFACE)
+target_include_directories(quanta_fftw INTERFACE ${FFTW3_INCLUDE_DIR})
+target_link_libraries(quanta_fftw INTERFACE ${FFTW3_LIBRARY})
+
+# --- toml++ (configs): the packaged shared library when present, else header-only ---------------
+find_package(tomlplusplus CONFIG QUIET)
+if(TARGET tomlplusplus::tomlplusplus)
+  add_library(quanta_toml INTERFACE)
+  target_link_libraries(quanta_toml INTERFACE tomlplusplus::tomlplusplus)
+else()
+  find_path(TOMLPLUSPLUS_INCLUDE_DIR toml++/toml.h)
+  if(NOT TOMLPLUSPLUS_INCLUDE_DIR)
+    message(FATAL_ERROR "toml++ not found (Debian: libtomlplusplus-dev; see scripts/install-deps.sh)")
+  endif()
+  add_library(quanta_toml INTERFACE)
+  target_include_directories(quanta_toml INTERFACE ${TOMLPLUSPLUS_INCLUDE_DIR})
+  target_compile_definitions(quanta_toml INTERFACE TOML_HEADER_ONLY=1)
 endif()
 
 # --- spglib (optional) ---------------------------------------------------------------------------

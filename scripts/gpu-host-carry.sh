@@ -10,6 +10,7 @@ pkgs=(libsymspg-dev libsymspg1 libcli11-dev libtomlplusplus-dev libtomlplusplus3
       libgtest-dev libgmock-dev googletest libbenchmark-dev libbenchmark1debian
       libhdf5-dev libhdf5-103-1 libhdf5-hl-100 libsz2 libaec0 libaec-dev
       liblapacke liblapacke-dev libopenblas-dev libopenblas0-pthread libopenblas-pthread-dev libopenblas0
-      libgfortran5 libtmglib3 liblapack3 libblas3)
+      libgfortran5 libtmglib3 liblapack3 libblas3
+      libfftw3-dev libfftw3-double3)
 apt-get download "${pkgs[@]}"
 ls -la

@@ -2,11 +2,13 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "quanta/core/backend.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/version.hpp"
+#include "quanta/kbe/run.hpp"
 #include "quanta/phonon/run.hpp"
 
 namespace {
@@ -62,6 +64,15 @@ int main(int argc, char** argv) {
   ph->add_option("--enumeration", enumeration, "where CUDA runs list the allowed processes: auto | gpu | cpu")->capture_default_str();
   ph->add_option("--batch-modes", phonon.batch_modes, "modes per batch for --strategy batched (0: from device memory; 1: mode by mode)");
 
+  quanta::kbe::RunOptions kbe;
+  std::string kbe_config, kbe_output;
+  auto* kb = app.add_subcommand("kbe", "Kadanoff-Baym propagation of the two-band lattice model, second-Born self-energy");
+  kb->add_option("CONFIG", kbe_config, "TOML config (docs/kbe.md lists the keys)")->required();
+  kb->add_option("-o,--output-dir", kbe_output, "where quanta-kbe.h5, quanta-kbe.txt and the checkpoint go (default: the config's folder)");
+  kb->add_flag("--resume", kbe.resume, "continue from the checkpoint a killed run of the same config left in the output folder");
+  kb->add_flag("--write-green", kbe.write_green, "also write the full half-plane G<, G> to quanta-kbe.h5");
+  add_common_options(kb, common);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -83,6 +94,21 @@ int main(int argc, char** argv) {
       if (!phonon.quiet)
         std::fprintf(stderr, "quanta phonon: %d q-points (%d irreducible), %d branches, %s backend, %.2f s\n", s.nptk,
                      s.nlist, s.nbands, s.backend.c_str(), s.seconds_total);
+      return 0;
+    }
+    if (app.got_subcommand("kbe")) {
+      kbe.config = kbe_config;
+      kbe.output_dir = kbe_output.empty() ? kbe.config.parent_path() : std::filesystem::path(kbe_output);
+      if (kbe.output_dir.empty()) kbe.output_dir = ".";
+      kbe.backend = quanta::parse_backend(common.backend);
+      if (!common.gpu_mem_limit.empty()) kbe.gpu_mem_limit = quanta::parse_memory_size(common.gpu_mem_limit);
+      kbe.threads = common.threads;
+      kbe.quiet = common.quiet;
+      const auto s = quanta::kbe::run(kbe);
+      if (!kbe.quiet)
+        std::fprintf(stderr, "quanta kbe: nk = %d, %d steps, %s backend, %s self-energy, |N(t) - N(0)| <= %.2e, %.2f s -> %s\n",
+                     s.nk, s.steps, s.backend.c_str(), s.self_energy.c_str(), s.particles_drift, s.seconds_total,
+                     s.results.string().c_str());
       return 0;
     }
   } catch (const std::exception& e) {

@@ -1,0 +1,78 @@
+#pragma once
+// The two-time propagation of the seed's Algorithm 1 on the CPU: the half-plane of G<> (see
+// kernels/layout.hpp for the storage), one time row per advance(), with a predictor and corrector
+// passes to self-consistency of h_HF, Sigma and the collision integral at each step.
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "quanta/core/complex.hpp"
+#include "quanta/kbe/params.hpp"
+
+namespace quanta::kbe {
+
+// Observables at one time t_n (extensive: summed over the nk k-points).
+struct Observables {
+  double time = 0, field = 0, u = 0;
+  double particles = 0;             // N = sum_k [n_v(k) + n_c(k)]
+  double polarization = 0;          // sum_k 2 Re(d_k rho_vc(k)), rho_vc = <c+_c c_v>
+  double energy_kinetic = 0;        // sum_k [eps_v n_v + eps_c n_c]
+  double energy_interaction = 0;    // <-U sum_k n_ck + U sum_i n_vi n_ci>, the last by Galitskii-Migdal
+  double energy_total = 0;          // kinetic + interaction = <H_s>
+  double energy_field = 0;          // E(t) * polarization
+  std::vector<double> n_valence, n_conduction;  // [nk]
+};
+
+// The state a checkpoint holds: enough to continue bit for bit.
+struct PropagatorState {
+  int step = 0;
+  std::vector<cplx> g_less, g_greater;  // [tri_count(step+1)][4][nk]
+  std::vector<cplx> i_less, i_greater;  // [step+1][4][nk]  I<>(t_step, t_j)
+};
+
+struct StepStats {
+  int corrector_passes = 0;
+  double last_change = 0;           // max |G_new - G_old| of the last pass
+};
+
+class Propagator {
+ public:
+  Propagator(const Config& config, int threads);
+  ~Propagator();
+  Propagator(const Propagator&) = delete;
+  Propagator& operator=(const Propagator&) = delete;
+
+  int step() const { return step_; }       // last completed time row
+  int nk() const { return nk_; }
+  int ntimes() const { return ntimes_; }   // steps + 1
+  StepStats advance();                     // computes row step()+1
+
+  Observables observe() const;             // at t_step()
+  // rho(k; t_step) = -i G<(k; t_step, t_step): [nk][4] in band-pair order.
+  std::vector<cplx> density_matrix() const;
+
+  // Half-plane storage, [tri_count(ntimes)][4][nk]; rows beyond step() are not yet meaningful.
+  const std::vector<cplx>& g_less() const { return g_less_; }
+  const std::vector<cplx>& g_greater() const { return g_greater_; }
+
+  PropagatorState save() const;
+  void restore(const PropagatorState& s);  // throws Error when shapes do not fit this config
+
+ private:
+  struct Work;
+  void build_h_mid(int n);
+  void self_energy_row(int n);
+  void collision_row(int n);
+  std::vector<cplx> mean_density(int n) const;  // (1/nk) sum_k rho(k; t_n), [4]
+
+  Config config_;
+  int nk_ = 0, ntimes_ = 0, step_ = 0;
+  std::vector<double> eps_v_, eps_c_, u_grid_;      // [nk], [nk], [ntimes]
+  std::vector<cplx> g_less_, g_greater_;             // half-plane
+  std::vector<cplx> sigma_less_, sigma_greater_;     // [ntimes][4][nk] Sigma row
+  std::vector<cplx> i_prev_less_, i_prev_greater_;   // [ntimes][4][nk] I row t_{n-1}
+  std::vector<cplx> i_cur_less_, i_cur_greater_;     // [ntimes][4][nk] I row t_n
+  std::unique_ptr<Work> work_;
+};
+
+}  // namespace quanta::kbe

@@ -1,0 +1,36 @@
+#pragma once
+#include <cstddef>
+#include <filesystem>
+#include <string>
+
+#include "quanta/core/backend.hpp"
+
+namespace quanta::kbe {
+
+struct RunOptions {
+  std::filesystem::path config;      // the TOML config
+  std::filesystem::path output_dir;  // where quanta-kbe.h5, quanta-kbe.txt and the checkpoint go
+  Backend backend = Backend::Auto;
+  std::size_t gpu_mem_limit = 0;     // bytes; 0: no limit (used by the CUDA backend)
+  int threads = 0;                   // OpenMP threads; 0: default
+  bool quiet = false;
+  bool resume = false;               // continue from the checkpoint in output_dir
+  bool write_green = false;          // also write the full G<> (as output.write_green = true)
+  int stop_after = -1;               // >= 0: stop after this step without final outputs, as a killed run would
+};
+
+struct RunSummary {
+  int nk = 0, steps = 0;
+  std::string backend, self_energy;
+  int resumed_from = -1;             // step the run continued from; -1: started at t = 0
+  bool stopped = false;              // stop_after reached: no final outputs written
+  double particles_drift = 0;        // max_n |N(t_n) - N(0)|
+  double seconds_total = 0, seconds_propagation = 0;
+  int max_corrector_passes = 0;
+  std::filesystem::path results, summary, checkpoint;
+};
+
+// quanta kbe: the stages of a run, in order (see src/run.cpp).
+RunSummary run(const RunOptions& options);
+
+}  // namespace quanta::kbe

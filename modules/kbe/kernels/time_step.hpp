@@ -1,0 +1,72 @@
+#pragma once
+// One time step of the half-plane, row n-1 -> row n, per k (the seed's Algorithm 1, "solve (5)").
+//
+// With the mean-field Hamiltonian hb = h0(t_{n-1/2}) + [Sigma_HF(t_{n-1}) + Sigma_HF(t_n)] / 2 and the
+// collision integral averaged over the step, Ib(t_j) = [I(t_{n-1}, t_j) + I(t_n, t_j)] / 2 (the seed's I_1),
+// the equation i dG/dt = hb G + Ib is integrated exactly over the step:
+//   G(t_n, t_j) = e^{-i hb dt} G(t_{n-1}, t_j) - i dt phi1(-i hb dt) Ib(t_j),   j <= n-1,
+// and on the time diagonal, i d/dt G<(t,t) = [h, G<(t,t)] + C(t), C = I<(t,t) + I<(t,t)^dagger, in the
+// eigenbasis of hb (eigenvalues l_a, projectors P_a):
+//   G<(t_n,t_n) = sum_ab P_a [ e^{-i(l_a-l_b)dt} G<(t_{n-1},t_{n-1}) - i dt phi1(-i(l_a-l_b)dt) Cb ] P_b,
+//   G>(t_n,t_n) = G<(t_n,t_n) - i.
+// Second order in dt; the trace of G<(t,t) changes only through tr Cb, which vanishes summed over k for a
+// conserving self-energy, so N(t) is conserved to round-off in every corrector iteration.
+// Preconditions: n >= 1; row n-1 of G and of I complete.
+#include "layout.hpp"
+#include "matrix2.hpp"
+
+namespace quanta::kbe::kernels {
+
+struct StepRow {
+  int nk = 0;
+  int n = 0;                               // the row being written
+  double dt = 0.0;
+  const M2* h_mid = nullptr;               // [nk] hb(k)
+  const cplx* i_prev_less = nullptr;       // [n][4][nk]   I<(t_{n-1}, t_j), j <= n-1
+  const cplx* i_prev_greater = nullptr;    // [n][4][nk]   I>(t_{n-1}, t_j)
+  const cplx* i_cur_less = nullptr;        // [n+1][4][nk] I<(t_n, t_j) (the predictor passes i_prev here)
+  const cplx* i_cur_greater = nullptr;     // [n+1][4][nk] I>(t_n, t_j)
+  bool predictor = false;                  // true: I(t_n, .) := I(t_{n-1}, .), diagonal I(t_n,t_n) := I(t_{n-1},t_{n-1})
+  cplx* g_less = nullptr;                  // [tri_count(n+1)][4][nk] half-plane G< (row n written)
+  cplx* g_greater = nullptr;               // [tri_count(n+1)][4][nk] half-plane G> (row n written)
+};
+
+// Propagator pieces of one k: e^{-i hb dt} and phi1(-i hb dt).
+struct StepOperators {
+  Spectral2 s;
+  M2 u, phi;
+};
+
+QUANTA_HD StepOperators step_operators(const M2& h_mid, double dt) {
+  StepOperators o;
+  o.s = spectral(h_mid);
+  o.u = M2{};
+  o.phi = M2{};
+  for (int a = 0; a < 2; ++a) {
+    o.u = o.u + expi(-o.s.lambda[a] * dt) * o.s.P[a];
+    o.phi = o.phi + phi1(cplx(0.0, -o.s.lambda[a] * dt)) * o.s.P[a];
+  }
+  return o;
+}
+
+// Off-diagonal entry: G(t_n,t_j) from G(t_{n-1},t_j) and the averaged collision integral.
+QUANTA_HD M2 step_entry(const StepOperators& o, const M2& g_prev, const M2& i_avg, double dt) {
+  return o.u * g_prev + cplx(0.0, -dt) * (o.phi * i_avg);
+}
+
+// Time-diagonal G<: see the file comment.
+QUANTA_HD M2 step_diagonal(const StepOperators& o, const M2& g_prev, const M2& c_avg, double dt) {
+  M2 out{};
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 2; ++b) {
+      const double dl = o.s.lambda[a] - o.s.lambda[b];
+      const M2 inner = expi(-dl * dt) * g_prev + cplx(0.0, -dt) * phi1(cplx(0.0, -dl * dt)) * c_avg;
+      out = out + o.s.P[a] * inner * o.s.P[b];
+    }
+  return out;
+}
+
+// Writes row n of both half-planes; returns max |G_new - G_old| over the row (the corrector's measure).
+double time_step_cpu(const StepRow& row);
+
+}  // namespace quanta::kbe::kernels

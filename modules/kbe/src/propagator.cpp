@@ -1,0 +1,229 @@
+// The seed's Algorithm 1 on the half-plane: predictor, then corrector passes of
+// (h_HF, Sigma row, collision row, step) until the new time row stops changing.
+#include "quanta/kbe/propagator.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "../kernels/collision_integral.hpp"
+#include "../kernels/hamiltonian.hpp"
+#include "../kernels/self_energy.hpp"
+#include "../kernels/time_step.hpp"
+#include "quanta/core/error.hpp"
+
+namespace quanta::kbe {
+
+using namespace kernels;
+
+struct Propagator::Work {
+  std::vector<M2> h_mid;  // [nk]
+  SelfEnergyWorkspace self_energy;
+  Work(const Config& c, int threads) : h_mid(c.model.nk), self_energy(c.solver.self_energy, c.model.nk, threads) {}
+};
+
+Propagator::Propagator(const Config& config, int threads)
+    : config_(config), nk_(config.model.nk), ntimes_(config.time.steps + 1) {
+  QUANTA_REQUIRE(nk_ >= 1 && ntimes_ >= 1 && config.time.dt > 0, "kbe: nk >= 1, steps >= 0 and dt > 0 are required");
+  const Model& m = config_.model;
+  QUANTA_REQUIRE(static_cast<int>(m.n_valence.size()) == nk_ && static_cast<int>(m.n_conduction.size()) == nk_,
+                 "kbe: initial occupations need nk values per band");
+  eps_v_.resize(nk_);
+  eps_c_.resize(nk_);
+  for (int k = 0; k < nk_; ++k) {
+    eps_v_[k] = m.valence.energy(k_value(k, nk_));
+    eps_c_[k] = m.conduction.energy(k_value(k, nk_));
+  }
+  u_grid_.resize(ntimes_);
+  for (int n = 0; n < ntimes_; ++n) u_grid_[n] = m.interaction.at(n * config_.time.dt);
+
+  // Everything is taken here, once: the propagation itself allocates nothing.
+  const std::size_t bs = block_size(nk_);
+  g_less_.assign(tri_count(ntimes_) * bs, cplx());
+  g_greater_.assign(tri_count(ntimes_) * bs, cplx());
+  for (auto* v : {&sigma_less_, &sigma_greater_, &i_prev_less_, &i_prev_greater_, &i_cur_less_, &i_cur_greater_})
+    v->assign(ntimes_ * bs, cplx());
+  work_ = std::make_unique<Work>(config_, threads);
+
+  // Uncorrelated initial state: G<(k;0,0) = i diag(n_v, n_c), G> = G< - i.
+  for (int k = 0; k < nk_; ++k) {
+    M2 gl{{cplx(0.0, m.n_valence[k]), cplx(), cplx(), cplx(0.0, m.n_conduction[k])}};
+    M2 gg = gl;
+    gg.m[0] -= cplx(0.0, 1.0);
+    gg.m[3] -= cplx(0.0, 1.0);
+    store_block(g_less_.data(), k, nk_, gl);
+    store_block(g_greater_.data(), k, nk_, gg);
+  }
+  step_ = 0;  // I(t_0, t_0) = 0: both integrals have zero length.
+}
+
+Propagator::~Propagator() = default;
+
+std::vector<cplx> Propagator::mean_density(int n) const {
+  const cplx* d = g_less_.data() + tri(n, n) * block_size(nk_);
+  std::vector<cplx> rho(4);
+  for (int p = 0; p < 4; ++p) {
+    cplx s;
+    for (int k = 0; k < nk_; ++k) s += d[in_block(p, k, nk_)];
+    rho[p] = cplx(s.im, -s.re) / static_cast<double>(nk_);  // -i G<
+  }
+  return rho;
+}
+
+// hb(k) = h0(k; t_{n-1/2}) + [Sigma_HF(t_{n-1}) + Sigma_HF(t_n)] / 2 from the current rows n-1 and n.
+void Propagator::build_h_mid(int n) {
+  const Model& m = config_.model;
+  const double dt = config_.time.dt, t_mid = (n - 0.5) * dt;
+  const auto r0 = mean_density(n - 1), r1 = mean_density(n);
+  const M2 hf = 0.5 * (hartree_fock(u_grid_[n - 1], M2{{r0[0], r0[1], r0[2], r0[3]}}) +
+                       hartree_fock(u_grid_[n], M2{{r1[0], r1[1], r1[2], r1[3]}}));
+  const double field = m.pulse.at(t_mid), u_mid = m.interaction.at(t_mid);
+  for (int k = 0; k < nk_; ++k)
+    work_->h_mid[k] = bare_hamiltonian(eps_v_[k], eps_c_[k], field, cplx(m.dipole), u_mid) + hf;
+}
+
+void Propagator::self_energy_row(int n) {
+  SelfEnergySlice s;
+  s.nk = nk_;
+  s.count = n + 1;
+  s.g_less = g_less_.data() + tri(n, 0) * block_size(nk_);
+  s.g_greater = g_greater_.data() + tri(n, 0) * block_size(nk_);
+  s.u_t = u_grid_[n];
+  s.u_tp = u_grid_.data();
+  s.sigma_less = sigma_less_.data();
+  s.sigma_greater = sigma_greater_.data();
+  self_energy_slice_cpu(s, work_->self_energy);
+}
+
+void Propagator::collision_row(int n) {
+  CollisionRow r;
+  r.nk = nk_;
+  r.n = n;
+  r.dt = config_.time.dt;
+  r.g_less = g_less_.data();
+  r.g_greater = g_greater_.data();
+  r.sigma_less = sigma_less_.data();
+  r.sigma_greater = sigma_greater_.data();
+  r.i_less = i_cur_less_.data();
+  r.i_greater = i_cur_greater_.data();
+  collision_integral_cpu(r);
+}
+
+StepStats Propagator::advance() {
+  QUANTA_REQUIRE(step_ + 1 < ntimes_, "kbe: advance() past the last time step");
+  const int n = step_ + 1;
+  const std::size_t row_elems = static_cast<std::size_t>(n + 1) * block_size(nk_);
+  StepRow row;
+  row.nk = nk_;
+  row.n = n;
+  row.dt = config_.time.dt;
+  row.h_mid = work_->h_mid.data();
+  row.i_prev_less = i_prev_less_.data();
+  row.i_prev_greater = i_prev_greater_.data();
+  row.i_cur_less = i_cur_less_.data();
+  row.i_cur_greater = i_cur_greater_.data();
+  row.g_less = g_less_.data();
+  row.g_greater = g_greater_.data();
+
+  // Predictor: Sigma_HF and I frozen at t_{n-1} (row n's diagonal starts as a copy of row n-1's, so that
+  // build_h_mid sees rho(t_{n-1}) at both ends).
+  const std::size_t bs = block_size(nk_);
+  std::copy_n(g_less_.begin() + tri(n - 1, n - 1) * bs, bs, g_less_.begin() + tri(n, n) * bs);
+  build_h_mid(n);
+  row.predictor = true;
+  time_step_cpu(row);
+
+  // Corrector passes. A row with U(t_n) = 0 has Sigma = 0 and I = 0 exactly; they are not computed.
+  row.predictor = false;
+  const bool interacting = u_grid_[n] != 0.0;
+  StepStats st;
+  for (int pass = 0; pass < std::max(1, config_.solver.corrector_iterations); ++pass) {
+    build_h_mid(n);
+    if (interacting) {
+      self_energy_row(n);
+      collision_row(n);
+    } else {
+      std::fill_n(i_cur_less_.begin(), row_elems, cplx());
+      std::fill_n(i_cur_greater_.begin(), row_elems, cplx());
+    }
+    st.last_change = time_step_cpu(row);
+    st.corrector_passes = pass + 1;
+    if (st.last_change <= config_.solver.corrector_tolerance) break;
+  }
+  std::swap(i_prev_less_, i_cur_less_);
+  std::swap(i_prev_greater_, i_cur_greater_);
+  step_ = n;
+  return st;
+}
+
+std::vector<cplx> Propagator::density_matrix() const {
+  std::vector<cplx> rho(static_cast<std::size_t>(nk_) * 4);
+  const cplx* d = g_less_.data() + tri(step_, step_) * block_size(nk_);
+  for (int k = 0; k < nk_; ++k)
+    for (int p = 0; p < 4; ++p) {
+      const cplx g = d[in_block(p, k, nk_)];
+      rho[4 * k + p] = cplx(g.im, -g.re);
+    }
+  return rho;
+}
+
+Observables Propagator::observe() const {
+  const Model& m = config_.model;
+  Observables o;
+  const int n = step_;
+  o.time = n * config_.time.dt;
+  o.field = m.pulse.at(o.time);
+  o.u = u_grid_[n];
+  o.n_valence.resize(nk_);
+  o.n_conduction.resize(nk_);
+  const auto rho = density_matrix();
+  const cplx* il = i_prev_less_.data() + static_cast<std::size_t>(n) * block_size(nk_);  // I<(t_n, t_n)
+  const auto rm = mean_density(n);
+  const M2 hf = hartree_fock(o.u, M2{{rm[0], rm[1], rm[2], rm[3]}});
+  double e_hf = 0, e_corr = 0;
+  for (int k = 0; k < nk_; ++k) {
+    const M2 r{{rho[4 * k], rho[4 * k + 1], rho[4 * k + 2], rho[4 * k + 3]}};
+    o.n_valence[k] = r.m[0].re;
+    o.n_conduction[k] = r.m[3].re;
+    o.particles += r.m[0].re + r.m[3].re;
+    o.polarization += 2.0 * (cplx(m.dipole) * r.m[1]).re;
+    o.energy_kinetic += eps_v_[k] * r.m[0].re + eps_c_[k] * r.m[3].re;
+    e_hf += 0.5 * trace(hf * r).re;
+    // Galitskii-Migdal: <H_int> = (1/2) sum_k tr[Sigma_HF rho] + (1/2i) sum_k tr I<(t,t).
+    e_corr += 0.5 * (il[in_block(0, k, nk_)] + il[in_block(3, k, nk_)]).im;
+  }
+  o.energy_interaction = -o.u * [&] {
+    double s = 0;
+    for (double x : o.n_conduction) s += x;
+    return s;
+  }() + e_hf + e_corr;
+  o.energy_total = o.energy_kinetic + o.energy_interaction;
+  o.energy_field = o.field * o.polarization;
+  return o;
+}
+
+PropagatorState Propagator::save() const {
+  PropagatorState s;
+  s.step = step_;
+  const std::size_t bs = block_size(nk_);
+  s.g_less.assign(g_less_.begin(), g_less_.begin() + tri_count(step_ + 1) * bs);
+  s.g_greater.assign(g_greater_.begin(), g_greater_.begin() + tri_count(step_ + 1) * bs);
+  s.i_less.assign(i_prev_less_.begin(), i_prev_less_.begin() + (step_ + 1) * bs);
+  s.i_greater.assign(i_prev_greater_.begin(), i_prev_greater_.begin() + (step_ + 1) * bs);
+  return s;
+}
+
+void Propagator::restore(const PropagatorState& s) {
+  const std::size_t bs = block_size(nk_);
+  if (s.step < 0 || s.step >= ntimes_ || s.g_less.size() != tri_count(s.step + 1) * bs ||
+      s.g_greater.size() != s.g_less.size() || s.i_less.size() != static_cast<std::size_t>(s.step + 1) * bs ||
+      s.i_greater.size() != s.i_less.size())
+    throw Error("kbe checkpoint: its arrays do not fit this config (step " + std::to_string(s.step) + ", nk " +
+                std::to_string(nk_) + ")");
+  std::copy(s.g_less.begin(), s.g_less.end(), g_less_.begin());
+  std::copy(s.g_greater.begin(), s.g_greater.end(), g_greater_.begin());
+  std::copy(s.i_less.begin(), s.i_less.end(), i_prev_less_.begin());
+  std::copy(s.i_greater.begin(), s.i_greater.end(), i_prev_greater_.begin());
+  step_ = s.step;
+}
+
+}  // namespace quanta::kbe
