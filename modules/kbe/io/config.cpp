@@ -159,7 +159,7 @@ Config parse_table(const toml::table& root, const std::string& file) {
   r.check_keys("pulse", {"amplitude", "center", "width", "frequency"});
   r.check_keys("initial", {"valence", "conduction"});
   r.check_keys("time", {"dt", "steps"});
-  r.check_keys("solver", {"self_energy", "corrector_iterations", "corrector_tolerance"});
+  r.check_keys("solver", {"self_energy", "second_born", "corrector_iterations", "corrector_tolerance"});
   r.check_keys("output", {"write_green", "checkpoint_every"});
 
   auto any = [](double) { return true; };
@@ -186,6 +186,7 @@ Config parse_table(const toml::table& root, const std::string& file) {
   c.time.steps = r.integer("time", "steps", std::nullopt, [](std::int64_t v) { return v >= 1 && v <= 1000000; },
                            "an integer number of steps, 1 <= steps <= 1000000");
   c.solver.self_energy = parse_self_energy_method(r.string("solver", "self_energy", "fft", {"fft", "direct"}));
+  c.solver.second_born = r.boolean("solver", "second_born", true);
   c.solver.corrector_iterations = r.integer("solver", "corrector_iterations", 20,
                                             [](std::int64_t v) { return v >= 1 && v <= 1000; }, "an integer in [1, 1000]");
   c.solver.corrector_tolerance = r.number("solver", "corrector_tolerance", 1e-11, positive, "a positive number");

@@ -35,6 +35,7 @@ void write_history(io::H5File& f, const std::string& g, const History& h) {
   f.write(g + "observables/polarization", h.polarization, {n});
   f.write(g + "observables/energy_kinetic", h.energy_kinetic, {n});
   f.write(g + "observables/energy_interaction", h.energy_interaction, {n});
+  f.write(g + "observables/energy_correlation", h.energy_correlation, {n});
   f.write(g + "observables/energy_total", h.energy_total, {n});
   f.write(g + "observables/energy_field", h.energy_field, {n});
   f.write(g + "solver/corrector_passes", h.corrector_passes, {n});
@@ -52,6 +53,7 @@ void read_history(const io::H5File& f, const std::string& g, int nk, History& h)
   h.polarization = f.read_doubles(g + "observables/polarization");
   h.energy_kinetic = f.read_doubles(g + "observables/energy_kinetic");
   h.energy_interaction = f.read_doubles(g + "observables/energy_interaction");
+  h.energy_correlation = f.read_doubles(g + "observables/energy_correlation");
   h.energy_total = f.read_doubles(g + "observables/energy_total");
   h.energy_field = f.read_doubles(g + "observables/energy_field");
   h.corrector_passes = f.read_ints(g + "solver/corrector_passes");
@@ -68,6 +70,7 @@ void History::append(const Observables& o, int passes) {
   polarization.push_back(o.polarization);
   energy_kinetic.push_back(o.energy_kinetic);
   energy_interaction.push_back(o.energy_interaction);
+  energy_correlation.push_back(o.energy_correlation);
   energy_total.push_back(o.energy_total);
   energy_field.push_back(o.energy_field);
   n_valence.insert(n_valence.end(), o.n_valence.begin(), o.n_valence.end());

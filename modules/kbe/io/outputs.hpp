@@ -13,7 +13,7 @@ namespace quanta::kbe {
 // Time series of the observables, one entry per completed time t_0..t_step.
 struct History {
   int nk = 0;
-  std::vector<double> time, field, u, particles, polarization, energy_kinetic, energy_interaction, energy_total,
+  std::vector<double> time, field, u, particles, polarization, energy_kinetic, energy_interaction, energy_correlation, energy_total,
       energy_field;
   std::vector<double> n_valence, n_conduction;  // [ntimes][nk]
   std::vector<std::int64_t> corrector_passes;

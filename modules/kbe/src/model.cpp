@@ -73,6 +73,7 @@ std::uint64_t Config::trajectory_digest() const {
   f.num(time.dt);
   f.num(time.steps);
   f.num(static_cast<int>(solver.self_energy));
+  f.num(static_cast<int>(solver.second_born));
   f.num(solver.corrector_iterations);
   f.num(solver.corrector_tolerance);
   return f.h;

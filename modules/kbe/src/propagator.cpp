@@ -132,9 +132,10 @@ StepStats Propagator::advance() {
   row.predictor = true;
   time_step_cpu(row);
 
-  // Corrector passes. A row with U(t_n) = 0 has Sigma = 0 and I = 0 exactly; they are not computed.
+  // Corrector passes. A row with U(t_n) = 0 has Sigma = 0 and I = 0 exactly; they are not computed
+  // (nor in time-dependent Hartree-Fock runs, second_born = false).
   row.predictor = false;
-  const bool interacting = u_grid_[n] != 0.0;
+  const bool interacting = u_grid_[n] != 0.0 && config_.solver.second_born;
   StepStats st;
   for (int pass = 0; pass < std::max(1, config_.solver.corrector_iterations); ++pass) {
     build_h_mid(n);
@@ -196,6 +197,7 @@ Observables Propagator::observe() const {
     for (double x : o.n_conduction) s += x;
     return s;
   }() + e_hf + e_corr;
+  o.energy_correlation = e_corr;
   o.energy_total = o.energy_kinetic + o.energy_interaction;
   o.energy_field = o.field * o.polarization;
   return o;

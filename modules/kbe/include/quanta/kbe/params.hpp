@@ -47,6 +47,7 @@ std::string to_string(SelfEnergyMethod m);
 
 struct SolverOptions {
   SelfEnergyMethod self_energy = SelfEnergyMethod::Fft;
+  bool second_born = true;          // false: time-dependent Hartree-Fock only (no collision integrals)
   int corrector_iterations = 20;    // most corrector passes per step (seed Algorithm 1, "max")
   double corrector_tolerance = 1e-11;  // stop when max |G_new - G_old| over the row is below this
 };

@@ -18,6 +18,7 @@ struct Observables {
   double polarization = 0;          // sum_k 2 Re(d_k rho_vc(k)), rho_vc = <c+_c c_v>
   double energy_kinetic = 0;        // sum_k [eps_v n_v + eps_c n_c]
   double energy_interaction = 0;    // <-U sum_k n_ck + U sum_i n_vi n_ci>, the last by Galitskii-Migdal
+  double energy_correlation = 0;    // the second-Born part of energy_interaction, (1/2i) sum_k tr I<(t,t)
   double energy_total = 0;          // kinetic + interaction = <H_s>
   double energy_field = 0;          // E(t) * polarization
   std::vector<double> n_valence, n_conduction;  // [nk]
