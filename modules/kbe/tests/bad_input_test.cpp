@@ -1,0 +1,98 @@
+// The config reader rejects bad input with a message naming the file, the line and key, what was
+// found and what was expected; the CLI exits non-zero with that message.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "quanta/core/error.hpp"
+#include "quanta/kbe/config.hpp"
+
+namespace {
+
+const std::string kGood = R"([model]
+nk = 8
+[model.valence]
+onsite = -1.0
+[model.conduction]
+onsite = 1.0
+hopping = [0.25]
+[time]
+dt = 0.05
+steps = 10
+)";
+
+std::string error_of(const std::string& text) {
+  try {
+    quanta::kbe::parse_config(text, "case.toml");
+  } catch (const quanta::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void expect_error(const std::string& text, const std::vector<std::string>& parts) {
+  const std::string msg = error_of(text);
+  ASSERT_FALSE(msg.empty()) << "accepted:\n" << text;
+  for (const auto& p : parts) EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' missing from: " << msg;
+}
+
+TEST(KbeBadInput, GoodConfigIsAccepted) {
+  const auto c = quanta::kbe::parse_config(kGood, "case.toml");
+  EXPECT_EQ(c.model.nk, 8);
+  EXPECT_EQ(c.model.conduction.hopping, std::vector<double>{0.25});
+  EXPECT_EQ(c.model.n_valence, std::vector<double>(8, 1.0));
+  EXPECT_EQ(c.solver.self_energy, quanta::kbe::SelfEnergyMethod::Fft);
+}
+
+TEST(KbeBadInput, MessagesNameFileLineKeyFoundExpected) {
+  expect_error(kGood + "[pulse]\nwidht = 2.0\n", {"case.toml:12", "pulse.widht", "unknown key", "width"});
+  expect_error(kGood + "[solver]\nself_energy = \"fast\"\n", {"case.toml:12", "solver.self_energy", "\"fast\"", "\"direct\""});
+  expect_error(kGood + "[pulse]\nwidth = -1.0\n", {"case.toml:12", "pulse.width", "-1", "positive"});
+  expect_error(kGood + "[interaction]\nu = \"big\"\n", {"interaction.u", "the string \"big\"", "a number"});
+  expect_error(kGood + "[initial]\nconduction = [0.1, 0.2]\n", {"initial.conduction", "a list of 2 numbers", "nk = 8"});
+  expect_error(kGood + "[initial]\nvalence = 1.5\n", {"initial.valence", "1.5", "[0, 1]"});
+  expect_error(kGood + "[output]\ncheckpoint_every = 2.5\n", {"output.checkpoint_every", "the number 2.5", "integer"});
+  expect_error(kGood + "[output]\nwrite_green = 1\n", {"output.write_green", "the integer 1", "true or false"});
+  expect_error("[model]\nnk = 0\n", {"case.toml:2", "model.nk", "the integer 0", "1 <= nk"});
+  expect_error("[model]\nnk = 4\n[model.valence]\nonsite = 0\n[model.conduction]\nonsite = 1\n[time]\nsteps = 3\n",
+               {"time.dt", "missing", "positive time step"});
+  expect_error("[model\nnk = 4\n", {"case.toml:1", "TOML syntax", "valid TOML"});
+  expect_error("model = 3\n", {"case.toml:1", "model", "the integer 3", "a table [model]"});
+  expect_error("[modle]\nnk = 3\n", {"modle", "unknown key", "model"});
+}
+
+TEST(KbeBadInput, MissingFile) {
+  try {
+    quanta::kbe::read_config("/nonexistent/kbe.toml");
+    FAIL();
+  } catch (const quanta::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/kbe.toml"), std::string::npos);
+  }
+}
+
+TEST(KbeBadInput, CliExitsNonZeroWithTheMessage) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("quanta-kbe-bad-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "bad.toml") << kGood << "[time2]\n";
+  const std::string log = (dir / "stderr.txt").string();
+  int rc = std::system((std::string(QUANTA_BINARY) + " kbe " + (dir / "bad.toml").string() + " -q 2> " + log).c_str());
+  EXPECT_NE(rc, 0);
+  std::ifstream in(log);
+  const std::string err((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(err.find("bad.toml:11: time2: found an unknown key"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(dir / "quanta-kbe.h5"));
+
+  std::ofstream(dir / "good.toml") << kGood;
+  rc = std::system((std::string(QUANTA_BINARY) + " kbe " + (dir / "good.toml").string() + " --backend cuda -q 2> " + log).c_str());
+  EXPECT_NE(rc, 0);
+  std::ifstream in2(log);
+  const std::string err2((std::istreambuf_iterator<char>(in2)), {});
+  EXPECT_NE(err2.find("not built yet"), std::string::npos) << err2;
+  fs::remove_all(dir);
+}
+
+}  // namespace
