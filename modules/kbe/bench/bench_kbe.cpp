@@ -1,0 +1,143 @@
+// CPU benchmark of the kbe kernels: the self-energy of one time slice (direct vs FFT), the collision
+// integral of one time row, and whole propagation steps. Median of repeats after a warm-up.
+//   bench_kbe [--nk-direct 32,64,128] [--nk-fft 256,1024,4096] [--slice 16] [--row 200] [--nk-step 256]
+//             [--steps 40] [--repeats 3] [--out bench.json]
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../kernels/collision_integral.hpp"
+#include "../kernels/self_energy.hpp"
+#include "quanta/core/threads.hpp"
+#include "quanta/core/timer.hpp"
+#include "quanta/kbe/propagator.hpp"
+
+using namespace quanta;
+using namespace quanta::kbe::kernels;
+
+namespace {
+
+std::vector<int> parse_list(const std::string& s) {
+  std::vector<int> v;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ',')) v.push_back(std::stoi(item));
+  return v;
+}
+
+template <class F>
+double median_seconds(int repeats, F&& f) {
+  f();  // warm-up
+  std::vector<double> t;
+  for (int r = 0; r < repeats; ++r) {
+    WallTimer w;
+    f();
+    t.push_back(w.seconds());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+std::vector<cplx> random_blocks(std::size_t n, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> d(-1, 1);
+  std::vector<cplx> v(n);
+  for (auto& x : v) x = cplx(d(rng), d(rng));
+  return v;
+}
+
+struct Record {
+  std::string kernel;
+  int nk, count;
+  double seconds;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<int> nk_direct = {32, 64, 128}, nk_fft = {256, 1024, 4096};
+  int slice = 16, row = 200, nk_step = 256, steps = 40, repeats = 3;
+  std::string out;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i], v = argv[i + 1];
+    if (a == "--nk-direct") nk_direct = parse_list(v);
+    else if (a == "--nk-fft") nk_fft = parse_list(v);
+    else if (a == "--slice") slice = std::stoi(v);
+    else if (a == "--row") row = std::stoi(v);
+    else if (a == "--nk-step") nk_step = std::stoi(v);
+    else if (a == "--steps") steps = std::stoi(v);
+    else if (a == "--repeats") repeats = std::stoi(v);
+    else if (a == "--out") out = v;
+    else {
+      std::fprintf(stderr, "bench_kbe: unknown option %s\n", a.c_str());
+      return 2;
+    }
+  }
+  const int threads = max_threads();
+  std::vector<Record> rec;
+
+  // 1. Self-energy of a time slice of `slice` pairs: direct (seed Algorithm 2) and FFT.
+  auto slice_bench = [&](SelfEnergyMethod m, int nk) {
+    const std::size_t n = block_size(nk) * slice;
+    auto gl = random_blocks(n, 1), gg = random_blocks(n, 2);
+    std::vector<cplx> sl(n), sg(n);
+    std::vector<double> u(slice, 0.5);
+    SelfEnergyWorkspace ws(m, nk, threads);
+    SelfEnergySlice s{nk, slice, gl.data(), gg.data(), 0.5, u.data(), sl.data(), sg.data()};
+    const double t = median_seconds(repeats, [&] { self_energy_slice_cpu(s, ws); });
+    rec.push_back({m == SelfEnergyMethod::Direct ? "self_energy_direct" : "self_energy_fft", nk, slice, t});
+    std::printf("%-20s nk = %5d, %d pairs: %.4e s (%.3e s per (t,t') pair)\n", rec.back().kernel.c_str(), nk, slice, t, t / slice);
+  };
+  for (int nk : nk_direct) slice_bench(SelfEnergyMethod::Direct, nk);
+  for (int nk : nk_direct) slice_bench(SelfEnergyMethod::Fft, nk);
+  for (int nk : nk_fft) slice_bench(SelfEnergyMethod::Fft, nk);
+
+  // 2. Collision integral of time row n = `row` (O(n^2 nk)), on random half-plane data.
+  {
+    const int nk = nk_step;
+    const std::size_t bs = block_size(nk);
+    auto gl = random_blocks(tri_count(row + 1) * bs, 3), gg = random_blocks(tri_count(row + 1) * bs, 4);
+    auto sl = random_blocks((row + 1) * bs, 5), sg = random_blocks((row + 1) * bs, 6);
+    std::vector<cplx> il((row + 1) * bs), ig((row + 1) * bs);
+    CollisionRow r{nk, row, 0.05, gl.data(), gg.data(), sl.data(), sg.data(), il.data(), ig.data()};
+    const double t = median_seconds(repeats, [&] { collision_integral_cpu(r); });
+    rec.push_back({"collision_integral_row", nk, row + 1, t});
+    std::printf("%-20s nk = %5d, row n = %d: %.4e s\n", "collision_integral", nk, row, t);
+  }
+
+  // 3. Whole steps of a propagation (FFT self-energy): mean per step over the first `steps` steps.
+  {
+    kbe::Config c;
+    auto& m = c.model;
+    m.nk = nk_step;
+    m.valence = {-1.0, {-0.25}};
+    m.conduction = {1.0, {0.25}};
+    m.interaction.u = 0.5;
+    m.pulse = {0.4, 0.5, 0.3, 2.0};
+    m.n_valence.assign(nk_step, 1.0);
+    m.n_conduction.assign(nk_step, 0.0);
+    c.time = {0.05, steps};
+    kbe::Propagator p(c, threads);
+    WallTimer w;
+    int passes = 0;
+    while (p.step() < steps) passes += p.advance().corrector_passes;
+    const double t = w.seconds();
+    rec.push_back({"propagation_steps", nk_step, steps, t});
+    std::printf("%-20s nk = %5d, %d steps: %.4e s (%.2f corrector passes per step)\n", "propagation", nk_step, steps, t,
+                static_cast<double>(passes) / steps);
+  }
+
+  if (!out.empty()) {
+    std::ofstream f(out);
+    f << "{\n  \"machine_threads\": " << threads << ",\n  \"records\": [\n";
+    for (std::size_t i = 0; i < rec.size(); ++i)
+      f << "    {\"kernel\": \"" << rec[i].kernel << "\", \"nk\": " << rec[i].nk << ", \"count\": " << rec[i].count
+        << ", \"seconds\": " << rec[i].seconds << "}" << (i + 1 < rec.size() ? "," : "") << "\n";
+    f << "  ]\n}\n";
+  }
+  return 0;
+}
