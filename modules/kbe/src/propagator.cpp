@@ -58,13 +58,13 @@ Propagator::Propagator(const Config& config, int threads)
 
 Propagator::~Propagator() = default;
 
-std::vector<cplx> Propagator::mean_density(int n) const {
+M2 Propagator::mean_density(int n) const {
   const cplx* d = g_less_.data() + tri(n, n) * block_size(nk_);
-  std::vector<cplx> rho(4);
+  M2 rho;
   for (int p = 0; p < 4; ++p) {
     cplx s;
     for (int k = 0; k < nk_; ++k) s += d[in_block(p, k, nk_)];
-    rho[p] = cplx(s.im, -s.re) / static_cast<double>(nk_);  // -i G<
+    rho.m[p] = cplx(s.im, -s.re) / static_cast<double>(nk_);  // -i G<
   }
   return rho;
 }
@@ -73,9 +73,7 @@ std::vector<cplx> Propagator::mean_density(int n) const {
 void Propagator::build_h_mid(int n) {
   const Model& m = config_.model;
   const double dt = config_.time.dt, t_mid = (n - 0.5) * dt;
-  const auto r0 = mean_density(n - 1), r1 = mean_density(n);
-  const M2 hf = 0.5 * (hartree_fock(u_grid_[n - 1], M2{{r0[0], r0[1], r0[2], r0[3]}}) +
-                       hartree_fock(u_grid_[n], M2{{r1[0], r1[1], r1[2], r1[3]}}));
+  const M2 hf = 0.5 * (hartree_fock(u_grid_[n - 1], mean_density(n - 1)) + hartree_fock(u_grid_[n], mean_density(n)));
   const double field = m.pulse.at(t_mid), u_mid = m.interaction.at(t_mid);
   for (int k = 0; k < nk_; ++k)
     work_->h_mid[k] = bare_hamiltonian(eps_v_[k], eps_c_[k], field, cplx(m.dipole), u_mid) + hf;
@@ -178,8 +176,7 @@ Observables Propagator::observe() const {
   o.n_conduction.resize(nk_);
   const auto rho = density_matrix();
   const cplx* il = i_prev_less_.data() + static_cast<std::size_t>(n) * block_size(nk_);  // I<(t_n, t_n)
-  const auto rm = mean_density(n);
-  const M2 hf = hartree_fock(o.u, M2{{rm[0], rm[1], rm[2], rm[3]}});
+  const M2 hf = hartree_fock(o.u, mean_density(n));
   double e_hf = 0, e_corr = 0;
   for (int k = 0; k < nk_; ++k) {
     const M2 r{{rho[4 * k], rho[4 * k + 1], rho[4 * k + 2], rho[4 * k + 3]}};

@@ -10,6 +10,9 @@
 #include "quanta/kbe/params.hpp"
 
 namespace quanta::kbe {
+namespace kernels {
+struct M2;
+}
 
 // Observables at one time t_n (extensive: summed over the nk k-points).
 struct Observables {
@@ -36,6 +39,7 @@ struct StepStats {
   double last_change = 0;           // max |G_new - G_old| of the last pass
 };
 
+// advance() allocates nothing: every array is taken in the constructor.
 class Propagator {
  public:
   Propagator(const Config& config, int threads);
@@ -64,7 +68,7 @@ class Propagator {
   void build_h_mid(int n);
   void self_energy_row(int n);
   void collision_row(int n);
-  std::vector<cplx> mean_density(int n) const;  // (1/nk) sum_k rho(k; t_n), [4]
+  kernels::M2 mean_density(int n) const;   // (1/nk) sum_k rho(k; t_n)
 
   Config config_;
   int nk_ = 0, ntimes_ = 0, step_ = 0;
