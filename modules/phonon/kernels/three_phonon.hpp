@@ -108,6 +108,14 @@ QUANTA_HD double process_gaussian(const MeshView& m, double omega, int mode2, in
   return exp(-(mismatch * mismatch) / (sigma * sigma)) / sigma / 1.772453850905516027298;  // sqrt(pi)
 }
 
+// The process's share of the weighted phase space, (n' - n'') G / (omega omega' omega'') for absorption and
+// (n' + n'' + 1) G / (omega omega' omega'') for emission; its rate is this times |V|^2 and a constant.
+// `bose` holds the occupations of the full mesh ([nptk][nb]).
+QUANTA_HD double process_weight(const MeshView& m, const double* bose, double omega, int mode2, int mode3, bool plus) {
+  const double pop = plus ? bose[mode2] - bose[mode3] : bose[mode2] + bose[mode3] + 1;
+  return pop * process_gaussian(m, omega, mode2, mode3, plus) / (omega * m.omega[mode2] * m.omega[mode3]);
+}
+
 // |V|^2 of the process (mode1 -> irreducible phonon, mode2 = q' j, mode3 = q'' k), (eV/A^3/amu^1.5)^2.
 QUANTA_HD double vertex2(const MeshView& m, const Fc3View& f, int mode1, int mode2, int mode3, bool plus) {
   const int nb = m.nb;

@@ -144,7 +144,11 @@ RunSummary run(const RunOptions& opt) {
     for (double T : r.temperatures) {
       TemperatureResults tr;
       tr.temperature = T;
-      tr.rates = three_phonon_rates(crystal, grid, spectrum, processes, control.scalebroad, T, control.convergence && !sc.harmonic_only);
+      RateOptions ro;
+      ro.backend = backend;
+      ro.gpu_mem_limit = opt.gpu_mem_limit;
+      ro.keep_process_rates = control.convergence && !sc.harmonic_only;
+      tr.rates = three_phonon_rates(crystal, grid, spectrum, processes, control.scalebroad, T, ro);
       if (sc.harmonic_only) {  // the weighted phase spaces are all FourPhonon writes per temperature
         sc.per_t.push_back(std::move(tr));
         continue;

@@ -1,10 +1,13 @@
 // Temperature-dependent three-phonon rates and weighted phase spaces from the process lists, the
 // temperature-independent phase spaces, and isotope scattering, as ShengBTE/FourPhonon define them.
 #include <cmath>
+#include <cstdio>
 
 #include "quanta/core/units.hpp"
 #include "quanta/phonon/harmonic.hpp"
 #include "quanta/phonon/scattering.hpp"
+#include "../kernels/cuda_three_phonon.hpp"
+#include "quanta/core/error.hpp"
 #include "three_phonon_setup.hpp"
 
 namespace quanta::phonon {
@@ -12,7 +15,7 @@ namespace {
 
 namespace su = units::shengbte;
 
-double bose(double omega, double temperature) { return 1.0 / (std::exp(su::hbar * omega / su::kB / temperature) - 1.0); }
+double occupation(double omega, double temperature) { return 1.0 / (std::exp(su::hbar * omega / su::kB / temperature) - 1.0); }
 
 kernels::MeshView host_mesh(const Crystal& c, const QGrid& g, const Spectrum& s, double scalebroad) {
   return make_mesh_view(c, g, s, scalebroad, s.omega.data(), s.velocity.data(), s.eigenvectors.data());
@@ -22,44 +25,67 @@ kernels::MeshView host_mesh(const Crystal& c, const QGrid& g, const Spectrum& s,
 
 ThreePhononRates three_phonon_rates(const Crystal& crystal, const QGrid& grid, const Spectrum& s,
                                     const ThreePhononProcesses& p, double scalebroad, double temperature,
-                                    bool keep_process_rates) {
+                                    const RateOptions& opt) {
   const auto mesh = host_mesh(crystal, grid, s, scalebroad);
   const int nb = s.nb, nmodes = grid.nlist() * nb;
-  // hbar * pi / 4 with ShengBTE's hbar in units where |V|^2/omega^3 in (eV/A^3)^2/amu^3/(rad/ps)^3 gives 1/ps
-  // after the factor 5.60626442e8 (ShengBTE's single-precision literals kept).
+  // A process's rate is factor * weight * |V|^2 (1/ps): hbar pi / 4 with ShengBTE's hbar, and 5.60626442e8
+  // taking (eV/A^3)^2/amu^3/(rad/ps)^3 to 1/ps (ShengBTE's single-precision literals kept), over nptk.
   const double hbarp = su::hbar * double(1e22f);
-  const double to_rate = double(5.60626442f) * 1e8 / grid.nptk;
+  const double factor = hbarp * units::pi / 4 * (double(5.60626442f) * 1e8 / grid.nptk);
+  std::vector<double> bose(s.omega.size());
+  for (std::size_t m = 0; m < bose.size(); ++m) bose[m] = s.omega[m] != 0 ? occupation(s.omega[m], temperature) : 0.0;
   ThreePhononRates r;
-  r.gamma_plus.assign(nmodes, 0.0);
-  r.gamma_minus.assign(nmodes, 0.0);
-  r.wp3_plus.assign(nmodes, 0.0);
-  r.wp3_minus.assign(nmodes, 0.0);
-  if (keep_process_rates) {
+  RateSums sums;
+  sums.weight_plus.assign(nmodes, 0.0);
+  sums.weight_minus.assign(nmodes, 0.0);
+  sums.rate_plus.assign(nmodes, 0.0);
+  sums.rate_minus.assign(nmodes, 0.0);
+  if (opt.keep_process_rates) {
     r.process_plus.resize(p.plus.size());
     r.process_minus.resize(p.minus.size());
   }
-  std::vector<double> n(s.omega.size());
-  for (std::size_t m = 0; m < n.size(); ++m) n[m] = s.omega[m] != 0 ? bose(s.omega[m], temperature) : 0.0;
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int m = 0; m < nmodes; ++m) {
-    const int mode1 = grid.irreducible[m / nb] * nb + m % nb;
-    const double omega = s.omega[mode1];
-    for (bool plus : {true, false}) {
-      const ProcessList& l = plus ? p.plus : p.minus;
-      double wp3 = 0, gamma = 0;
-      for (std::int64_t k = l.offset[m]; k < l.offset[m + 1]; ++k) {
-        const int a = l.mode2[k], b = l.mode3[k];
-        const double pop = plus ? n[a] - n[b] : n[a] + n[b] + 1;
-        const double w = pop * kernels::process_gaussian(mesh, omega, a, b, plus) / (omega * s.omega[a] * s.omega[b]);
-        const double g = hbarp * units::pi / 4 * w * l.v2[k] * to_rate;
-        wp3 += w;
-        gamma += g;
-        if (keep_process_rates) (plus ? r.process_plus : r.process_minus)[k] = g;
-      }
-      // The emission sums count each final pair twice (q' <-> q''); ShengBTE halves them here.
-      (plus ? r.wp3_plus : r.wp3_minus)[m] = (plus ? 1.0 : 0.5) * wp3 / grid.nptk;
-      (plus ? r.gamma_plus : r.gamma_minus)[m] = (plus ? 1.0 : 0.5) * gamma;
+  bool done = false;
+  if (opt.backend == Backend::Cuda) {
+#ifdef QUANTA_HAVE_CUDA
+    try {
+      kernels::three_phonon_rates_cuda(mesh, grid.irreducible, bose, p, factor, opt, sums, r);
+      done = true;
+    } catch (const OutOfDeviceMemory& e) {
+      std::fprintf(stderr, "[phonon] %s: three-phonon rates on the CPU\n", e.what());
     }
+#else
+    throw Error("three-phonon rates: the CUDA backend was requested but quanta was built without CUDA");
+#endif
+  }
+  if (!done) {
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int m = 0; m < nmodes; ++m) {
+      const double omega = s.omega[grid.irreducible[m / nb] * nb + m % nb];
+      for (bool plus : {true, false}) {
+        const ProcessList& l = plus ? p.plus : p.minus;
+        double* kept = opt.keep_process_rates ? (plus ? r.process_plus : r.process_minus).data() : nullptr;
+        double w_sum = 0, g_sum = 0;
+        for (std::int64_t k = l.offset[m]; k < l.offset[m + 1]; ++k) {
+          const double w = kernels::process_weight(mesh, bose.data(), omega, l.mode2[k], l.mode3[k], plus);
+          const double g = factor * w * l.v2[k];
+          w_sum += w;
+          g_sum += g;
+          if (kept) kept[k] = g;
+        }
+        (plus ? sums.weight_plus : sums.weight_minus)[m] = w_sum;
+        (plus ? sums.rate_plus : sums.rate_minus)[m] = g_sum;
+      }
+    }
+  }
+  // The emission sums count each final pair twice (q' <-> q''); ShengBTE halves them here.
+  r.wp3_plus.resize(nmodes);
+  r.wp3_minus.resize(nmodes);
+  r.gamma_plus = std::move(sums.rate_plus);
+  r.gamma_minus = std::move(sums.rate_minus);
+  for (int m = 0; m < nmodes; ++m) {
+    r.wp3_plus[m] = sums.weight_plus[m] / grid.nptk;
+    r.wp3_minus[m] = 0.5 * sums.weight_minus[m] / grid.nptk;
+    r.gamma_minus[m] *= 0.5;
   }
   return r;
 }

@@ -125,6 +125,22 @@ std::vector<std::int64_t> offsets_from_counts(const std::vector<std::int64_t>& c
   return offset;
 }
 
+std::vector<ModeRange> split_modes(const std::vector<std::int64_t>& offset, std::int64_t capacity) {
+  std::vector<ModeRange> out;
+  const int nmodes = static_cast<int>(offset.size()) - 1;
+  int m0 = 0;
+  while (m0 < nmodes) {
+    int m1 = m0 + 1;
+    if (offset[m1] - offset[m0] > capacity)
+      throw OutOfDeviceMemory("three-phonon scattering: one mode has " + std::to_string(offset[m1] - offset[m0]) +
+                              " processes, more than the " + std::to_string(capacity) + " the device memory budget holds");
+    while (m1 < nmodes && offset[m1 + 1] - offset[m0] <= capacity) ++m1;
+    out.push_back({m0, m1});
+    m0 = m1;
+  }
+  return out;
+}
+
 namespace {
 
 void vertices_cpu(const kernels::MeshView& mesh, const kernels::Fc3View& fc, const std::vector<int>& irreducible,

@@ -30,6 +30,12 @@ kernels::Fc3View make_fc3_view(const Fc3Tables& t, const int* group_offset, cons
 kernels::MeshView make_mesh_view(const Crystal& crystal, const QGrid& grid, const Spectrum& s, double scalebroad,
                                  const double* omega, const double* velocity, const cplx* eigenvectors);
 
+// Per irreducible mode ([nlist][nb]): the sums over its absorption and emission processes of the weights
+// (kernels::process_weight) and of the rates, before ShengBTE's normalization.
+struct RateSums {
+  std::vector<double> weight_plus, weight_minus, rate_plus, rate_minus;
+};
+
 // A range [m0, m1) of irreducible modes.
 struct ModeRange {
   int m0 = 0, m1 = 0;
@@ -43,6 +49,9 @@ std::vector<std::int64_t> count_processes_cpu(const kernels::MeshView& mesh, con
                                               ModeRange r, bool plus);
 void fill_processes_cpu(const kernels::MeshView& mesh, const std::vector<int>& irreducible, ModeRange r, bool plus,
                         const std::int64_t* offset, std::int32_t* mode2, std::int32_t* mode3);
+// Splits the modes of a list with offsets [nmodes + 1] into consecutive ranges of at most `capacity` processes
+// each; throws OutOfDeviceMemory when a single mode has more.
+std::vector<ModeRange> split_modes(const std::vector<std::int64_t>& offset, std::int64_t capacity);
 // Offsets [n + 1] (exclusive prefix sums) from per-mode counts [n].
 std::vector<std::int64_t> offsets_from_counts(const std::vector<std::int64_t>& count);
 

@@ -71,13 +71,44 @@ void check_strategy(ScatteringStrategy strategy, Enumeration enumeration, std::s
   EXPECT_GE(st.batches, min_batches);
   expect_same(ref.plus, got.plus);
   expect_same(ref.minus, got.minus);
-  const auto ra = three_phonon_rates(s.control.crystal, s.grid, s.spectrum, ref, 1.0, 300, false);
-  const auto rb = three_phonon_rates(s.control.crystal, s.grid, s.spectrum, got, 1.0, 300, false);
+  const auto ra = three_phonon_rates(s.control.crystal, s.grid, s.spectrum, ref, 1.0, 300, RateOptions{});
+  const auto rb = three_phonon_rates(s.control.crystal, s.grid, s.spectrum, got, 1.0, 300, RateOptions{});
   for (std::size_t m = 0; m < ra.gamma_plus.size(); ++m) {
     EXPECT_NEAR(rb.gamma_plus[m], ra.gamma_plus[m], 1e-10 * ra.gamma_plus[m]) << m;
     EXPECT_NEAR(rb.gamma_minus[m], ra.gamma_minus[m], 1e-10 * ra.gamma_minus[m]) << m;
   }
 }
+
+// The rates themselves on the GPU (one block per mode, block reductions) against the CPU loop, on the same
+// lists: mode sums and every process rate to 1e-10, whole lists at once and in batches from a 2 MB budget.
+void check_rates(std::size_t mem_limit) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device: GPU parity not tested here";
+  const Si8& s = si8();
+  static const ThreePhononProcesses p = s.processes(ScatteringOptions{});
+  RateOptions cpu;
+  cpu.keep_process_rates = true;
+  RateOptions gpu = cpu;
+  gpu.backend = Backend::Cuda;
+  gpu.gpu_mem_limit = mem_limit;
+  const auto a = three_phonon_rates(s.control.crystal, s.grid, s.spectrum, p, 1.0, 300, cpu);
+  const auto b = three_phonon_rates(s.control.crystal, s.grid, s.spectrum, p, 1.0, 300, gpu);
+  auto expect_close = [](const std::vector<double>& x, const std::vector<double>& y, const char* what) {
+    ASSERT_EQ(x.size(), y.size()) << what;
+    double mx = 0;
+    for (double v : x) mx = std::max(mx, std::abs(v));
+    for (std::size_t i = 0; i < x.size(); ++i)
+      ASSERT_NEAR(y[i], x[i], 1e-10 * std::max(std::abs(x[i]), 1e-6 * mx)) << what << " " << i;
+  };
+  expect_close(a.gamma_plus, b.gamma_plus, "gamma+");
+  expect_close(a.gamma_minus, b.gamma_minus, "gamma-");
+  expect_close(a.wp3_plus, b.wp3_plus, "WP3+");
+  expect_close(a.wp3_minus, b.wp3_minus, "WP3-");
+  expect_close(a.process_plus, b.process_plus, "process rates +");
+  expect_close(a.process_minus, b.process_minus, "process rates -");
+}
+
+TEST(ThreePhononParity, RatesAllAtOnce) { check_rates(0); }
+TEST(ThreePhononParity, RatesInBatches) { check_rates(2 << 20); }
 
 TEST(ThreePhononParity, AllModesGpuEnumeration) { check_strategy(ScatteringStrategy::AllModes, Enumeration::Gpu, 0, 0, 2); }
 TEST(ThreePhononParity, AllModesCpuEnumeration) { check_strategy(ScatteringStrategy::AllModes, Enumeration::Cpu, 0, 0, 2); }
@@ -89,7 +120,9 @@ TEST(ThreePhononParity, IterativeBte) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device: GPU parity not tested here";
   const Si8& s = si8();
   const auto p = s.processes(ScatteringOptions{});
-  const auto r = three_phonon_rates(s.control.crystal, s.grid, s.spectrum, p, 1.0, 300, true);
+  RateOptions ro;
+  ro.keep_process_rates = true;
+  const auto r = three_phonon_rates(s.control.crystal, s.grid, s.spectrum, p, 1.0, 300, ro);
   std::vector<double> total(r.gamma_plus.size());
   for (std::size_t m = 0; m < total.size(); ++m) total[m] = r.gamma_plus[m] + r.gamma_minus[m];
   const auto bsym = bte_symmetry(s.control.crystal, s.sym, s.grid);

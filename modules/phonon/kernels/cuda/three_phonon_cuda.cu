@@ -122,22 +122,6 @@ DeviceInputs upload(const Crystal& crystal, const QGrid& grid, const Spectrum& s
   return d;
 }
 
-// Splits [0, nmodes) into consecutive ranges of at most `capacity` processes each.
-std::vector<ModeRange> split(const std::vector<std::int64_t>& offset, std::int64_t capacity) {
-  std::vector<ModeRange> out;
-  const int nmodes = static_cast<int>(offset.size()) - 1;
-  int m0 = 0;
-  while (m0 < nmodes) {
-    int m1 = m0 + 1;
-    if (offset[m1] - offset[m0] > capacity)
-      throw OutOfDeviceMemory("three-phonon scattering: one mode has " + std::to_string(offset[m1] - offset[m0]) +
-                              " processes, more than the " + std::to_string(capacity) + " the device memory budget holds");
-    while (m1 < nmodes && offset[m1 + 1] - offset[m0] <= capacity) ++m1;
-    out.push_back({m0, m1});
-    m0 = m1;
-  }
-  return out;
-}
 
 constexpr std::size_t kBytesPerProcess = 2 * sizeof(int) + sizeof(double);
 
@@ -164,7 +148,7 @@ void run_sign(const DeviceInputs& d, const MeshView& host_mesh, const std::vecto
   out.mode3.resize(total);
   out.v2.resize(total);
 
-  std::vector<ModeRange> batches = split(out.offset, std::max<std::int64_t>(capacity, 1));
+  std::vector<ModeRange> batches = split_modes(out.offset, std::max<std::int64_t>(capacity, 1));
   if (max_batch_modes > 0) {  // finer batches on request (the seed's mode-by-mode strategy: 1 mode per batch)
     std::vector<ModeRange> finer;
     for (const auto& b : batches)

@@ -68,9 +68,14 @@ struct ThreePhononRates {
   // Rate of each process (1/ps), for the iterative solution; same order as the ProcessList arrays.
   std::vector<double> process_plus, process_minus;
 };
+struct RateOptions {
+  Backend backend = Backend::Cpu;     // resolved: Cpu or Cuda (falls back to the CPU when the device is full)
+  std::size_t gpu_mem_limit = 0;      // bytes, 0: free memory only
+  bool keep_process_rates = false;    // fill process_plus/process_minus (the iterative BTE needs them)
+};
 ThreePhononRates three_phonon_rates(const Crystal& crystal, const QGrid& grid, const Spectrum& spectrum,
                                     const ThreePhononProcesses& p, double scalebroad, double temperature,
-                                    bool keep_process_rates);
+                                    const RateOptions& options);
 
 // The phase spaces P3+ and P3- per irreducible mode ([nlist][nb]), temperature independent.
 struct PhaseSpace {
