@@ -3,7 +3,7 @@
 # suite on the GPU and then the benchmarks with their default arguments (QUANTA_BENCH=0 skips them).
 # Usage:
 #   [QUANTA_BENCH=0] scripts/gpu-host-build.sh [RESULTS_DIR]
-# Libraries missing on the host (spglib, CLI11, toml++, GoogleTest, benchmark, HDF5, LAPACKE) are taken
+# Libraries missing on the host (spglib, CLI11, toml++, FFTW, GoogleTest, benchmark, HDF5, LAPACKE) are taken
 # from Debian packages downloaded beforehand into .deps/debs by scripts/gpu-host-carry.sh and unpacked
 # into .deps/root; spglib is optional in any case (quanta falls back to its built-in symmetry finder).
 set -uo pipefail
@@ -22,6 +22,8 @@ have_header CLI/CLI.hpp || { echo "host lacks CLI11: unpacking carried package";
 have_header spglib.h || { echo "host lacks spglib: unpacking carried package"; unpack libsymspg-dev libsymspg1; }
 have_header gtest/gtest.h || { echo "host lacks GoogleTest: unpacking carried package"; unpack libgtest-dev libgmock-dev; }
 have_header benchmark/benchmark.h || { echo "host lacks benchmark: unpacking carried package"; unpack libbenchmark-dev libbenchmark1debian; }
+have_header toml++/toml.hpp || { echo "host lacks toml++: unpacking carried packages"; unpack libtomlplusplus-dev libtomlplusplus3; }
+have_header fftw3.h || { echo "host lacks FFTW: unpacking carried packages"; unpack libfftw3-dev libfftw3-double3; }
 have_header lapacke.h || { echo "host lacks LAPACKE: unpacking carried packages"; unpack liblapacke liblapacke-dev libtmglib3 libgfortran5 liblapack3 libblas3 libopenblas-dev libopenblas0-pthread libopenblas-pthread-dev libopenblas0; }
 if ! have_header hdf5.h && ! have_header hdf5/serial/hdf5.h; then
   echo "host lacks HDF5: unpacking carried packages"; unpack libhdf5-dev libhdf5-103-1 libhdf5-hl-100 libsz2 libaec0 libaec-dev

@@ -1,7 +1,10 @@
-// CPU benchmark of the kbe kernels: the self-energy of one time slice (direct vs FFT), the collision
-// integral of one time row, and whole propagation steps. Median of repeats after a warm-up.
+// Benchmark of the kbe kernels: the self-energy of one time slice (direct vs FFT), the collision integral
+// of one time row, and whole propagation steps, on the CPU; with a GPU, the same kernels on the device for
+// one time row of the seed's size (--gpu-nk, --gpu-row; the direct form on --gpu-direct-pairs pairs).
+// Median of repeats after a warm-up.
 //   bench_kbe [--nk-direct 32,64,128] [--nk-fft 256,1024,4096] [--slice 16] [--row 200] [--nk-step 256]
-//             [--steps 40] [--repeats 3] [--out bench.json]
+//             [--steps 40] [--repeats 3] [--gpu-nk 1024] [--gpu-row 499] [--gpu-direct-pairs 32]
+//             [--cpu 0|1] [--out bench.json]
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -11,6 +14,8 @@
 #include <vector>
 
 #include "../kernels/collision_integral.hpp"
+#include "../kernels/cuda_propagation.hpp"
+#include "quanta/core/backend.hpp"
 #include "../kernels/self_energy.hpp"
 #include "quanta/core/threads.hpp"
 #include "quanta/core/timer.hpp"
@@ -61,6 +66,7 @@ struct Record {
 int main(int argc, char** argv) {
   std::vector<int> nk_direct = {32, 64, 128}, nk_fft = {256, 1024, 4096};
   int slice = 16, row = 200, nk_step = 256, steps = 40, repeats = 3;
+  int gpu_nk = 1024, gpu_row = 499, gpu_direct_pairs = 32, cpu = 1;
   std::string out;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
@@ -72,6 +78,10 @@ int main(int argc, char** argv) {
     else if (a == "--steps") steps = std::stoi(v);
     else if (a == "--repeats") repeats = std::stoi(v);
     else if (a == "--out") out = v;
+    else if (a == "--gpu-nk") gpu_nk = std::stoi(v);
+    else if (a == "--gpu-row") gpu_row = std::stoi(v);
+    else if (a == "--gpu-direct-pairs") gpu_direct_pairs = std::stoi(v);
+    else if (a == "--cpu") cpu = std::stoi(v);
     else {
       std::fprintf(stderr, "bench_kbe: unknown option %s\n", a.c_str());
       return 2;
@@ -79,6 +89,30 @@ int main(int argc, char** argv) {
   }
   const int threads = max_threads();
   std::vector<Record> rec;
+
+#ifdef QUANTA_HAVE_CUDA
+  // 0. The device kernels for one time row at the seed's size (zeroed half-plane: the cost does not depend
+  // on the values). A one-block download after each call waits for the device.
+  if (cuda_device_count() > 0) {
+    std::vector<cplx> sink(block_size(gpu_nk));
+    auto gpu_row_bench = [&](SelfEnergyMethod m, int ntimes, const char* what, auto&& work) {
+      DevicePropagation d(gpu_nk, ntimes, m, std::vector<double>(ntimes, 0.5));
+      const std::vector<M2> h(gpu_nk);
+      d.set_h_mid(h.data());
+      const double t = median_seconds(repeats, [&] {
+        work(d, ntimes - 1);
+        d.download_diagonal(0, sink.data());
+      });
+      rec.push_back({what, gpu_nk, ntimes, t});
+      std::printf("%-28s nk = %5d, row of %d pairs: %.4e s (%.3e s per pair)\n", what, gpu_nk, ntimes, t, t / ntimes);
+    };
+    gpu_row_bench(SelfEnergyMethod::Fft, gpu_row + 1, "gpu_self_energy_fft", [](DevicePropagation& d, int n) { d.self_energy_row(n); });
+    gpu_row_bench(SelfEnergyMethod::Direct, gpu_direct_pairs, "gpu_self_energy_direct", [](DevicePropagation& d, int n) { d.self_energy_row(n); });
+    gpu_row_bench(SelfEnergyMethod::Fft, gpu_row + 1, "gpu_collision_integral_row", [](DevicePropagation& d, int n) { d.collision_row(n, 0.02); });
+    gpu_row_bench(SelfEnergyMethod::Fft, gpu_row + 1, "gpu_time_step_row", [](DevicePropagation& d, int n) { d.time_step(n, 0.02, false); });
+  }
+#endif
+  if (!cpu) nk_direct.clear(), nk_fft.clear();
 
   // 1. Self-energy of a time slice of `slice` pairs: direct (seed Algorithm 2) and FFT.
   auto slice_bench = [&](SelfEnergyMethod m, int nk) {
@@ -97,7 +131,7 @@ int main(int argc, char** argv) {
   for (int nk : nk_fft) slice_bench(SelfEnergyMethod::Fft, nk);
 
   // 2. Collision integral of time row n = `row` (O(n^2 nk)), on random half-plane data.
-  {
+  if (cpu) {
     const int nk = nk_step;
     const std::size_t bs = block_size(nk);
     auto gl = random_blocks(tri_count(row + 1) * bs, 3), gg = random_blocks(tri_count(row + 1) * bs, 4);
@@ -110,7 +144,7 @@ int main(int argc, char** argv) {
   }
 
   // 3. Whole steps of a propagation (FFT self-energy): mean per step over the first `steps` steps.
-  {
+  if (cpu) {
     kbe::Config c;
     auto& m = c.model;
     m.nk = nk_step;

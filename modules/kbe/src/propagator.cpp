@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "../kernels/collision_integral.hpp"
+#include "../kernels/cuda_propagation.hpp"
 #include "../kernels/hamiltonian.hpp"
 #include "../kernels/self_energy.hpp"
 #include "../kernels/time_step.hpp"
@@ -18,11 +19,17 @@ using namespace kernels;
 struct Propagator::Work {
   std::vector<M2> h_mid;  // [nk]
   SelfEnergyWorkspace self_energy;
+#ifdef QUANTA_HAVE_CUDA
+  std::unique_ptr<DevicePropagation> device;
+#endif
   Work(const Config& c, int threads) : h_mid(c.model.nk), self_energy(c.solver.self_energy, c.model.nk, threads) {}
 };
 
-Propagator::Propagator(const Config& config, int threads)
-    : config_(config), nk_(config.model.nk), ntimes_(config.time.steps + 1) {
+Propagator::Propagator(const Config& config, int threads, Backend backend)
+    : config_(config), nk_(config.model.nk), ntimes_(config.time.steps + 1), backend_(backend) {
+#ifndef QUANTA_HAVE_CUDA
+  if (backend_ == Backend::Cuda) throw Error("kbe: the CUDA backend was requested but quanta was built without CUDA");
+#endif
   QUANTA_REQUIRE(nk_ >= 1 && ntimes_ >= 1 && config.time.dt > 0, "kbe: nk >= 1, steps >= 0 and dt > 0 are required");
   const Model& m = config_.model;
   QUANTA_REQUIRE(static_cast<int>(m.n_valence.size()) == nk_ && static_cast<int>(m.n_conduction.size()) == nk_,
@@ -36,13 +43,18 @@ Propagator::Propagator(const Config& config, int threads)
   u_grid_.resize(ntimes_);
   for (int n = 0; n < ntimes_; ++n) u_grid_[n] = m.interaction.at(n * config_.time.dt);
 
-  // Everything is taken here, once: the propagation itself allocates nothing.
+  // Everything is taken here, once: the propagation itself allocates nothing. With CUDA the half-plane and
+  // the Sigma and I rows live on the device; the host keeps the diagonal blocks and the I rows.
   const std::size_t bs = block_size(nk_);
-  g_less_.assign(tri_count(ntimes_) * bs, cplx());
-  g_greater_.assign(tri_count(ntimes_) * bs, cplx());
-  for (auto* v : {&sigma_less_, &sigma_greater_, &i_prev_less_, &i_prev_greater_, &i_cur_less_, &i_cur_greater_})
+  const bool on_device = backend_ == Backend::Cuda;
+  const std::size_t host_blocks = on_device ? 1 : tri_count(ntimes_);  // CUDA: block (0,0) to upload
+  g_less_.assign(host_blocks * bs, cplx());
+  g_greater_.assign(host_blocks * bs, cplx());
+  for (auto* v : {&i_prev_less_, &i_prev_greater_})
     v->assign(ntimes_ * bs, cplx());
-  work_ = std::make_unique<Work>(config_, threads);
+  if (!on_device)
+    for (auto* v : {&sigma_less_, &sigma_greater_, &i_cur_less_, &i_cur_greater_}) v->assign(ntimes_ * bs, cplx());
+  work_ = std::make_unique<Work>(config_, on_device ? 1 : threads);
 
   // Uncorrelated initial state: G<(k;0,0) = i diag(n_v, n_c), G> = G< - i.
   for (int k = 0; k < nk_; ++k) {
@@ -54,12 +66,25 @@ Propagator::Propagator(const Config& config, int threads)
     store_block(g_greater_.data(), k, nk_, gg);
   }
   step_ = 0;  // I(t_0, t_0) = 0: both integrals have zero length.
+#ifdef QUANTA_HAVE_CUDA
+  if (on_device) {
+    work_->device = std::make_unique<DevicePropagation>(nk_, ntimes_, config_.solver.self_energy, u_grid_);
+    work_->device->upload(0, g_less_.data(), g_greater_.data(), i_prev_less_.data(), i_prev_greater_.data());
+    diag_less_.assign(ntimes_ * bs, cplx());
+    std::copy_n(g_less_.begin(), bs, diag_less_.begin());
+  }
+#endif
+}
+
+const cplx* Propagator::diagonal_block(int n) const {
+  const std::size_t bs = block_size(nk_);
+  return backend_ == Backend::Cuda ? diag_less_.data() + n * bs : g_less_.data() + tri(n, n) * bs;
 }
 
 Propagator::~Propagator() = default;
 
 M2 Propagator::mean_density(int n) const {
-  const cplx* d = g_less_.data() + tri(n, n) * block_size(nk_);
+  const cplx* d = diagonal_block(n);
   M2 rho;
   for (int p = 0; p < 4; ++p) {
     cplx s;
@@ -109,6 +134,7 @@ void Propagator::collision_row(int n) {
 StepStats Propagator::advance() {
   QUANTA_REQUIRE(step_ + 1 < ntimes_, "kbe: advance() past the last time step");
   const int n = step_ + 1;
+  if (backend_ == Backend::Cuda) return advance_cuda(n);
   const std::size_t row_elems = static_cast<std::size_t>(n + 1) * block_size(nk_);
   StepRow row;
   row.nk = nk_;
@@ -154,9 +180,58 @@ StepStats Propagator::advance() {
   return st;
 }
 
+// The same pass structure with every array on the device: per pass only hb goes up and the new diagonal
+// block comes down (for Sigma_HF of the next pass).
+StepStats Propagator::advance_cuda(int n) {
+  StepStats st;
+#ifdef QUANTA_HAVE_CUDA
+  DevicePropagation& dev = *work_->device;
+  const std::size_t bs = block_size(nk_);
+  const double dt = config_.time.dt;
+  cplx* diag = diag_less_.data() + n * bs;
+  dev.copy_diagonal(n - 1, n);
+  std::copy_n(diag_less_.begin() + (n - 1) * bs, bs, diag);
+  build_h_mid(n);
+  dev.set_h_mid(work_->h_mid.data());
+  dev.time_step(n, dt, true);
+  dev.download_diagonal(n, diag);
+  const bool interacting = u_grid_[n] != 0.0 && config_.solver.second_born;
+  for (int pass = 0; pass < std::max(1, config_.solver.corrector_iterations); ++pass) {
+    build_h_mid(n);
+    dev.set_h_mid(work_->h_mid.data());
+    if (interacting) {
+      dev.self_energy_row(n);
+      dev.collision_row(n, dt);
+    } else {
+      dev.zero_collision_row(n);
+    }
+    st.last_change = dev.time_step(n, dt, false);
+    dev.download_diagonal(n, diag);
+    st.corrector_passes = pass + 1;
+    if (st.last_change <= config_.solver.corrector_tolerance) break;
+  }
+  dev.finish_step();
+  dev.download_collision_prev(n, i_prev_less_.data() + n * bs);  // I<(t_n, t_n) for the energy
+  step_ = n;
+#else
+  (void)n;
+#endif
+  return st;
+}
+
+void Propagator::sync_host() {
+#ifdef QUANTA_HAVE_CUDA
+  if (backend_ != Backend::Cuda) return;
+  const std::size_t bs = block_size(nk_);
+  g_less_.assign(tri_count(ntimes_) * bs, cplx());
+  g_greater_.assign(tri_count(ntimes_) * bs, cplx());
+  work_->device->download(step_, g_less_.data(), g_greater_.data(), i_prev_less_.data(), i_prev_greater_.data());
+#endif
+}
+
 std::vector<cplx> Propagator::density_matrix() const {
   std::vector<cplx> rho(static_cast<std::size_t>(nk_) * 4);
-  const cplx* d = g_less_.data() + tri(step_, step_) * block_size(nk_);
+  const cplx* d = diagonal_block(step_);
   for (int k = 0; k < nk_; ++k)
     for (int p = 0; p < 4; ++p) {
       const cplx g = d[in_block(p, k, nk_)];
@@ -204,6 +279,16 @@ PropagatorState Propagator::save() const {
   PropagatorState s;
   s.step = step_;
   const std::size_t bs = block_size(nk_);
+#ifdef QUANTA_HAVE_CUDA
+  if (backend_ == Backend::Cuda) {
+    s.g_less.resize(tri_count(step_ + 1) * bs);
+    s.g_greater.resize(s.g_less.size());
+    s.i_less.resize((step_ + 1) * bs);
+    s.i_greater.resize(s.i_less.size());
+    work_->device->download(step_, s.g_less.data(), s.g_greater.data(), s.i_less.data(), s.i_greater.data());
+    return s;
+  }
+#endif
   s.g_less.assign(g_less_.begin(), g_less_.begin() + tri_count(step_ + 1) * bs);
   s.g_greater.assign(g_greater_.begin(), g_greater_.begin() + tri_count(step_ + 1) * bs);
   s.i_less.assign(i_prev_less_.begin(), i_prev_less_.begin() + (step_ + 1) * bs);
@@ -218,11 +303,18 @@ void Propagator::restore(const PropagatorState& s) {
       s.i_greater.size() != s.i_less.size())
     throw Error("kbe checkpoint: its arrays do not fit this config (step " + std::to_string(s.step) + ", nk " +
                 std::to_string(nk_) + ")");
-  std::copy(s.g_less.begin(), s.g_less.end(), g_less_.begin());
-  std::copy(s.g_greater.begin(), s.g_greater.end(), g_greater_.begin());
   std::copy(s.i_less.begin(), s.i_less.end(), i_prev_less_.begin());
   std::copy(s.i_greater.begin(), s.i_greater.end(), i_prev_greater_.begin());
   step_ = s.step;
+#ifdef QUANTA_HAVE_CUDA
+  if (backend_ == Backend::Cuda) {
+    work_->device->upload(s.step, s.g_less.data(), s.g_greater.data(), s.i_less.data(), s.i_greater.data());
+    for (int n = 0; n <= s.step; ++n) std::copy_n(s.g_less.begin() + tri(n, n) * bs, bs, diag_less_.begin() + n * bs);
+    return;
+  }
+#endif
+  std::copy(s.g_less.begin(), s.g_less.end(), g_less_.begin());
+  std::copy(s.g_greater.begin(), s.g_greater.end(), g_greater_.begin());
 }
 
 }  // namespace quanta::kbe

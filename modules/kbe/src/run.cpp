@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 
 #include "../io/outputs.hpp"
 #include "quanta/core/error.hpp"
@@ -20,13 +21,6 @@ void note(bool quiet, const std::string& msg) {
   if (!quiet) std::fprintf(stderr, "[kbe] %s\n", msg.c_str());
 }
 
-Backend choose_backend(Backend requested) {
-  // The CUDA kernels of this module are not written yet: an explicit request is an error, auto runs on the CPU.
-  if (requested == Backend::Cuda)
-    throw Error("kbe: --backend cuda: the CUDA implementation of the kbe module is not built yet; use --backend cpu");
-  return Backend::Cpu;
-}
-
 }  // namespace
 
 RunSummary run(const RunOptions& opt) {
@@ -36,24 +30,38 @@ RunSummary run(const RunOptions& opt) {
 
   // 1. Config, validated before anything is computed or written.
   const Config config = read_config(opt.config);
-  const Backend backend = choose_backend(opt.backend);
+  Backend backend = resolve_backend(opt.backend);
   RunMetadata meta;
-  meta.backend = to_string(backend);
-  meta.device = "CPU, " + std::to_string(max_threads()) + " OpenMP threads";
   meta.config_file = opt.config.string();
   meta.digest = config.trajectory_digest();
   s.nk = config.model.nk;
   s.steps = config.time.steps;
-  s.backend = meta.backend;
   s.self_energy = to_string(config.solver.self_energy);
   std::filesystem::create_directories(opt.output_dir);
   s.results = opt.output_dir / "quanta-kbe.h5";
   s.summary = opt.output_dir / "quanta-kbe.txt";
   s.checkpoint = opt.output_dir / "quanta-kbe.checkpoint.h5";
 
-  // 2. The half-plane and all work arrays, allocated once; the uncorrelated initial state.
+  // 2. The half-plane and all work arrays, allocated once (on the device with CUDA; a half-plane too large
+  // for the device falls back to the CPU); the uncorrelated initial state.
   WallTimer t;
-  Propagator prop(config, max_threads());
+  std::unique_ptr<Propagator> owned;
+  try {
+    owned = std::make_unique<Propagator>(config, max_threads(), backend);
+  } catch (const OutOfDeviceMemory& e) {
+    note(opt.quiet, std::string(e.what()) + ": propagating on the CPU");
+    backend = Backend::Cpu;
+    owned = std::make_unique<Propagator>(config, max_threads(), backend);
+  }
+  Propagator& prop = *owned;
+  meta.backend = to_string(backend);
+  if (backend == Backend::Cuda) {
+    const auto info = device_info();
+    meta.device = info ? info->name : "unknown";
+  } else {
+    meta.device = "CPU, " + std::to_string(max_threads()) + " OpenMP threads";
+  }
+  s.backend = meta.backend;
   History history;
   note(opt.quiet, std::to_string(config.model.nk) + " k-points, " + std::to_string(config.time.steps) + " steps of " +
                       std::to_string(config.time.dt) + ", U = " + std::to_string(config.model.interaction.u) +
@@ -97,7 +105,9 @@ RunSummary run(const RunOptions& opt) {
   }
   s.seconds_total = total.seconds();
   meta.timings.emplace_back("total", s.seconds_total);
-  write_results(s.results, config, history, (config.output.write_green || opt.write_green) ? &prop : nullptr, meta);
+  const bool green = config.output.write_green || opt.write_green;
+  if (green) prop.sync_host();
+  write_results(s.results, config, history, green ? &prop : nullptr, meta);
   write_summary(s.summary, config, history, meta);
   std::filesystem::remove(s.checkpoint);
   return s;

@@ -108,7 +108,10 @@ TEST(KbeResume, KilledCliRunResumesBitForBit) {
   ASSERT_GE(child, 0);
   if (child == 0) {
     const std::string cfg = (cut / "config.toml").string();
-    execl(QUANTA_BINARY, QUANTA_BINARY, "kbe", cfg.c_str(), "--quiet", "--threads", "1", static_cast<char*>(nullptr));
+    // The CPU backend, as the in-process runs it is compared with (on a GPU host "auto" would pick CUDA,
+    // whose FFTs round differently: same trajectory to 1e-15, not bit for bit).
+    execl(QUANTA_BINARY, QUANTA_BINARY, "kbe", cfg.c_str(), "--quiet", "--threads", "1", "--backend", "cpu",
+          static_cast<char*>(nullptr));
     _exit(127);
   }
   // Kill it as soon as the first checkpoint is in place (it appears by rename, complete).

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "quanta/core/backend.hpp"
 #include "quanta/core/complex.hpp"
 #include "quanta/kbe/params.hpp"
 
@@ -39,10 +40,12 @@ struct StepStats {
   double last_change = 0;           // max |G_new - G_old| of the last pass
 };
 
-// advance() allocates nothing: every array is taken in the constructor.
+// advance() allocates nothing: every array is taken in the constructor. With Backend::Cuda the half-plane
+// and the work rows live on the device (kernels/cuda_propagation.hpp); the host keeps the diagonal blocks
+// and the collision row the observables need, and the whole half-plane only after sync_host().
 class Propagator {
  public:
-  Propagator(const Config& config, int threads);
+  Propagator(const Config& config, int threads, Backend backend = Backend::Cpu);
   ~Propagator();
   Propagator(const Propagator&) = delete;
   Propagator& operator=(const Propagator&) = delete;
@@ -56,7 +59,10 @@ class Propagator {
   // rho(k; t_step) = -i G<(k; t_step, t_step): [nk][4] in band-pair order.
   std::vector<cplx> density_matrix() const;
 
-  // Half-plane storage, [tri_count(ntimes)][4][nk]; rows beyond step() are not yet meaningful.
+  // Half-plane storage, [tri_count(ntimes)][4][nk]; rows beyond step() are not yet meaningful. With the
+  // CUDA backend, call sync_host() first.
+  void sync_host();
+  Backend backend() const { return backend_; }
   const std::vector<cplx>& g_less() const { return g_less_; }
   const std::vector<cplx>& g_greater() const { return g_greater_; }
 
@@ -69,6 +75,8 @@ class Propagator {
   void self_energy_row(int n);
   void collision_row(int n);
   kernels::M2 mean_density(int n) const;   // (1/nk) sum_k rho(k; t_n)
+  const cplx* diagonal_block(int n) const;  // G<(t_n, t_n), [4][nk], on the host
+  StepStats advance_cuda(int n);
 
   Config config_;
   int nk_ = 0, ntimes_ = 0, step_ = 0;
@@ -77,6 +85,8 @@ class Propagator {
   std::vector<cplx> sigma_less_, sigma_greater_;     // [ntimes][4][nk] Sigma row
   std::vector<cplx> i_prev_less_, i_prev_greater_;   // [ntimes][4][nk] I row t_{n-1}
   std::vector<cplx> i_cur_less_, i_cur_greater_;     // [ntimes][4][nk] I row t_n
+  Backend backend_ = Backend::Cpu;
+  std::vector<cplx> diag_less_;                      // CUDA: [ntimes][4][nk] G<(t_n, t_n) on the host
   std::unique_ptr<Work> work_;
 };
 

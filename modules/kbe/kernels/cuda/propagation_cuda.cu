@@ -1,0 +1,173 @@
+// The device-resident state of a kbe propagation and the order of launches of one corrector pass
+// (kernels/cuda_propagation.hpp). Every array is taken in the constructor; a pass allocates nothing.
+#include <algorithm>
+
+#include "../cuda_propagation.hpp"
+#include "launch.cuh"
+#include "quanta/core/buffer.hpp"
+#include "quanta/core/cuda/check.cuh"
+#include "quanta/core/error.hpp"
+
+namespace quanta::kbe::kernels {
+
+struct DevicePropagation::Impl {
+  int nk = 0, ntimes = 0;
+  SelfEnergyMethod method = SelfEnergyMethod::Fft;
+  std::vector<double> u_host;
+  // The half-plane, with `ntimes` spare blocks at the end: the FFT plan reads a fixed batch of blocks from
+  // the start of any row, and the blocks past the row are read but not used.
+  DeviceBuffer<cplx> g_less, g_greater;
+  DeviceBuffer<cplx> sigma_less, sigma_greater;        // [ntimes][4][nk]
+  DeviceBuffer<cplx> sites_less, sites_greater;        // FFT scratch [ntimes][4][nk]
+  DeviceBuffer<cplx> pol;                              // direct: [ntimes][2][4][nk]
+  DeviceBuffer<cplx> i_prev_less, i_prev_greater, i_cur_less, i_cur_greater;  // [ntimes][4][nk]
+  DeviceBuffer<M2> h_mid;                              // [nk]
+  DeviceBuffer<double> u_grid, block_max, change;
+  cufftHandle plan = 0;
+  bool have_plan = false;
+
+  std::size_t bs() const { return block_size(nk); }
+  ~Impl() {
+    if (have_plan) cufftDestroy(plan);
+  }
+};
+
+std::size_t DevicePropagation::bytes_needed(int nk, int ntimes) {
+  const std::size_t bs = block_size(nk) * sizeof(cplx);
+  return 2 * (tri_count(ntimes) + ntimes) * bs + 8 * static_cast<std::size_t>(ntimes) * bs;
+}
+
+DevicePropagation::DevicePropagation(int nk, int ntimes, SelfEnergyMethod method, const std::vector<double>& u_grid)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& d = *impl_;
+  d.nk = nk;
+  d.ntimes = ntimes;
+  d.method = method;
+  d.u_host = u_grid;
+  const std::size_t bs = d.bs(), half = (tri_count(ntimes) + ntimes) * bs, row = static_cast<std::size_t>(ntimes) * bs;
+  d.g_less = DeviceBuffer<cplx>(half, "kbe half-plane G<");
+  d.g_greater = DeviceBuffer<cplx>(half, "kbe half-plane G>");
+  d.g_less.zero();
+  d.g_greater.zero();
+  d.sigma_less = DeviceBuffer<cplx>(row, "kbe Sigma< row");
+  d.sigma_greater = DeviceBuffer<cplx>(row, "kbe Sigma> row");
+  if (method == SelfEnergyMethod::Fft) {
+    d.sites_less = DeviceBuffer<cplx>(row, "kbe FFT scratch");
+    d.sites_greater = DeviceBuffer<cplx>(row, "kbe FFT scratch");
+    int n[1] = {nk};
+    const cufftResult r = cufftPlanMany(&d.plan, 1, n, nullptr, 1, nk, nullptr, 1, nk, CUFFT_Z2Z, 4 * ntimes);
+    if (r == CUFFT_ALLOC_FAILED) throw OutOfDeviceMemory("kbe: cuFFT plan for " + std::to_string(4 * ntimes) + " transforms of " + std::to_string(nk));
+    if (r != CUFFT_SUCCESS) throw Error("kbe: cuFFT plan failed (error " + std::to_string(r) + ")");
+    d.have_plan = true;
+  } else {
+    d.pol = DeviceBuffer<cplx>(2 * row, "kbe polarization");
+  }
+  for (auto* b : {&d.i_prev_less, &d.i_prev_greater, &d.i_cur_less, &d.i_cur_greater}) {
+    *b = DeviceBuffer<cplx>(row, "kbe collision row");
+    b->zero();
+  }
+  d.h_mid = DeviceBuffer<M2>(static_cast<std::size_t>(nk), "kbe mean-field Hamiltonian");
+  d.u_grid = DeviceBuffer<double>(std::span<const double>(u_grid), "kbe U(t)");
+  d.block_max = DeviceBuffer<double>(time_step_scratch(nk, ntimes), "kbe step maxima");
+  d.change = DeviceBuffer<double>(1, "kbe step change");
+}
+
+DevicePropagation::~DevicePropagation() = default;
+
+void DevicePropagation::upload(int step, const cplx* g_less, const cplx* g_greater, const cplx* i_less, const cplx* i_greater) {
+  Impl& d = *impl_;
+  const std::size_t half = tri_count(step + 1) * d.bs() * sizeof(cplx), row = (step + 1) * d.bs() * sizeof(cplx);
+  device::copy_to_device(d.g_less.data(), g_less, half);
+  device::copy_to_device(d.g_greater.data(), g_greater, half);
+  device::copy_to_device(d.i_prev_less.data(), i_less, row);
+  device::copy_to_device(d.i_prev_greater.data(), i_greater, row);
+}
+
+void DevicePropagation::download(int step, cplx* g_less, cplx* g_greater, cplx* i_less, cplx* i_greater) const {
+  const Impl& d = *impl_;
+  const std::size_t half = tri_count(step + 1) * d.bs() * sizeof(cplx), row = (step + 1) * d.bs() * sizeof(cplx);
+  device::copy_to_host(g_less, d.g_less.data(), half);
+  device::copy_to_host(g_greater, d.g_greater.data(), half);
+  device::copy_to_host(i_less, d.i_prev_less.data(), row);
+  device::copy_to_host(i_greater, d.i_prev_greater.data(), row);
+}
+
+void DevicePropagation::copy_diagonal(int from, int to) {
+  Impl& d = *impl_;
+  const std::size_t bytes = d.bs() * sizeof(cplx);
+  QUANTA_CUDA_CHECK(cudaMemcpy(d.g_less.data() + tri(to, to) * d.bs(), d.g_less.data() + tri(from, from) * d.bs(), bytes,
+                               cudaMemcpyDeviceToDevice));
+}
+
+void DevicePropagation::set_h_mid(const M2* h_mid) {
+  impl_->h_mid.upload(std::span<const M2>(h_mid, static_cast<std::size_t>(impl_->nk)));
+}
+
+void DevicePropagation::self_energy_row(int n) {
+  Impl& d = *impl_;
+  const cplx* gl = d.g_less.data() + tri(n, 0) * d.bs();
+  const cplx* gg = d.g_greater.data() + tri(n, 0) * d.bs();
+  if (d.method == SelfEnergyMethod::Fft)
+    self_energy_fft_cuda(d.plan, d.nk, n + 1, gl, gg, d.u_host[n], d.u_grid.data(), d.sites_less.data(), d.sites_greater.data(),
+                         d.sigma_less.data(), d.sigma_greater.data());
+  else
+    self_energy_direct_cuda(d.nk, n + 1, gl, gg, d.u_host[n], d.u_grid.data(), d.pol.data(), d.sigma_less.data(),
+                            d.sigma_greater.data());
+}
+
+void DevicePropagation::collision_row(int n, double dt) {
+  Impl& d = *impl_;
+  CollisionRow r;
+  r.nk = d.nk;
+  r.n = n;
+  r.dt = dt;
+  r.g_less = d.g_less.data();
+  r.g_greater = d.g_greater.data();
+  r.sigma_less = d.sigma_less.data();
+  r.sigma_greater = d.sigma_greater.data();
+  r.i_less = d.i_cur_less.data();
+  r.i_greater = d.i_cur_greater.data();
+  collision_integral_cuda(r);
+}
+
+void DevicePropagation::zero_collision_row(int n) {
+  Impl& d = *impl_;
+  const std::size_t bytes = (n + 1) * d.bs() * sizeof(cplx);
+  device::fill_zero(d.i_cur_less.data(), bytes);
+  device::fill_zero(d.i_cur_greater.data(), bytes);
+}
+
+double DevicePropagation::time_step(int n, double dt, bool predictor) {
+  Impl& d = *impl_;
+  StepRow r;
+  r.nk = d.nk;
+  r.n = n;
+  r.dt = dt;
+  r.h_mid = d.h_mid.data();
+  r.i_prev_less = d.i_prev_less.data();
+  r.i_prev_greater = d.i_prev_greater.data();
+  r.i_cur_less = d.i_cur_less.data();
+  r.i_cur_greater = d.i_cur_greater.data();
+  r.predictor = predictor;
+  r.g_less = d.g_less.data();
+  r.g_greater = d.g_greater.data();
+  return time_step_cuda(r, d.block_max.data(), d.change.data());
+}
+
+void DevicePropagation::finish_step() {
+  Impl& d = *impl_;
+  std::swap(d.i_prev_less, d.i_cur_less);
+  std::swap(d.i_prev_greater, d.i_cur_greater);
+}
+
+void DevicePropagation::download_diagonal(int n, cplx* block) const {
+  const Impl& d = *impl_;
+  device::copy_to_host(block, d.g_less.data() + tri(n, n) * d.bs(), d.bs() * sizeof(cplx));
+}
+
+void DevicePropagation::download_collision_prev(int j, cplx* block) const {
+  const Impl& d = *impl_;
+  device::copy_to_host(block, d.i_prev_less.data() + j * d.bs(), d.bs() * sizeof(cplx));
+}
+
+}  // namespace quanta::kbe::kernels

@@ -1,0 +1,49 @@
+#pragma once
+// CUDA backend of the propagation (kernels/cuda/*.cu): the half-plane of G<>, the self-energy row and the
+// collision rows live on the device for the whole run; each corrector pass launches one self-energy
+// computation for the whole time row (a batched cuFFT over every time pair, or the seed's direct
+// contraction), one collision-integral launch (a thread per (t_j, k)) and one time-step launch. Only the
+// mean-field Hamiltonian (nk 2x2 matrices) goes up and the new diagonal block comes down per pass.
+// The formulas are the CPU kernels' (kernels/self_energy.hpp, collision_integral.hpp, time_step.hpp).
+#ifdef QUANTA_HAVE_CUDA
+#include <memory>
+#include <vector>
+
+#include "matrix2.hpp"
+#include "quanta/kbe/params.hpp"
+
+namespace quanta::kbe::kernels {
+
+class DevicePropagation {
+ public:
+  // Takes every device array once (throws OutOfDeviceMemory when the half-plane does not fit).
+  // u_grid: U(t_n) for n = 0..ntimes-1.
+  DevicePropagation(int nk, int ntimes, SelfEnergyMethod method, const std::vector<double>& u_grid);
+  ~DevicePropagation();
+  DevicePropagation(const DevicePropagation&) = delete;
+  DevicePropagation& operator=(const DevicePropagation&) = delete;
+
+  static std::size_t bytes_needed(int nk, int ntimes);
+
+  // Rows 0..step of the half-plane and the collision row I(t_step, .) from the host, and back.
+  void upload(int step, const cplx* g_less, const cplx* g_greater, const cplx* i_less, const cplx* i_greater);
+  void download(int step, cplx* g_less, cplx* g_greater, cplx* i_less, cplx* i_greater) const;
+
+  void copy_diagonal(int from, int to);              // G<>(t_to, t_to) := G<>(t_from, t_from)
+  void set_h_mid(const M2* h_mid);                   // [nk]
+  void self_energy_row(int n);                       // Sigma<>(t_n, t_l), l <= n
+  void collision_row(int n, double dt);              // I<>(t_n, t_j), j <= n
+  void zero_collision_row(int n);
+  double time_step(int n, double dt, bool predictor);  // row n; returns max |G_new - G_old|
+  void finish_step();                                // the current collision row becomes the previous one
+
+  void download_diagonal(int n, cplx* block) const;  // G<(t_n, t_n), [4][nk]
+  void download_collision_prev(int j, cplx* block) const;  // I<(t_n, t_j) of the finished row, [4][nk]
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace quanta::kbe::kernels
+#endif
