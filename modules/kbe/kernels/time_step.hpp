@@ -66,6 +66,40 @@ QUANTA_HD M2 step_diagonal(const StepOperators& o, const M2& g_prev, const M2& c
   return out;
 }
 
+// Entry (t_n, t_j), j < n, of G< (which = 0) or G> (which = 1) at k, written in place; returns its change.
+QUANTA_HD double step_row_entry(const StepRow& r, const StepOperators& o, int which, int j, int k) {
+  const int nk = r.nk;
+  const std::size_t bs = block_size(nk);
+  cplx* g = which == 0 ? r.g_less : r.g_greater;
+  const cplx* ip = which == 0 ? r.i_prev_less : r.i_prev_greater;
+  const cplx* ic = r.predictor ? ip : (which == 0 ? r.i_cur_less : r.i_cur_greater);
+  const M2 avg = 0.5 * (load_block(ip + j * bs, k, nk) + load_block(ic + j * bs, k, nk));
+  const M2 next = step_entry(o, load_block(g + tri(r.n - 1, j) * bs, k, nk), avg, r.dt);
+  cplx* dst = g + tri(r.n, j) * bs;
+  const double change = max_abs_diff(next, load_block(dst, k, nk));
+  store_block(dst, k, nk, next);
+  return change;
+}
+
+// The time-diagonal entry (t_n, t_n) of G< and G> at k, written in place; returns the change of G<.
+// C = I<(t,t) + h.c. at t_{n-1} and t_n (the predictor repeats t_{n-1}).
+QUANTA_HD double step_row_diagonal(const StepRow& r, const StepOperators& o, int k) {
+  const int nk = r.nk, n = r.n;
+  const std::size_t bs = block_size(nk);
+  const M2 ip = load_block(r.i_prev_less + (n - 1) * bs, k, nk);
+  const M2 ic = r.predictor ? ip : load_block(r.i_cur_less + n * bs, k, nk);
+  const M2 c_avg = 0.5 * ((ip + dagger(ip)) + (ic + dagger(ic)));
+  const M2 gl = step_diagonal(o, load_block(r.g_less + tri(n - 1, n - 1) * bs, k, nk), c_avg, r.dt);
+  M2 gg = gl;
+  gg.m[0] -= cplx(0.0, 1.0);
+  gg.m[3] -= cplx(0.0, 1.0);
+  cplx* dl = r.g_less + tri(n, n) * bs;
+  const double change = max_abs_diff(gl, load_block(dl, k, nk));
+  store_block(dl, k, nk, gl);
+  store_block(r.g_greater + tri(n, n) * bs, k, nk, gg);
+  return change;
+}
+
 // Writes row n of both half-planes; returns max |G_new - G_old| over the row (the corrector's measure).
 double time_step_cpu(const StepRow& row);
 

@@ -27,45 +27,18 @@ __device__ void write_block_max(double change, double* block_max) {
 
 __global__ void off_diagonal_kernel(StepRow r, double* __restrict__ block_max) {
   const long i = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
-  const int nk = r.nk, n = r.n;
   double change = 0.0;
-  if (i < static_cast<long>(n) * nk) {
-    const int j = static_cast<int>(i / nk), k = static_cast<int>(i % nk);
-    const std::size_t bs = block_size(nk);
+  if (i < static_cast<long>(r.n) * r.nk) {
+    const int j = static_cast<int>(i / r.nk), k = static_cast<int>(i % r.nk);
     const StepOperators o = step_operators(r.h_mid[k], r.dt);
-    for (int which = 0; which < 2; ++which) {
-      cplx* g = which == 0 ? r.g_less : r.g_greater;
-      const cplx* ip = which == 0 ? r.i_prev_less : r.i_prev_greater;
-      const cplx* ic = r.predictor ? ip : (which == 0 ? r.i_cur_less : r.i_cur_greater);
-      const M2 avg = 0.5 * (load_block(ip + j * bs, k, nk) + load_block(ic + j * bs, k, nk));
-      const M2 next = step_entry(o, load_block(g + tri(n - 1, j) * bs, k, nk), avg, r.dt);
-      cplx* dst = g + tri(n, j) * bs;
-      change = fmax(change, max_abs_diff(next, load_block(dst, k, nk)));
-      store_block(dst, k, nk, next);
-    }
+    for (int which = 0; which < 2; ++which) change = fmax(change, step_row_entry(r, o, which, j, k));
   }
   write_block_max(change, block_max);
 }
 
 __global__ void diagonal_kernel(StepRow r, double* __restrict__ block_max) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  const int nk = r.nk, n = r.n;
-  double change = 0.0;
-  if (k < nk) {
-    const std::size_t bs = block_size(nk);
-    const StepOperators o = step_operators(r.h_mid[k], r.dt);
-    const M2 ip = load_block(r.i_prev_less + (n - 1) * bs, k, nk);
-    const M2 ic = r.predictor ? ip : load_block(r.i_cur_less + n * bs, k, nk);
-    const M2 c_avg = 0.5 * ((ip + dagger(ip)) + (ic + dagger(ic)));
-    const M2 gl = step_diagonal(o, load_block(r.g_less + tri(n - 1, n - 1) * bs, k, nk), c_avg, r.dt);
-    M2 gg = gl;
-    gg.m[0] -= cplx(0.0, 1.0);
-    gg.m[3] -= cplx(0.0, 1.0);
-    cplx* dl = r.g_less + tri(n, n) * bs;
-    change = max_abs_diff(gl, load_block(dl, k, nk));
-    store_block(dl, k, nk, gl);
-    store_block(r.g_greater + tri(n, n) * bs, k, nk, gg);
-  }
+  const double change = k < r.nk ? step_row_diagonal(r, step_operators(r.h_mid[k], r.dt), k) : 0.0;
   write_block_max(change, block_max);
 }
 
