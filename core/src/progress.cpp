@@ -56,4 +56,8 @@ void Progress::print(bool final_line) {
   std::fflush(stderr);
 }
 
+void note(const char* module, bool quiet, const std::string& message) {
+  if (!quiet) std::fprintf(stderr, "[%s] %s\n", module, message.c_str());
+}
+
 }  // namespace quanta

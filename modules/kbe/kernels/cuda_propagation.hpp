@@ -23,8 +23,6 @@ class DevicePropagation {
   DevicePropagation(const DevicePropagation&) = delete;
   DevicePropagation& operator=(const DevicePropagation&) = delete;
 
-  static std::size_t bytes_needed(int nk, int ntimes);
-
   // Rows 0..step of the half-plane and the collision row I(t_step, .) from the host, and back.
   void upload(int step, const cplx* g_less, const cplx* g_greater, const cplx* i_less, const cplx* i_greater);
   void download(int step, cplx* g_less, cplx* g_greater, cplx* i_less, cplx* i_greater) const;

@@ -17,12 +17,12 @@ namespace quanta::kbe {
 using namespace kernels;
 
 struct Propagator::Work {
-  std::vector<M2> h_mid;  // [nk]
-  SelfEnergyWorkspace self_energy;
+  std::vector<M2> h_mid;                             // [nk]
+  std::unique_ptr<SelfEnergyWorkspace> self_energy;  // CPU backend
 #ifdef QUANTA_HAVE_CUDA
-  std::unique_ptr<DevicePropagation> device;
+  std::unique_ptr<DevicePropagation> device;         // CUDA backend
 #endif
-  Work(const Config& c, int threads) : h_mid(c.model.nk), self_energy(c.solver.self_energy, c.model.nk, threads) {}
+  explicit Work(int nk) : h_mid(nk) {}
 };
 
 Propagator::Propagator(const Config& config, int threads, Backend backend)
@@ -54,7 +54,8 @@ Propagator::Propagator(const Config& config, int threads, Backend backend)
     v->assign(ntimes_ * bs, cplx());
   if (!on_device)
     for (auto* v : {&sigma_less_, &sigma_greater_, &i_cur_less_, &i_cur_greater_}) v->assign(ntimes_ * bs, cplx());
-  work_ = std::make_unique<Work>(config_, on_device ? 1 : threads);
+  work_ = std::make_unique<Work>(nk_);
+  if (!on_device) work_->self_energy = std::make_unique<SelfEnergyWorkspace>(config_.solver.self_energy, nk_, threads);
 
   // Uncorrelated initial state: G<(k;0,0) = i diag(n_v, n_c), G> = G< - i.
   for (int k = 0; k < nk_; ++k) {
@@ -105,6 +106,12 @@ void Propagator::build_h_mid(int n) {
 }
 
 void Propagator::self_energy_row(int n) {
+  if (backend_ == Backend::Cuda) {
+#ifdef QUANTA_HAVE_CUDA
+    work_->device->self_energy_row(n);
+#endif
+    return;
+  }
   SelfEnergySlice s;
   s.nk = nk_;
   s.count = n + 1;
@@ -114,10 +121,16 @@ void Propagator::self_energy_row(int n) {
   s.u_tp = u_grid_.data();
   s.sigma_less = sigma_less_.data();
   s.sigma_greater = sigma_greater_.data();
-  self_energy_slice_cpu(s, work_->self_energy);
+  self_energy_slice_cpu(s, *work_->self_energy);
 }
 
 void Propagator::collision_row(int n) {
+  if (backend_ == Backend::Cuda) {
+#ifdef QUANTA_HAVE_CUDA
+    work_->device->collision_row(n, config_.time.dt);
+#endif
+    return;
+  }
   CollisionRow r;
   r.nk = nk_;
   r.n = n;
@@ -131,11 +144,72 @@ void Propagator::collision_row(int n) {
   collision_integral_cpu(r);
 }
 
+// The seed's Algorithm 1 for row n: predictor, then corrector passes until the row stops changing. The
+// backend-specific pieces are below; with CUDA only hb goes up and the new diagonal block comes down per pass.
 StepStats Propagator::advance() {
   QUANTA_REQUIRE(step_ + 1 < ntimes_, "kbe: advance() past the last time step");
   const int n = step_ + 1;
-  if (backend_ == Backend::Cuda) return advance_cuda(n);
+  // Predictor: Sigma_HF and I frozen at t_{n-1} (row n's diagonal starts as a copy of row n-1's, so that
+  // build_h_mid sees rho(t_{n-1}) at both ends).
+  start_row(n);
+  build_h_mid(n);
+  step_row(n, true);
+
+  // Corrector passes. A row with U(t_n) = 0 has Sigma = 0 and I = 0 exactly; they are not computed
+  // (nor in time-dependent Hartree-Fock runs, second_born = false).
+  const bool interacting = u_grid_[n] != 0.0 && config_.solver.second_born;
+  StepStats st;
+  for (int pass = 0; pass < std::max(1, config_.solver.corrector_iterations); ++pass) {
+    build_h_mid(n);
+    if (interacting) {
+      self_energy_row(n);
+      collision_row(n);
+    } else {
+      zero_collision_row(n);
+    }
+    st.last_change = step_row(n, false);
+    st.corrector_passes = pass + 1;
+    if (st.last_change <= config_.solver.corrector_tolerance) break;
+  }
+  finish_row(n);
+  step_ = n;
+  return st;
+}
+
+void Propagator::start_row(int n) {
+  const std::size_t bs = block_size(nk_);
+  if (backend_ == Backend::Cuda) {
+#ifdef QUANTA_HAVE_CUDA
+    work_->device->copy_diagonal(n - 1, n);
+    std::copy_n(diag_less_.begin() + (n - 1) * bs, bs, diag_less_.begin() + n * bs);
+#endif
+    return;
+  }
+  std::copy_n(g_less_.begin() + tri(n - 1, n - 1) * bs, bs, g_less_.begin() + tri(n, n) * bs);
+}
+
+void Propagator::zero_collision_row(int n) {
+  if (backend_ == Backend::Cuda) {
+#ifdef QUANTA_HAVE_CUDA
+    work_->device->zero_collision_row(n);
+#endif
+    return;
+  }
   const std::size_t row_elems = static_cast<std::size_t>(n + 1) * block_size(nk_);
+  std::fill_n(i_cur_less_.begin(), row_elems, cplx());
+  std::fill_n(i_cur_greater_.begin(), row_elems, cplx());
+}
+
+double Propagator::step_row(int n, bool predictor) {
+  if (backend_ == Backend::Cuda) {
+#ifdef QUANTA_HAVE_CUDA
+    DevicePropagation& dev = *work_->device;
+    dev.set_h_mid(work_->h_mid.data());
+    const double change = dev.time_step(n, config_.time.dt, predictor);
+    dev.download_diagonal(n, diag_less_.data() + n * block_size(nk_));  // rho(t_n) for the next hb
+    return change;
+#endif
+  }
   StepRow row;
   row.nk = nk_;
   row.n = n;
@@ -145,78 +219,22 @@ StepStats Propagator::advance() {
   row.i_prev_greater = i_prev_greater_.data();
   row.i_cur_less = i_cur_less_.data();
   row.i_cur_greater = i_cur_greater_.data();
+  row.predictor = predictor;
   row.g_less = g_less_.data();
   row.g_greater = g_greater_.data();
+  return time_step_cpu(row);
+}
 
-  // Predictor: Sigma_HF and I frozen at t_{n-1} (row n's diagonal starts as a copy of row n-1's, so that
-  // build_h_mid sees rho(t_{n-1}) at both ends).
-  const std::size_t bs = block_size(nk_);
-  std::copy_n(g_less_.begin() + tri(n - 1, n - 1) * bs, bs, g_less_.begin() + tri(n, n) * bs);
-  build_h_mid(n);
-  row.predictor = true;
-  time_step_cpu(row);
-
-  // Corrector passes. A row with U(t_n) = 0 has Sigma = 0 and I = 0 exactly; they are not computed
-  // (nor in time-dependent Hartree-Fock runs, second_born = false).
-  row.predictor = false;
-  const bool interacting = u_grid_[n] != 0.0 && config_.solver.second_born;
-  StepStats st;
-  for (int pass = 0; pass < std::max(1, config_.solver.corrector_iterations); ++pass) {
-    build_h_mid(n);
-    if (interacting) {
-      self_energy_row(n);
-      collision_row(n);
-    } else {
-      std::fill_n(i_cur_less_.begin(), row_elems, cplx());
-      std::fill_n(i_cur_greater_.begin(), row_elems, cplx());
-    }
-    st.last_change = time_step_cpu(row);
-    st.corrector_passes = pass + 1;
-    if (st.last_change <= config_.solver.corrector_tolerance) break;
+void Propagator::finish_row([[maybe_unused]] int n) {
+  if (backend_ == Backend::Cuda) {
+#ifdef QUANTA_HAVE_CUDA
+    work_->device->finish_step();
+    work_->device->download_collision_prev(n, i_prev_less_.data() + n * block_size(nk_));  // I<(t_n, t_n): energy
+#endif
+    return;
   }
   std::swap(i_prev_less_, i_cur_less_);
   std::swap(i_prev_greater_, i_cur_greater_);
-  step_ = n;
-  return st;
-}
-
-// The same pass structure with every array on the device: per pass only hb goes up and the new diagonal
-// block comes down (for Sigma_HF of the next pass).
-StepStats Propagator::advance_cuda(int n) {
-  StepStats st;
-#ifdef QUANTA_HAVE_CUDA
-  DevicePropagation& dev = *work_->device;
-  const std::size_t bs = block_size(nk_);
-  const double dt = config_.time.dt;
-  cplx* diag = diag_less_.data() + n * bs;
-  dev.copy_diagonal(n - 1, n);
-  std::copy_n(diag_less_.begin() + (n - 1) * bs, bs, diag);
-  build_h_mid(n);
-  dev.set_h_mid(work_->h_mid.data());
-  dev.time_step(n, dt, true);
-  dev.download_diagonal(n, diag);
-  const bool interacting = u_grid_[n] != 0.0 && config_.solver.second_born;
-  for (int pass = 0; pass < std::max(1, config_.solver.corrector_iterations); ++pass) {
-    build_h_mid(n);
-    dev.set_h_mid(work_->h_mid.data());
-    if (interacting) {
-      dev.self_energy_row(n);
-      dev.collision_row(n, dt);
-    } else {
-      dev.zero_collision_row(n);
-    }
-    st.last_change = dev.time_step(n, dt, false);
-    dev.download_diagonal(n, diag);
-    st.corrector_passes = pass + 1;
-    if (st.last_change <= config_.solver.corrector_tolerance) break;
-  }
-  dev.finish_step();
-  dev.download_collision_prev(n, i_prev_less_.data() + n * bs);  // I<(t_n, t_n) for the energy
-  step_ = n;
-#else
-  (void)n;
-#endif
-  return st;
 }
 
 void Propagator::sync_host() {

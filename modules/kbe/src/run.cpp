@@ -15,14 +15,6 @@
 #include "quanta/kbe/propagator.hpp"
 
 namespace quanta::kbe {
-namespace {
-
-void note(bool quiet, const std::string& msg) {
-  if (!quiet) std::fprintf(stderr, "[kbe] %s\n", msg.c_str());
-}
-
-}  // namespace
-
 RunSummary run(const RunOptions& opt) {
   WallTimer total;
   set_threads(opt.threads);
@@ -49,7 +41,7 @@ RunSummary run(const RunOptions& opt) {
   try {
     owned = std::make_unique<Propagator>(config, max_threads(), backend);
   } catch (const OutOfDeviceMemory& e) {
-    note(opt.quiet, std::string(e.what()) + ": propagating on the CPU");
+    note("kbe", opt.quiet, std::string(e.what()) + ": propagating on the CPU");
     backend = Backend::Cpu;
     owned = std::make_unique<Propagator>(config, max_threads(), backend);
   }
@@ -63,7 +55,7 @@ RunSummary run(const RunOptions& opt) {
   }
   s.backend = meta.backend;
   History history;
-  note(opt.quiet, std::to_string(config.model.nk) + " k-points, " + std::to_string(config.time.steps) + " steps of " +
+  note("kbe", opt.quiet, std::to_string(config.model.nk) + " k-points, " + std::to_string(config.time.steps) + " steps of " +
                       std::to_string(config.time.dt) + ", U = " + std::to_string(config.model.interaction.u) +
                       ", self-energy " + s.self_energy);
 
@@ -73,7 +65,7 @@ RunSummary run(const RunOptions& opt) {
     read_checkpoint(s.checkpoint, meta.digest, state, history);
     prop.restore(state);
     s.resumed_from = state.step;
-    note(opt.quiet, "resumed from step " + std::to_string(state.step) + " of " + s.checkpoint.string());
+    note("kbe", opt.quiet, "resumed from step " + std::to_string(state.step) + " of " + s.checkpoint.string());
   } else {
     history.append(prop.observe(), 0);
   }

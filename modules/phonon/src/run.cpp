@@ -18,14 +18,6 @@
 #include "quanta/phonon/symmetry.hpp"
 
 namespace quanta::phonon {
-namespace {
-
-void note(bool quiet, const std::string& msg) {
-  if (!quiet) std::fprintf(stderr, "[phonon] %s\n", msg.c_str());
-}
-
-}  // namespace
-
 RunSummary run(const RunOptions& opt) {
   WallTimer total;
   set_threads(opt.threads);
@@ -56,7 +48,7 @@ RunSummary run(const RunOptions& opt) {
   meta.symmetry_finder = sym.finder;
   int dropped = 0;
   const QGrid grid = build_qgrid(control.ngrid, sym, &dropped);
-  note(opt.quiet, std::to_string(sym.operations.size()) + " symmetry operations (" + sym.finder + "), " +
+  note("phonon", opt.quiet, std::to_string(sym.operations.size()) + " symmetry operations (" + sym.finder + "), " +
                       std::to_string(grid.nptk) + " q-points, " + std::to_string(grid.nlist()) + " irreducible" +
                       (dropped ? ", " + std::to_string(dropped) + " rotations incompatible with the mesh" : ""));
   meta.timings.emplace_back("symmetry", t.seconds());
@@ -97,7 +89,7 @@ RunSummary run(const RunOptions& opt) {
     // temperature below), which need no force constants: FORCE_CONSTANTS_3RD is not read, |V|^2 stays 0.
     t.reset();
     if (control.four_phonon && !control.onlyharmonic)
-      note(opt.quiet, "four_phonon=.true. in CONTROL: four-phonon scattering is not implemented, computing three-phonon scattering only");
+      note("phonon", opt.quiet, "four_phonon=.true. in CONTROL: this release computes three-phonon scattering only (see docs/phonon.md)");
     ThirdOrderFc fc3;
     if (!control.onlyharmonic) {
       const auto fc3_file = opt.input_dir / "FORCE_CONSTANTS_3RD";
@@ -115,7 +107,7 @@ RunSummary run(const RunOptions& opt) {
     const ThreePhononProcesses processes = three_phonon_processes(crystal, grid, spectrum, fc3, control.scalebroad, so3, &s.scattering);
     s.nplus = sc.nplus = static_cast<std::int64_t>(processes.plus.size());
     s.nminus = sc.nminus = static_cast<std::int64_t>(processes.minus.size());
-    note(opt.quiet, std::to_string(fc3.triplets.size()) + " anharmonic triplets; " + std::to_string(sc.nplus) + " absorption and " +
+    note("phonon", opt.quiet, std::to_string(fc3.triplets.size()) + " anharmonic triplets; " + std::to_string(sc.nplus) + " absorption and " +
                         std::to_string(sc.nminus) + " emission processes (" + s.scattering.strategy + ", enumeration on " +
                         s.scattering.enumeration + ", " + std::to_string(s.scattering.batches) + " batches)");
     sc.p3 = three_phonon_phase_space(grid, spectrum, processes, control.scalebroad, crystal);
@@ -168,7 +160,7 @@ RunSummary run(const RunOptions& opt) {
       };
       s.kappa_rta.push_back(scalar(tr.bte.kappa_band.front()));
       s.kappa_converged.push_back(scalar(tr.bte.kappa_band.back()));
-      note(opt.quiet, "T = " + std::to_string(T) + " K: kappa RTA " + std::to_string(s.kappa_rta.back()) + " W/mK" +
+      note("phonon", opt.quiet, "T = " + std::to_string(T) + " K: kappa RTA " + std::to_string(s.kappa_rta.back()) + " W/mK" +
                           (control.convergence ? ", iterative " + std::to_string(s.kappa_converged.back()) + " W/mK after " +
                                                      std::to_string(tr.bte.last_iteration) + " iterations (" + tr.bte.backend + ")"
                                                : ""));

@@ -7,6 +7,9 @@
 
 namespace quanta {
 
+// One informational line on stderr, "[module] message"; silent when quiet.
+void note(const char* module, bool quiet, const std::string& message);
+
 // Progress of one long stage on stderr: "[stage] done/total (pct) rate/s ETA". Lines are throttled to
 // one every `interval` seconds, and the final line is printed by finish(). Thread-safe; silent when quiet.
 class Progress {

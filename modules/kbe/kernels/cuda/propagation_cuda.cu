@@ -32,11 +32,6 @@ struct DevicePropagation::Impl {
   }
 };
 
-std::size_t DevicePropagation::bytes_needed(int nk, int ntimes) {
-  const std::size_t bs = block_size(nk) * sizeof(cplx);
-  return 2 * (tri_count(ntimes) + ntimes) * bs + 8 * static_cast<std::size_t>(ntimes) * bs;
-}
-
 DevicePropagation::DevicePropagation(int nk, int ntimes, SelfEnergyMethod method, const std::vector<double>& u_grid)
     : impl_(std::make_unique<Impl>()) {
   Impl& d = *impl_;

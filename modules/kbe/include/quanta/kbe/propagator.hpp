@@ -71,12 +71,16 @@ class Propagator {
 
  private:
   struct Work;
+  // The steps of advance(), each on the run's backend.
   void build_h_mid(int n);
+  void start_row(int n);
   void self_energy_row(int n);
   void collision_row(int n);
+  void zero_collision_row(int n);
+  double step_row(int n, bool predictor);
+  void finish_row(int n);
   kernels::M2 mean_density(int n) const;   // (1/nk) sum_k rho(k; t_n)
   const cplx* diagonal_block(int n) const;  // G<(t_n, t_n), [4][nk], on the host
-  StepStats advance_cuda(int n);
 
   Config config_;
   int nk_ = 0, ntimes_ = 0, step_ = 0;
