@@ -5,6 +5,7 @@
 
 #include "current_device.hpp"
 #include "quanta/core/error.hpp"
+#include "quanta/core/threads.hpp"
 
 namespace quanta {
 
@@ -57,6 +58,14 @@ std::size_t GpuMemoryBudget::usable_bytes() const {
   std::size_t usable = info->free_bytes > margin ? info->free_bytes - margin : 0;
   if (user_limit_bytes != 0) usable = std::min(usable, user_limit_bytes);
   return usable;
+}
+
+std::string device_description(Backend b) {
+  if (b == Backend::Cuda) {
+    const auto info = device_info();
+    return info ? info->name : "unknown";
+  }
+  return "CPU, " + std::to_string(max_threads()) + " OpenMP threads";
 }
 
 }  // namespace quanta

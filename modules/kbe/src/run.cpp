@@ -47,12 +47,7 @@ RunSummary run(const RunOptions& opt) {
   }
   Propagator& prop = *owned;
   meta.backend = to_string(backend);
-  if (backend == Backend::Cuda) {
-    const auto info = device_info();
-    meta.device = info ? info->name : "unknown";
-  } else {
-    meta.device = "CPU, " + std::to_string(max_threads()) + " OpenMP threads";
-  }
+  meta.device = device_description(backend);
   s.backend = meta.backend;
   History history;
   note("kbe", opt.quiet, std::to_string(config.model.nk) + " k-points, " + std::to_string(config.time.steps) + " steps of " +

@@ -24,12 +24,7 @@ RunSummary run(const RunOptions& opt) {
   const Backend backend = resolve_backend(opt.backend);
   RunMetadata meta;
   meta.backend = to_string(backend);
-  if (backend == Backend::Cuda) {
-    const auto info = device_info();
-    meta.device = info ? info->name : "unknown";
-  } else {
-    meta.device = "CPU, " + std::to_string(max_threads()) + " OpenMP threads";
-  }
+  meta.device = device_description(backend);
 
   // 1. Inputs: CONTROL and the second-order force constants, all validated before anything is written.
   WallTimer t;

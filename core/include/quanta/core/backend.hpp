@@ -25,6 +25,8 @@ struct DeviceInfo {
   int driver_version = 0, runtime_version = 0;
 };
 std::optional<DeviceInfo> device_info(int device = 0);
+// What a run's metadata records as its device: the GPU's name for Cuda, "CPU, N OpenMP threads" for Cpu.
+std::string device_description(Backend b);
 
 // How much device memory a strategy may plan to use: the free memory (less a safety margin for
 // library workspaces), capped by the user's --gpu-mem-limit when one is given.
