@@ -1,6 +1,6 @@
 # Finds the libraries quanta builds against. Required: LAPACKE + BLAS, HDF5 (C), CLI11, OpenMP, FFTW3,
 # toml++.
-# Optional: spglib (a built-in symmetry finder is used without it), CUDA toolkit, GoogleTest, benchmark.
+# Optional: spglib (a built-in symmetry finder is used without it), CUDA toolkit, MPI, GoogleTest, benchmark.
 find_package(PkgConfig QUIET)
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(Threads REQUIRED)
@@ -93,6 +93,17 @@ if(NOT QUANTA_CUDA STREQUAL "OFF")
     set(QUANTA_WITH_CUDA ON)
   elseif(QUANTA_CUDA STREQUAL "ON")
     message(FATAL_ERROR "QUANTA_CUDA=ON but no CUDA compiler (nvcc) was found")
+  endif()
+endif()
+
+# --- MPI (optional): runs split over several processes, one GPU each (kbe) ---------------------
+set(QUANTA_WITH_MPI OFF)
+if(NOT QUANTA_MPI STREQUAL "OFF")
+  find_package(MPI COMPONENTS C QUIET)
+  if(MPI_C_FOUND)
+    set(QUANTA_WITH_MPI ON)
+  elseif(QUANTA_MPI STREQUAL "ON")
+    message(FATAL_ERROR "QUANTA_MPI=ON but MPI was not found (Debian: libopenmpi-dev openmpi-bin)")
   endif()
 endif()
 

@@ -8,6 +8,7 @@
 #include "quanta/core/backend.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/version.hpp"
+#include "quanta/core/comm.hpp"
 #include "quanta/kbe/run.hpp"
 #include "quanta/phonon/run.hpp"
 
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
   kb->add_option("-o,--output-dir", kbe_output, "where quanta-kbe.h5, quanta-kbe.txt and the checkpoint go (default: the config's folder)");
   kb->add_flag("--resume", kbe.resume, "continue from the checkpoint a killed run of the same config left in the output folder");
   kb->add_flag("--write-green", kbe.write_green, "also write the full half-plane G<, G> to quanta-kbe.h5");
+  kb->add_option("--stop-after", kbe.stop_after, "stop after this step without the final outputs, as a killed run would (to test --resume)");
   add_common_options(kb, common);
 
   try {
@@ -105,14 +107,18 @@ int main(int argc, char** argv) {
       kbe.threads = common.threads;
       kbe.quiet = common.quiet;
       const auto s = quanta::kbe::run(kbe);
-      if (!kbe.quiet)
-        std::fprintf(stderr, "quanta kbe: nk = %d, %d steps, %s backend, %s self-energy, |N(t) - N(0)| <= %.2e, %.2f s -> %s\n",
-                     s.nk, s.steps, s.backend.c_str(), s.self_energy.c_str(), s.particles_drift, s.seconds_total,
-                     s.results.string().c_str());
+      if (!kbe.quiet && quanta::Comm::world().root())
+        std::fprintf(stderr, "quanta kbe: nk = %d, %d steps, %d process%s, %s backend, %s self-energy, |N(t) - N(0)| <= %.2e, %.2f s -> %s\n",
+                     s.nk, s.steps, s.ranks, s.ranks == 1 ? "" : "es", s.backend.c_str(), s.self_energy.c_str(),
+                     s.particles_drift, s.seconds_total, s.results.string().c_str());
       return 0;
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "quanta: error: %s\n", e.what());
+    try {
+      quanta::Comm::world().abort_if_distributed(1);  // the other ranks may be waiting in a collective
+    } catch (const std::exception&) {
+    }
     return 1;
   }
   return 0;

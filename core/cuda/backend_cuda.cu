@@ -14,6 +14,14 @@ int cuda_device_count() {
   return n;
 }
 
+int select_device(int local_rank) {
+  const int n = cuda_device_count();
+  if (n == 0) return -1;
+  const int d = local_rank % n;
+  QUANTA_CUDA_CHECK(cudaSetDevice(d));
+  return d;
+}
+
 std::optional<DeviceInfo> device_info(int device) {
   if (device < 0 || device >= cuda_device_count()) return std::nullopt;
   cudaDeviceProp prop{};

@@ -49,4 +49,17 @@ void fill_zero(void* dst, std::size_t bytes) {
   if (bytes) QUANTA_CUDA_CHECK(cudaMemset(dst, 0, bytes));
 }
 
+bool pin_host(void* ptr, std::size_t bytes) noexcept {
+  if (!ptr || bytes == 0) return false;
+  if (cudaHostRegister(ptr, bytes, cudaHostRegisterDefault) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return true;
+}
+
+void unpin_host(void* ptr) noexcept {
+  if (cudaHostUnregister(ptr) != cudaSuccess) cudaGetLastError();
+}
+
 }  // namespace quanta::device

@@ -62,7 +62,7 @@ std::size_t GpuMemoryBudget::usable_bytes() const {
 
 std::string device_description(Backend b) {
   if (b == Backend::Cuda) {
-    const auto info = device_info();
+    const auto info = device_info(detail::current_device());
     return info ? info->name : "unknown";
   }
   return "CPU, " + std::to_string(max_threads()) + " OpenMP threads";

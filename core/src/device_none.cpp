@@ -17,9 +17,12 @@ void release(void*) noexcept {}
 void copy_to_device(void*, const void*, std::size_t) { no_cuda(); }
 void copy_to_host(void*, const void*, std::size_t) { no_cuda(); }
 void fill_zero(void*, std::size_t) { no_cuda(); }
+bool pin_host(void*, std::size_t) noexcept { return false; }
+void unpin_host(void*) noexcept {}
 }  // namespace device
 
 int cuda_device_count() { return 0; }
+int select_device(int) { return -1; }
 std::optional<DeviceInfo> device_info(int) { return std::nullopt; }
 
 namespace detail {

@@ -84,8 +84,8 @@ std::string hex_digest(std::uint64_t d) {
   return buf;
 }
 
-void write_results(const std::filesystem::path& file, const Config& c, const History& h, const Propagator* green,
-                   const RunMetadata& meta) {
+void write_results(const std::filesystem::path& file, const Config& c, const History& h, const std::vector<cplx>* green_less,
+                   const std::vector<cplx>* green_greater, const RunMetadata& meta) {
   const auto tmp = io::temporary_path_for(file);
   {
     io::H5File f(tmp, io::H5File::Mode::Create);
@@ -94,11 +94,11 @@ void write_results(const std::filesystem::path& file, const Config& c, const His
     for (int i = 0; i < nk; ++i) k[i] = kernels::k_value(i, nk);
     f.write("k", k, {static_cast<std::size_t>(nk)});
     write_history(f, "", h);
-    if (green) {
-      const std::size_t nb = kernels::tri_count(green->ntimes());
+    if (green_less && green_greater) {
+      const std::size_t nb = kernels::tri_count(c.time.steps + 1);
       const std::vector<std::size_t> dims = {nb, 4, static_cast<std::size_t>(nk), 2};
-      f.write("green/lesser", as_doubles(green->g_less()), dims);
-      f.write("green/greater", as_doubles(green->g_greater()), dims);
+      f.write("green/lesser", as_doubles(*green_less), dims);
+      f.write("green/greater", as_doubles(*green_greater), dims);
       f.write_attribute("green/lesser", "layout",
                         "block (n, j), j <= n, at n(n+1)/2 + j; [4] band pairs v-v, v-c, c-v, c-c; [nk]; [re, im]; "
                         "G(t_j, t_n) = -G(t_n, t_j)^dagger");
@@ -106,6 +106,7 @@ void write_results(const std::filesystem::path& file, const Config& c, const His
     f.write_string("metadata/quanta_version", version());
     f.write_string("metadata/backend", meta.backend);
     f.write_string("metadata/device", meta.device);
+    f.write_scalar("metadata/processes", meta.processes);
     f.write_string("metadata/config_file", meta.config_file);
     f.write_string("metadata/config_digest", hex_digest(meta.digest));
     f.write_string("metadata/self_energy", to_string(c.solver.self_energy));

@@ -24,11 +24,13 @@ struct History {
 struct RunMetadata {
   std::string backend, device, config_file;
   std::uint64_t digest = 0;
+  int processes = 1;  // MPI ranks the k-points were split over
   std::vector<std::pair<std::string, double>> timings;
 };
 
-void write_results(const std::filesystem::path& file, const Config& config, const History& h, const Propagator* green,
-                   const RunMetadata& meta);
+// green_less/greater: the whole half-plane [tri_count(steps+1)][4][nk] when it is to be written, else null.
+void write_results(const std::filesystem::path& file, const Config& config, const History& h, const std::vector<cplx>* green_less,
+                   const std::vector<cplx>* green_greater, const RunMetadata& meta);
 void write_summary(const std::filesystem::path& file, const Config& config, const History& h, const RunMetadata& meta);
 
 // Checkpoint: propagator state + history + the config digest, written to a temporary name and renamed.

@@ -17,8 +17,11 @@ namespace quanta::kbe::kernels {
 class DevicePropagation {
  public:
   // Takes every device array once (throws OutOfDeviceMemory when the half-plane does not fit).
-  // u_grid: U(t_n) for n = 0..ntimes-1.
-  DevicePropagation(int nk, int ntimes, SelfEnergyMethod method, const std::vector<double>& u_grid);
+  // u_grid: U(t_n) for n = 0..ntimes-1. nk: the k-points held here. pair_nk > 0 marks a k-split run
+  // (src/distribution.hpp): its self-energy goes through self_energy_pairs() on up to pair_batch time pairs
+  // with all pair_nk k-points, instead of self_energy_row().
+  DevicePropagation(int nk, int ntimes, SelfEnergyMethod method, const std::vector<double>& u_grid, int pair_nk = 0,
+                    int pair_batch = 0);
   ~DevicePropagation();
   DevicePropagation(const DevicePropagation&) = delete;
   DevicePropagation& operator=(const DevicePropagation&) = delete;
@@ -34,6 +37,13 @@ class DevicePropagation {
   void zero_collision_row(int n);
   double time_step(int n, double dt, bool predictor);  // row n; returns max |G_new - G_old|
   void finish_step();                                // the current collision row becomes the previous one
+
+  // k-split runs: row n of G<> down ([n+1][4][nk] each), Sigma<> of `count` time pairs starting at pair
+  // `first` from their G<> with every k (host arrays [count][4][pair_nk]), and the Sigma row up.
+  void download_row(int n, cplx* g_less, cplx* g_greater) const;
+  void self_energy_pairs(int count, int first, double u_t, const cplx* g_less, const cplx* g_greater, cplx* sigma_less,
+                         cplx* sigma_greater);
+  void upload_sigma_row(int count, const cplx* sigma_less, const cplx* sigma_greater);
 
   void download_diagonal(int n, cplx* block) const;  // G<(t_n, t_n), [4][nk]
   void download_collision_prev(int j, cplx* block) const;  // I<(t_n, t_j) of the finished row, [4][nk]

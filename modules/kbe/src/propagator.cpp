@@ -10,7 +10,10 @@
 #include "../kernels/hamiltonian.hpp"
 #include "../kernels/self_energy.hpp"
 #include "../kernels/time_step.hpp"
+#include "distribution.hpp"
+#include "quanta/core/buffer.hpp"
 #include "quanta/core/error.hpp"
+#include "quanta/core/timer.hpp"
 
 namespace quanta::kbe {
 
@@ -22,23 +25,35 @@ struct Propagator::Work {
 #ifdef QUANTA_HAVE_CUDA
   std::unique_ptr<DevicePropagation> device;         // CUDA backend
 #endif
+  // k-split runs: the row transposition, this rank's time pairs of the row with every k (G<> in, Sigma<>
+  // out, [max_pairs][4][nk_global]), and with CUDA the host copies of the local G<> row.
+  std::unique_ptr<RowTranspose> transpose;
+  std::vector<cplx> pairs_less, pairs_greater, pairs_sigma_less, pairs_sigma_greater;
+  std::vector<cplx> row_less, row_greater;
+  std::vector<PinnedHost> pinned;  // CUDA: the host arrays above and the Sigma row, page-locked
   explicit Work(int nk) : h_mid(nk) {}
 };
 
-Propagator::Propagator(const Config& config, int threads, Backend backend)
-    : config_(config), nk_(config.model.nk), ntimes_(config.time.steps + 1), backend_(backend) {
+Propagator::Propagator(const Config& config, int threads, Backend backend, const Comm& comm)
+    : config_(config), comm_(comm), ntimes_(config.time.steps + 1), nk_global_(config.model.nk), backend_(backend) {
 #ifndef QUANTA_HAVE_CUDA
   if (backend_ == Backend::Cuda) throw Error("kbe: the CUDA backend was requested but quanta was built without CUDA");
 #endif
-  QUANTA_REQUIRE(nk_ >= 1 && ntimes_ >= 1 && config.time.dt > 0, "kbe: nk >= 1, steps >= 0 and dt > 0 are required");
+  QUANTA_REQUIRE(nk_global_ >= 1 && ntimes_ >= 1 && config.time.dt > 0, "kbe: nk >= 1, steps >= 0 and dt > 0 are required");
+  if (nk_global_ < comm_.size())
+    throw Error("kbe: nk = " + std::to_string(nk_global_) + " k-points cannot be split over " + std::to_string(comm_.size()) +
+                " processes (at least one k-point each is needed)");
+  const Split ks{nk_global_, comm_.size()};
+  k0_ = ks.begin(comm_.rank());
+  nk_ = ks.count(comm_.rank());
   const Model& m = config_.model;
-  QUANTA_REQUIRE(static_cast<int>(m.n_valence.size()) == nk_ && static_cast<int>(m.n_conduction.size()) == nk_,
+  QUANTA_REQUIRE(static_cast<int>(m.n_valence.size()) == nk_global_ && static_cast<int>(m.n_conduction.size()) == nk_global_,
                  "kbe: initial occupations need nk values per band");
   eps_v_.resize(nk_);
   eps_c_.resize(nk_);
   for (int k = 0; k < nk_; ++k) {
-    eps_v_[k] = m.valence.energy(k_value(k, nk_));
-    eps_c_[k] = m.conduction.energy(k_value(k, nk_));
+    eps_v_[k] = m.valence.energy(k_value(k0_ + k, nk_global_));
+    eps_c_[k] = m.conduction.energy(k_value(k0_ + k, nk_global_));
   }
   u_grid_.resize(ntimes_);
   for (int n = 0; n < ntimes_; ++n) u_grid_[n] = m.interaction.at(n * config_.time.dt);
@@ -46,20 +61,35 @@ Propagator::Propagator(const Config& config, int threads, Backend backend)
   // Everything is taken here, once: the propagation itself allocates nothing. With CUDA the half-plane and
   // the Sigma and I rows live on the device; the host keeps the diagonal blocks and the I rows.
   const std::size_t bs = block_size(nk_);
-  const bool on_device = backend_ == Backend::Cuda;
+  const bool on_device = backend_ == Backend::Cuda, split = comm_.distributed();
   const std::size_t host_blocks = on_device ? 1 : tri_count(ntimes_);  // CUDA: block (0,0) to upload
   g_less_.assign(host_blocks * bs, cplx());
   g_greater_.assign(host_blocks * bs, cplx());
   for (auto* v : {&i_prev_less_, &i_prev_greater_})
     v->assign(ntimes_ * bs, cplx());
+  if (!on_device || split)
+    for (auto* v : {&sigma_less_, &sigma_greater_}) v->assign(ntimes_ * bs, cplx());
   if (!on_device)
-    for (auto* v : {&sigma_less_, &sigma_greater_, &i_cur_less_, &i_cur_greater_}) v->assign(ntimes_ * bs, cplx());
+    for (auto* v : {&i_cur_less_, &i_cur_greater_}) v->assign(ntimes_ * bs, cplx());
   work_ = std::make_unique<Work>(nk_);
-  if (!on_device) work_->self_energy = std::make_unique<SelfEnergyWorkspace>(config_.solver.self_energy, nk_, threads);
+  if (split) {
+    Work& w = *work_;
+    w.transpose = std::make_unique<RowTranspose>(comm_, nk_global_, ntimes_);
+    const std::size_t pairs = static_cast<std::size_t>(w.transpose->max_pairs()) * block_size(nk_global_);
+    for (auto* v : {&w.pairs_less, &w.pairs_greater, &w.pairs_sigma_less, &w.pairs_sigma_greater}) v->assign(pairs, cplx());
+    if (on_device) {
+      for (auto* v : {&w.row_less, &w.row_greater}) v->assign(ntimes_ * bs, cplx());
+      for (auto* v : {&w.row_less, &w.row_greater, &w.pairs_less, &w.pairs_greater, &w.pairs_sigma_less, &w.pairs_sigma_greater,
+                      &sigma_less_, &sigma_greater_})
+        w.pinned.emplace_back(v->data(), v->size() * sizeof(cplx));
+    }
+  }
+  if (!on_device)
+    work_->self_energy = std::make_unique<SelfEnergyWorkspace>(config_.solver.self_energy, nk_global_, threads);
 
   // Uncorrelated initial state: G<(k;0,0) = i diag(n_v, n_c), G> = G< - i.
   for (int k = 0; k < nk_; ++k) {
-    M2 gl{{cplx(0.0, m.n_valence[k]), cplx(), cplx(), cplx(0.0, m.n_conduction[k])}};
+    M2 gl{{cplx(0.0, m.n_valence[k0_ + k]), cplx(), cplx(), cplx(0.0, m.n_conduction[k0_ + k])}};
     M2 gg = gl;
     gg.m[0] -= cplx(0.0, 1.0);
     gg.m[3] -= cplx(0.0, 1.0);
@@ -69,7 +99,8 @@ Propagator::Propagator(const Config& config, int threads, Backend backend)
   step_ = 0;  // I(t_0, t_0) = 0: both integrals have zero length.
 #ifdef QUANTA_HAVE_CUDA
   if (on_device) {
-    work_->device = std::make_unique<DevicePropagation>(nk_, ntimes_, config_.solver.self_energy, u_grid_);
+    work_->device = std::make_unique<DevicePropagation>(nk_, ntimes_, config_.solver.self_energy, u_grid_,
+                                                        split ? nk_global_ : 0, split ? work_->transpose->max_pairs() : 0);
     work_->device->upload(0, g_less_.data(), g_greater_.data(), i_prev_less_.data(), i_prev_greater_.data());
     diag_less_.assign(ntimes_ * bs, cplx());
     std::copy_n(g_less_.begin(), bs, diag_less_.begin());
@@ -86,12 +117,15 @@ Propagator::~Propagator() = default;
 
 M2 Propagator::mean_density(int n) const {
   const cplx* d = diagonal_block(n);
+  double sums[8] = {};
+  for (int p = 0; p < 4; ++p)
+    for (int k = 0; k < nk_; ++k) {
+      sums[2 * p] += d[in_block(p, k, nk_)].re;
+      sums[2 * p + 1] += d[in_block(p, k, nk_)].im;
+    }
+  comm_.sum(sums, 8);
   M2 rho;
-  for (int p = 0; p < 4; ++p) {
-    cplx s;
-    for (int k = 0; k < nk_; ++k) s += d[in_block(p, k, nk_)];
-    rho.m[p] = cplx(s.im, -s.re) / static_cast<double>(nk_);  // -i G<
-  }
+  for (int p = 0; p < 4; ++p) rho.m[p] = cplx(sums[2 * p + 1], -sums[2 * p]) / static_cast<double>(nk_global_);  // -i G<
   return rho;
 }
 
@@ -106,6 +140,7 @@ void Propagator::build_h_mid(int n) {
 }
 
 void Propagator::self_energy_row(int n) {
+  if (comm_.distributed()) return self_energy_row_split(n);
   if (backend_ == Backend::Cuda) {
 #ifdef QUANTA_HAVE_CUDA
     work_->device->self_energy_row(n);
@@ -122,6 +157,53 @@ void Propagator::self_energy_row(int n) {
   s.sigma_less = sigma_less_.data();
   s.sigma_greater = sigma_greater_.data();
   self_energy_slice_cpu(s, *work_->self_energy);
+}
+
+// A k-split row (src/distribution.hpp): the G<> row goes to the pair layout, this rank computes Sigma<> of
+// its pairs with every k on its backend, and the Sigma<> row comes back to the k layout.
+void Propagator::self_energy_row_split(int n) {
+  Work& w = *work_;
+  RowTranspose& tr = *w.transpose;
+  const int count = n + 1, first = tr.pairs_begin(count), mine = tr.pairs_count(count);
+  const cplx* row_less = g_less_.data() + tri(n, 0) * block_size(nk_);
+  const cplx* row_greater = g_greater_.data() + tri(n, 0) * block_size(nk_);
+  WallTimer t;
+#ifdef QUANTA_HAVE_CUDA
+  if (backend_ == Backend::Cuda) {
+    w.device->download_row(n, w.row_less.data(), w.row_greater.data());
+    row_less = w.row_less.data();
+    row_greater = w.row_greater.data();
+  }
+#endif
+  tr.to_pairs(row_less, count, w.pairs_less.data());
+  tr.to_pairs(row_greater, count, w.pairs_greater.data());
+  seconds_transpose_ += t.seconds();
+  t.reset();
+  if (backend_ == Backend::Cuda) {
+#ifdef QUANTA_HAVE_CUDA
+    w.device->self_energy_pairs(mine, first, u_grid_[n], w.pairs_less.data(), w.pairs_greater.data(), w.pairs_sigma_less.data(),
+                                w.pairs_sigma_greater.data());
+#endif
+  } else if (mine > 0) {
+    SelfEnergySlice s;
+    s.nk = nk_global_;
+    s.count = mine;
+    s.g_less = w.pairs_less.data();
+    s.g_greater = w.pairs_greater.data();
+    s.u_t = u_grid_[n];
+    s.u_tp = u_grid_.data() + first;
+    s.sigma_less = w.pairs_sigma_less.data();
+    s.sigma_greater = w.pairs_sigma_greater.data();
+    self_energy_slice_cpu(s, *w.self_energy);
+  }
+  seconds_pair_self_energy_ += t.seconds();
+  t.reset();
+  tr.to_k(w.pairs_sigma_less.data(), count, sigma_less_.data());
+  tr.to_k(w.pairs_sigma_greater.data(), count, sigma_greater_.data());
+#ifdef QUANTA_HAVE_CUDA
+  if (backend_ == Backend::Cuda) w.device->upload_sigma_row(count, sigma_less_.data(), sigma_greater_.data());
+#endif
+  seconds_transpose_ += t.seconds();
 }
 
 void Propagator::collision_row(int n) {
@@ -207,7 +289,7 @@ double Propagator::step_row(int n, bool predictor) {
     dev.set_h_mid(work_->h_mid.data());
     const double change = dev.time_step(n, config_.time.dt, predictor);
     dev.download_diagonal(n, diag_less_.data() + n * block_size(nk_));  // rho(t_n) for the next hb
-    return change;
+    return comm_.max(change);
 #endif
   }
   StepRow row;
@@ -222,7 +304,7 @@ double Propagator::step_row(int n, bool predictor) {
   row.predictor = predictor;
   row.g_less = g_less_.data();
   row.g_greater = g_greater_.data();
-  return time_step_cpu(row);
+  return comm_.max(time_step_cpu(row));
 }
 
 void Propagator::finish_row([[maybe_unused]] int n) {
@@ -265,31 +347,43 @@ Observables Propagator::observe() const {
   o.time = n * config_.time.dt;
   o.field = m.pulse.at(o.time);
   o.u = u_grid_[n];
-  o.n_valence.resize(nk_);
-  o.n_conduction.resize(nk_);
+  std::vector<double> nv(nk_), nc(nk_);
   const auto rho = density_matrix();
   const cplx* il = i_prev_less_.data() + static_cast<std::size_t>(n) * block_size(nk_);  // I<(t_n, t_n)
   const M2 hf = hartree_fock(o.u, mean_density(n));
-  double e_hf = 0, e_corr = 0;
+  // This rank's k-points, then the sum over ranks: particles, polarization, kinetic, HF, correlation, sum n_c.
+  double sums[6] = {};
   for (int k = 0; k < nk_; ++k) {
     const M2 r{{rho[4 * k], rho[4 * k + 1], rho[4 * k + 2], rho[4 * k + 3]}};
-    o.n_valence[k] = r.m[0].re;
-    o.n_conduction[k] = r.m[3].re;
-    o.particles += r.m[0].re + r.m[3].re;
-    o.polarization += 2.0 * (cplx(m.dipole) * r.m[1]).re;
-    o.energy_kinetic += eps_v_[k] * r.m[0].re + eps_c_[k] * r.m[3].re;
-    e_hf += 0.5 * trace(hf * r).re;
+    nv[k] = r.m[0].re;
+    nc[k] = r.m[3].re;
+    sums[0] += r.m[0].re + r.m[3].re;
+    sums[1] += 2.0 * (cplx(m.dipole) * r.m[1]).re;
+    sums[2] += eps_v_[k] * r.m[0].re + eps_c_[k] * r.m[3].re;
+    sums[3] += 0.5 * trace(hf * r).re;
     // Galitskii-Migdal: <H_int> = (1/2) sum_k tr[Sigma_HF rho] + (1/2i) sum_k tr I<(t,t).
-    e_corr += 0.5 * (il[in_block(0, k, nk_)] + il[in_block(3, k, nk_)]).im;
+    sums[4] += 0.5 * (il[in_block(0, k, nk_)] + il[in_block(3, k, nk_)]).im;
   }
-  o.energy_interaction = -o.u * [&] {
-    double s = 0;
-    for (double x : o.n_conduction) s += x;
-    return s;
-  }() + e_hf + e_corr;
-  o.energy_correlation = e_corr;
+  for (int k = 0; k < nk_; ++k) sums[5] += nc[k];
+  comm_.sum(sums, 6);
+  o.particles = sums[0];
+  o.polarization = sums[1];
+  o.energy_kinetic = sums[2];
+  o.energy_interaction = -o.u * sums[5] + sums[3] + sums[4];
+  o.energy_correlation = sums[4];
   o.energy_total = o.energy_kinetic + o.energy_interaction;
   o.energy_field = o.field * o.polarization;
+  // The occupations of every k-point, on every rank.
+  const Split ks{nk_global_, comm_.size()};
+  std::vector<std::size_t> counts(comm_.size()), displs(comm_.size());
+  for (int r = 0; r < comm_.size(); ++r) {
+    counts[r] = ks.count(r);
+    displs[r] = ks.begin(r);
+  }
+  o.n_valence.resize(nk_global_);
+  o.n_conduction.resize(nk_global_);
+  comm_.allgatherv(nv.data(), o.n_valence.data(), counts, displs);
+  comm_.allgatherv(nc.data(), o.n_conduction.data(), counts, displs);
   return o;
 }
 

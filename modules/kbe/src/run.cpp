@@ -7,6 +7,8 @@
 #include <memory>
 
 #include "../io/outputs.hpp"
+#include "distribution.hpp"
+#include "quanta/core/comm.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/progress.hpp"
 #include "quanta/core/threads.hpp"
@@ -15,14 +17,27 @@
 #include "quanta/kbe/propagator.hpp"
 
 namespace quanta::kbe {
+namespace {
+// One checkpoint file per rank of a k-split run; a single process keeps the plain name.
+std::filesystem::path checkpoint_path(const std::filesystem::path& dir, const Comm& comm) {
+  if (!comm.distributed()) return dir / "quanta-kbe.checkpoint.h5";
+  return dir / ("quanta-kbe.checkpoint.rank" + std::to_string(comm.rank()) + "-of-" + std::to_string(comm.size()) + ".h5");
+}
+}  // namespace
+
 RunSummary run(const RunOptions& opt) {
   WallTimer total;
   set_threads(opt.threads);
   RunSummary s;
+  // Several processes (mpirun) split the k-points (src/distribution.hpp), one GPU each; the root reports
+  // and writes the results.
+  const Comm& comm = Comm::world();
+  const bool quiet = opt.quiet || !comm.root();
 
   // 1. Config, validated before anything is computed or written.
   const Config config = read_config(opt.config);
   Backend backend = resolve_backend(opt.backend);
+  if (backend == Backend::Cuda) select_device(comm.local_rank());
   RunMetadata meta;
   meta.config_file = opt.config.string();
   meta.digest = config.trajectory_digest();
@@ -32,25 +47,36 @@ RunSummary run(const RunOptions& opt) {
   std::filesystem::create_directories(opt.output_dir);
   s.results = opt.output_dir / "quanta-kbe.h5";
   s.summary = opt.output_dir / "quanta-kbe.txt";
-  s.checkpoint = opt.output_dir / "quanta-kbe.checkpoint.h5";
+  s.checkpoint = checkpoint_path(opt.output_dir, comm);
+  s.ranks = comm.size();
 
   // 2. The half-plane and all work arrays, allocated once (on the device with CUDA; a half-plane too large
-  // for the device falls back to the CPU); the uncorrelated initial state.
+  // for the device falls back to the CPU, on every rank when any rank's does not fit); the uncorrelated
+  // initial state.
   WallTimer t;
   std::unique_ptr<Propagator> owned;
+  int out_of_memory = 0;
+  std::string why;
   try {
-    owned = std::make_unique<Propagator>(config, max_threads(), backend);
+    owned = std::make_unique<Propagator>(config, max_threads(), backend, comm);
   } catch (const OutOfDeviceMemory& e) {
-    note("kbe", opt.quiet, std::string(e.what()) + ": propagating on the CPU");
+    out_of_memory = 1;
+    why = e.what();
+  }
+  if (comm.max(out_of_memory) > 0) {
+    note("kbe", quiet, (why.empty() ? std::string("another rank's device is out of memory") : why) + ": propagating on the CPU");
+    owned.reset();
     backend = Backend::Cpu;
-    owned = std::make_unique<Propagator>(config, max_threads(), backend);
+    owned = std::make_unique<Propagator>(config, max_threads(), backend, comm);
   }
   Propagator& prop = *owned;
   meta.backend = to_string(backend);
   meta.device = device_description(backend);
+  meta.processes = comm.size();
   s.backend = meta.backend;
   History history;
-  note("kbe", opt.quiet, std::to_string(config.model.nk) + " k-points, " + std::to_string(config.time.steps) + " steps of " +
+  note("kbe", quiet, std::to_string(config.model.nk) + " k-points" +
+                        (comm.distributed() ? " over " + std::to_string(comm.size()) + " processes" : std::string()) + ", " + std::to_string(config.time.steps) + " steps of " +
                       std::to_string(config.time.dt) + ", U = " + std::to_string(config.model.interaction.u) +
                       ", self-energy " + s.self_energy);
 
@@ -58,9 +84,12 @@ RunSummary run(const RunOptions& opt) {
   if (opt.resume) {
     PropagatorState state;
     read_checkpoint(s.checkpoint, meta.digest, state, history);
+    if (comm.min(state.step) != comm.max(state.step))
+      throw Error("kbe: the ranks' checkpoints (" + s.checkpoint.string() + " and the others) are at different steps; the run "
+                  "was stopped while writing them: start it again without --resume");
     prop.restore(state);
     s.resumed_from = state.step;
-    note("kbe", opt.quiet, "resumed from step " + std::to_string(state.step) + " of " + s.checkpoint.string());
+    note("kbe", quiet, "resumed from step " + std::to_string(state.step) + " of " + s.checkpoint.string());
   } else {
     history.append(prop.observe(), 0);
   }
@@ -68,7 +97,7 @@ RunSummary run(const RunOptions& opt) {
 
   // 4. Propagation: one time row per step (Algorithm 1), observables after each, checkpoints every N steps.
   t.reset();
-  Progress progress("kbe propagation", static_cast<std::size_t>(config.time.steps - prop.step()), opt.quiet);
+  Progress progress("kbe propagation", static_cast<std::size_t>(config.time.steps - prop.step()), quiet);
   while (prop.step() < config.time.steps) {
     const StepStats st = prop.advance();
     history.append(prop.observe(), st.corrector_passes);
@@ -84,6 +113,10 @@ RunSummary run(const RunOptions& opt) {
   progress.finish();
   s.seconds_propagation = t.seconds();
   meta.timings.emplace_back("propagation", s.seconds_propagation);
+  if (comm.distributed()) {  // the root's share; the other ranks' are alike
+    meta.timings.emplace_back("propagation_transpose", prop.seconds_transpose());
+    meta.timings.emplace_back("propagation_pair_self_energy", prop.seconds_pair_self_energy());
+  }
 
   // 5. Outputs: quanta-kbe.h5 (the full G<> on request) and the text summary; the checkpoint is done with.
   for (std::size_t n = 0; n < history.size(); ++n) {
@@ -93,9 +126,24 @@ RunSummary run(const RunOptions& opt) {
   s.seconds_total = total.seconds();
   meta.timings.emplace_back("total", s.seconds_total);
   const bool green = config.output.write_green || opt.write_green;
-  if (green) prop.sync_host();
-  write_results(s.results, config, history, green ? &prop : nullptr, meta);
-  write_summary(s.summary, config, history, meta);
+  std::vector<cplx> full_less, full_greater;  // a k-split run's half-plane, gathered on the root
+  const std::vector<cplx>* green_less = nullptr;
+  const std::vector<cplx>* green_greater = nullptr;
+  if (green) {
+    prop.sync_host();
+    green_less = &prop.g_less();
+    green_greater = &prop.g_greater();
+    if (comm.distributed()) {
+      gather_half_plane(comm, config.model.nk, config.time.steps + 1, prop.g_less().data(), full_less);
+      gather_half_plane(comm, config.model.nk, config.time.steps + 1, prop.g_greater().data(), full_greater);
+      green_less = &full_less;
+      green_greater = &full_greater;
+    }
+  }
+  if (comm.root()) {
+    write_results(s.results, config, history, green_less, green_greater, meta);
+    write_summary(s.summary, config, history, meta);
+  }
   std::filesystem::remove(s.checkpoint);
   return s;
 }

@@ -13,6 +13,9 @@ std::string to_string(Backend b);
 
 bool cuda_built();        // the CUDA backend was compiled in
 int cuda_device_count();  // 0 when not built, no driver or no device
+// One GPU per process of a host: makes device (local_rank mod count) current for this process and
+// returns it; -1 when there is no device.
+int select_device(int local_rank);
 
 // Auto becomes Cuda when a device is present, else Cpu. Cuda without a usable device throws Error.
 Backend resolve_backend(Backend requested);
@@ -25,7 +28,7 @@ struct DeviceInfo {
   int driver_version = 0, runtime_version = 0;
 };
 std::optional<DeviceInfo> device_info(int device = 0);
-// What a run's metadata records as its device: the GPU's name for Cuda, "CPU, N OpenMP threads" for Cpu.
+// What a run's metadata records as its device: the current GPU's name for Cuda, "CPU, N OpenMP threads" for Cpu.
 std::string device_description(Backend b);
 
 // How much device memory a strategy may plan to use: the free memory (less a safety margin for

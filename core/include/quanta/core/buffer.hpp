@@ -15,7 +15,35 @@ void release(void* ptr) noexcept;
 void copy_to_device(void* dst, const void* src, std::size_t bytes);
 void copy_to_host(void* dst, const void* src, std::size_t bytes);
 void fill_zero(void* dst, std::size_t bytes);
+// Page-locks a host range so that copies to and from it run at full link speed; false when it cannot
+// (no CUDA, or the system refuses), and the copies then simply stay pageable.
+bool pin_host(void* ptr, std::size_t bytes) noexcept;
+void unpin_host(void* ptr) noexcept;
 }  // namespace device
+
+// A host range page-locked for its lifetime (device::pin_host); the range must outlive it.
+class PinnedHost {
+ public:
+  PinnedHost() = default;
+  PinnedHost(void* ptr, std::size_t bytes) : ptr_(device::pin_host(ptr, bytes) ? ptr : nullptr) {}
+  PinnedHost(const PinnedHost&) = delete;
+  PinnedHost& operator=(const PinnedHost&) = delete;
+  PinnedHost(PinnedHost&& o) noexcept : ptr_(o.ptr_) { o.ptr_ = nullptr; }
+  PinnedHost& operator=(PinnedHost&& o) noexcept {
+    if (this != &o) {
+      if (ptr_) device::unpin_host(ptr_);
+      ptr_ = o.ptr_;
+      o.ptr_ = nullptr;
+    }
+    return *this;
+  }
+  ~PinnedHost() {
+    if (ptr_) device::unpin_host(ptr_);
+  }
+
+ private:
+  void* ptr_ = nullptr;
+};
 
 // Host arrays are std::vector. DeviceBuffer<T> owns `size` elements of device memory taken with plain
 // cudaMalloc; it is moved, never copied, and frees on destruction.

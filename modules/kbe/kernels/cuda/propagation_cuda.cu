@@ -14,12 +14,18 @@ struct DevicePropagation::Impl {
   int nk = 0, ntimes = 0;
   SelfEnergyMethod method = SelfEnergyMethod::Fft;
   std::vector<double> u_host;
+  // The self-energy's shape: se_batch time pairs of se_nk k-points. Single process: a whole row of the
+  // half-plane (se_nk = nk, se_batch = ntimes); k-split: the pairs this rank computes, with every k.
+  int se_nk = 0, se_batch = 0;
+  bool split = false;
   // The half-plane, with `ntimes` spare blocks at the end: the FFT plan reads a fixed batch of blocks from
   // the start of any row, and the blocks past the row are read but not used.
   DeviceBuffer<cplx> g_less, g_greater;
   DeviceBuffer<cplx> sigma_less, sigma_greater;        // [ntimes][4][nk]
-  DeviceBuffer<cplx> sites_less, sites_greater;        // FFT scratch [ntimes][4][nk]
-  DeviceBuffer<cplx> pol;                              // direct: [ntimes][2][4][nk]
+  DeviceBuffer<cplx> pair_g_less, pair_g_greater;      // k-split: [se_batch][4][se_nk] input pairs
+  DeviceBuffer<cplx> pair_sigma_less, pair_sigma_greater;  // k-split: their Sigma
+  DeviceBuffer<cplx> sites_less, sites_greater;        // FFT scratch [se_batch][4][se_nk]
+  DeviceBuffer<cplx> pol;                              // direct: [se_batch][2][4][se_nk]
   DeviceBuffer<cplx> i_prev_less, i_prev_greater, i_cur_less, i_cur_greater;  // [ntimes][4][nk]
   DeviceBuffer<M2> h_mid;                              // [nk]
   DeviceBuffer<double> u_grid, block_max, change;
@@ -27,35 +33,54 @@ struct DevicePropagation::Impl {
   bool have_plan = false;
 
   std::size_t bs() const { return block_size(nk); }
+  // Sigma<> of `count` pairs whose G<> start at gl, gg (a batch of the plan's shape), U(t'_l) from u_tp.
+  void self_energy_batch(int count, const cplx* gl, const cplx* gg, double u_t, const double* u_tp, cplx* sigma_l, cplx* sigma_g) {
+    if (method == SelfEnergyMethod::Fft)
+      self_energy_fft_cuda(plan, se_nk, count, gl, gg, u_t, u_tp, sites_less.data(), sites_greater.data(), sigma_l, sigma_g);
+    else
+      self_energy_direct_cuda(se_nk, count, gl, gg, u_t, u_tp, pol.data(), sigma_l, sigma_g);
+  }
   ~Impl() {
     if (have_plan) cufftDestroy(plan);
   }
 };
 
-DevicePropagation::DevicePropagation(int nk, int ntimes, SelfEnergyMethod method, const std::vector<double>& u_grid)
+DevicePropagation::DevicePropagation(int nk, int ntimes, SelfEnergyMethod method, const std::vector<double>& u_grid,
+                                     int pair_nk, int pair_batch)
     : impl_(std::make_unique<Impl>()) {
   Impl& d = *impl_;
   d.nk = nk;
   d.ntimes = ntimes;
   d.method = method;
   d.u_host = u_grid;
-  const std::size_t bs = d.bs(), half = (tri_count(ntimes) + ntimes) * bs, row = static_cast<std::size_t>(ntimes) * bs;
+  d.split = pair_nk > 0;
+  d.se_nk = d.split ? pair_nk : nk;
+  d.se_batch = d.split ? pair_batch : ntimes;
+  const std::size_t bs = d.bs(), half = (tri_count(ntimes) + (d.split ? 0 : ntimes)) * bs, row = static_cast<std::size_t>(ntimes) * bs;
+  const std::size_t se = static_cast<std::size_t>(d.se_batch) * block_size(d.se_nk);
   d.g_less = DeviceBuffer<cplx>(half, "kbe half-plane G<");
   d.g_greater = DeviceBuffer<cplx>(half, "kbe half-plane G>");
   d.g_less.zero();
   d.g_greater.zero();
   d.sigma_less = DeviceBuffer<cplx>(row, "kbe Sigma< row");
   d.sigma_greater = DeviceBuffer<cplx>(row, "kbe Sigma> row");
+  if (d.split) {
+    for (auto* b : {&d.pair_g_less, &d.pair_g_greater, &d.pair_sigma_less, &d.pair_sigma_greater}) {
+      *b = DeviceBuffer<cplx>(se, "kbe self-energy pairs");
+      b->zero();  // the FFT plan also transforms the batch's unused blocks
+    }
+  }
   if (method == SelfEnergyMethod::Fft) {
-    d.sites_less = DeviceBuffer<cplx>(row, "kbe FFT scratch");
-    d.sites_greater = DeviceBuffer<cplx>(row, "kbe FFT scratch");
-    int n[1] = {nk};
-    const cufftResult r = cufftPlanMany(&d.plan, 1, n, nullptr, 1, nk, nullptr, 1, nk, CUFFT_Z2Z, 4 * ntimes);
-    if (r == CUFFT_ALLOC_FAILED) throw OutOfDeviceMemory("kbe: cuFFT plan for " + std::to_string(4 * ntimes) + " transforms of " + std::to_string(nk));
+    d.sites_less = DeviceBuffer<cplx>(se, "kbe FFT scratch");
+    d.sites_greater = DeviceBuffer<cplx>(se, "kbe FFT scratch");
+    int n[1] = {d.se_nk};
+    const cufftResult r = cufftPlanMany(&d.plan, 1, n, nullptr, 1, d.se_nk, nullptr, 1, d.se_nk, CUFFT_Z2Z, 4 * d.se_batch);
+    if (r == CUFFT_ALLOC_FAILED)
+      throw OutOfDeviceMemory("kbe: cuFFT plan for " + std::to_string(4 * d.se_batch) + " transforms of " + std::to_string(d.se_nk));
     if (r != CUFFT_SUCCESS) throw Error("kbe: cuFFT plan failed (error " + std::to_string(r) + ")");
     d.have_plan = true;
   } else {
-    d.pol = DeviceBuffer<cplx>(2 * row, "kbe polarization");
+    d.pol = DeviceBuffer<cplx>(2 * se, "kbe polarization");
   }
   for (auto* b : {&d.i_prev_less, &d.i_prev_greater, &d.i_cur_less, &d.i_cur_greater}) {
     *b = DeviceBuffer<cplx>(row, "kbe collision row");
@@ -100,14 +125,36 @@ void DevicePropagation::set_h_mid(const M2* h_mid) {
 
 void DevicePropagation::self_energy_row(int n) {
   Impl& d = *impl_;
-  const cplx* gl = d.g_less.data() + tri(n, 0) * d.bs();
-  const cplx* gg = d.g_greater.data() + tri(n, 0) * d.bs();
-  if (d.method == SelfEnergyMethod::Fft)
-    self_energy_fft_cuda(d.plan, d.nk, n + 1, gl, gg, d.u_host[n], d.u_grid.data(), d.sites_less.data(), d.sites_greater.data(),
-                         d.sigma_less.data(), d.sigma_greater.data());
-  else
-    self_energy_direct_cuda(d.nk, n + 1, gl, gg, d.u_host[n], d.u_grid.data(), d.pol.data(), d.sigma_less.data(),
-                            d.sigma_greater.data());
+  d.self_energy_batch(n + 1, d.g_less.data() + tri(n, 0) * d.bs(), d.g_greater.data() + tri(n, 0) * d.bs(), d.u_host[n],
+                    d.u_grid.data(), d.sigma_less.data(), d.sigma_greater.data());
+}
+
+void DevicePropagation::download_row(int n, cplx* g_less, cplx* g_greater) const {
+  const Impl& d = *impl_;
+  const std::size_t bytes = (n + 1) * d.bs() * sizeof(cplx);
+  device::copy_to_host(g_less, d.g_less.data() + tri(n, 0) * d.bs(), bytes);
+  device::copy_to_host(g_greater, d.g_greater.data() + tri(n, 0) * d.bs(), bytes);
+}
+
+void DevicePropagation::self_energy_pairs(int count, int first, double u_t, const cplx* g_less, const cplx* g_greater,
+                                          cplx* sigma_less, cplx* sigma_greater) {
+  Impl& d = *impl_;
+  QUANTA_REQUIRE(d.split && count <= d.se_batch, "kbe: self_energy_pairs needs a k-split DevicePropagation and count <= its batch");
+  if (count == 0) return;
+  const std::size_t bytes = count * block_size(d.se_nk) * sizeof(cplx);
+  device::copy_to_device(d.pair_g_less.data(), g_less, bytes);
+  device::copy_to_device(d.pair_g_greater.data(), g_greater, bytes);
+  d.self_energy_batch(count, d.pair_g_less.data(), d.pair_g_greater.data(), u_t, d.u_grid.data() + first,
+                    d.pair_sigma_less.data(), d.pair_sigma_greater.data());
+  device::copy_to_host(sigma_less, d.pair_sigma_less.data(), bytes);
+  device::copy_to_host(sigma_greater, d.pair_sigma_greater.data(), bytes);
+}
+
+void DevicePropagation::upload_sigma_row(int count, const cplx* sigma_less, const cplx* sigma_greater) {
+  Impl& d = *impl_;
+  const std::size_t bytes = count * d.bs() * sizeof(cplx);
+  device::copy_to_device(d.sigma_less.data(), sigma_less, bytes);
+  device::copy_to_device(d.sigma_greater.data(), sigma_greater, bytes);
 }
 
 void DevicePropagation::collision_row(int n, double dt) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "quanta/core/backend.hpp"
+#include "quanta/core/comm.hpp"
 #include "quanta/core/complex.hpp"
 #include "quanta/kbe/params.hpp"
 
@@ -43,20 +44,25 @@ struct StepStats {
 // advance() allocates nothing: every array is taken in the constructor. With Backend::Cuda the half-plane
 // and the work rows live on the device (kernels/cuda_propagation.hpp); the host keeps the diagonal blocks
 // and the collision row the observables need, and the whole half-plane only after sync_host().
+//
+// With a distributed Comm each rank holds a contiguous range of k-points (src/distribution.hpp): nk() and
+// every array below are this rank's; observe() and step statistics are already summed over all ranks.
+// Every rank must call advance(), observe() and save() in the same order (they communicate).
 class Propagator {
  public:
-  Propagator(const Config& config, int threads, Backend backend = Backend::Cpu);
+  Propagator(const Config& config, int threads, Backend backend = Backend::Cpu, const Comm& comm = Comm::world());
   ~Propagator();
   Propagator(const Propagator&) = delete;
   Propagator& operator=(const Propagator&) = delete;
 
   int step() const { return step_; }       // last completed time row
-  int nk() const { return nk_; }
+  int nk() const { return nk_; }           // k-points of this rank
+  int k_begin() const { return k0_; }      // global index of this rank's first k-point
   int ntimes() const { return ntimes_; }   // steps + 1
   StepStats advance();                     // computes row step()+1
 
   Observables observe() const;             // at t_step()
-  // rho(k; t_step) = -i G<(k; t_step, t_step): [nk][4] in band-pair order.
+  // rho(k; t_step) = -i G<(k; t_step, t_step) of this rank's k-points: [nk][4] in band-pair order.
   std::vector<cplx> density_matrix() const;
 
   // Half-plane storage, [tri_count(ntimes)][4][nk]; rows beyond step() are not yet meaningful. With the
@@ -65,6 +71,11 @@ class Propagator {
   Backend backend() const { return backend_; }
   const std::vector<cplx>& g_less() const { return g_less_; }
   const std::vector<cplx>& g_greater() const { return g_greater_; }
+
+  // k-split runs: wall seconds spent so far in the self-energy's row transpositions (host copies, MPI and,
+  // with CUDA, the transfers to and from the device) and in the self-energy of this rank's pairs.
+  double seconds_transpose() const { return seconds_transpose_; }
+  double seconds_pair_self_energy() const { return seconds_pair_self_energy_; }
 
   PropagatorState save() const;
   void restore(const PropagatorState& s);  // throws Error when shapes do not fit this config
@@ -79,11 +90,14 @@ class Propagator {
   void zero_collision_row(int n);
   double step_row(int n, bool predictor);
   void finish_row(int n);
-  kernels::M2 mean_density(int n) const;   // (1/nk) sum_k rho(k; t_n)
+  kernels::M2 mean_density(int n) const;   // (1/nk) sum_k rho(k; t_n), all ranks
+  void self_energy_row_split(int n);       // self_energy_row of a k-split run
   const cplx* diagonal_block(int n) const;  // G<(t_n, t_n), [4][nk], on the host
 
   Config config_;
+  const Comm& comm_;
   int nk_ = 0, ntimes_ = 0, step_ = 0;
+  int nk_global_ = 0, k0_ = 0;
   std::vector<double> eps_v_, eps_c_, u_grid_;      // [nk], [nk], [ntimes]
   std::vector<cplx> g_less_, g_greater_;             // half-plane
   std::vector<cplx> sigma_less_, sigma_greater_;     // [ntimes][4][nk] Sigma row
@@ -91,6 +105,7 @@ class Propagator {
   std::vector<cplx> i_cur_less_, i_cur_greater_;     // [ntimes][4][nk] I row t_n
   Backend backend_ = Backend::Cpu;
   std::vector<cplx> diag_less_;                      // CUDA: [ntimes][4][nk] G<(t_n, t_n) on the host
+  double seconds_transpose_ = 0, seconds_pair_self_energy_ = 0;
   std::unique_ptr<Work> work_;
 };
 

@@ -21,13 +21,14 @@ struct RunOptions {
 
 struct RunSummary {
   int nk = 0, steps = 0;
+  int ranks = 1;                     // processes the k-points were split over
   std::string backend, self_energy;
   int resumed_from = -1;             // step the run continued from; -1: started at t = 0
   bool stopped = false;              // stop_after reached: no final outputs written
   double particles_drift = 0;        // max_n |N(t_n) - N(0)|
   double seconds_total = 0, seconds_propagation = 0;
   int max_corrector_passes = 0;
-  std::filesystem::path results, summary, checkpoint;
+  std::filesystem::path results, summary, checkpoint;  // checkpoint: this rank's
 };
 
 // quanta kbe: the stages of a run, in order (see src/run.cpp).
