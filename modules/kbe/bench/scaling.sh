@@ -17,7 +17,7 @@ backend=${BACKEND:-cuda}
 case_timeout=${CASE_TIMEOUT:-300}
 cores=$(nproc)
 mkdir -p "$results"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 printf "%-14s %6s %6s %5s %8s %10s %11s %10s %9s %6s\n" case nk steps ranks passes prop_s transpose_s pairs_s gpu_mem_GB rc
 for spec in "$@"; do
