@@ -107,6 +107,16 @@ if(NOT QUANTA_MPI STREQUAL "OFF")
   endif()
 endif()
 
+# --- NCCL (optional, with CUDA and MPI): device-to-device exchanges between the GPUs of a run -------
+set(QUANTA_WITH_NCCL OFF)
+if(QUANTA_WITH_CUDA AND QUANTA_WITH_MPI)
+  find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+  find_library(NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR})
+  if(NCCL_INCLUDE_DIR AND NCCL_LIBRARY)
+    set(QUANTA_WITH_NCCL ON)
+  endif()
+endif()
+
 # --- tests and benchmarks -----------------------------------------------------------------------
 if(QUANTA_BUILD_TESTS)
   find_package(GTest REQUIRED)

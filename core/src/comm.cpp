@@ -126,6 +126,10 @@ void Comm::gatherv(const cplx* send, cplx* recv, const std::vector<std::size_t>&
         "MPI_Gatherv");
 }
 
+void Comm::broadcast(void* data, std::size_t bytes) const {
+  if (distributed()) check(MPI_Bcast(data, as_int(bytes, "broadcast"), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+}
+
 void Comm::abort_if_distributed(int code) const {
   if (distributed()) MPI_Abort(MPI_COMM_WORLD, code);
 }
@@ -168,6 +172,7 @@ void Comm::gatherv(const cplx* send, cplx* recv, const std::vector<std::size_t>&
   std::copy_n(send, counts[0], recv + displs[0]);
 }
 
+void Comm::broadcast(void*, std::size_t) const {}
 void Comm::abort_if_distributed(int) const {}
 
 #endif

@@ -107,6 +107,7 @@ void write_results(const std::filesystem::path& file, const Config& c, const His
     f.write_string("metadata/backend", meta.backend);
     f.write_string("metadata/device", meta.device);
     f.write_scalar("metadata/processes", meta.processes);
+    f.write_string("metadata/row_transposition", meta.transpose);
     f.write_string("metadata/config_file", meta.config_file);
     f.write_string("metadata/config_digest", hex_digest(meta.digest));
     f.write_string("metadata/self_energy", to_string(c.solver.self_energy));

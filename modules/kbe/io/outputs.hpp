@@ -25,6 +25,7 @@ struct RunMetadata {
   std::string backend, device, config_file;
   std::uint64_t digest = 0;
   int processes = 1;  // MPI ranks the k-points were split over
+  std::string transpose = "none";  // how the self-energy rows travel between them
   std::vector<std::pair<std::string, double>> timings;
 };
 

@@ -9,7 +9,9 @@
 #include <memory>
 #include <vector>
 
+#include "../src/distribution.hpp"
 #include "matrix2.hpp"
+#include "quanta/core/device_exchange.hpp"
 #include "quanta/kbe/params.hpp"
 
 namespace quanta::kbe::kernels {
@@ -44,6 +46,9 @@ class DevicePropagation {
   void self_energy_pairs(int count, int first, double u_t, const cplx* g_less, const cplx* g_greater, cplx* sigma_less,
                          cplx* sigma_greater);
   void upload_sigma_row(int count, const cplx* sigma_less, const cplx* sigma_greater);
+  // The same without the host: the G<> row to this rank's pairs, their Sigma<>, and the Sigma<> row
+  // back, all between devices (DeviceExchange) with the re-layouts as strided device copies.
+  void self_energy_row_exchanged(int n, const TransposePlan& plan, DeviceExchange& exchange);
 
   void download_diagonal(int n, cplx* block) const;  // G<(t_n, t_n), [4][nk]
   void download_collision_prev(int j, cplx* block) const;  // I<(t_n, t_j) of the finished row, [4][nk]

@@ -11,49 +11,53 @@ RowTranspose::RowTranspose(const Comm& comm, int nk, int ntimes)
     : comm_(comm), k_{nk, comm.size()}, nk_(nk), max_pairs_((ntimes + comm.size() - 1) / comm.size()) {
   stage_.resize(static_cast<std::size_t>(max_pairs_) * kernels::block_size(nk));
   const auto p = static_cast<std::size_t>(comm.size());
-  row_counts_.resize(p);
-  row_displs_.resize(p);
-  pair_counts_.resize(p);
-  pair_displs_.resize(p);
-}
-
-// Row side: the pairs of rank s are the contiguous blocks [pairs_begin_s, +pairs_count_s) of [count][4][nk_local].
-// Pairs side: rank r's k-points for my pairs arrive as one [my_pairs][4][nk_r] piece, pieces in rank order.
-void RowTranspose::plan(int count) {
-  const int me = comm_.rank(), nkl = k_.count(me), mine = pairs_count(count);
-  const Split pairs{count, comm_.size()};
-  for (int r = 0; r < comm_.size(); ++r) {
-    row_counts_[r] = static_cast<std::size_t>(pairs.count(r)) * 4 * nkl;
-    row_displs_[r] = static_cast<std::size_t>(pairs.begin(r)) * 4 * nkl;
-    pair_counts_[r] = static_cast<std::size_t>(mine) * 4 * k_.count(r);
-    pair_displs_[r] = static_cast<std::size_t>(mine) * 4 * k_.begin(r);
+  for (auto* v : {&plan_.row_counts, &plan_.row_displs, &plan_.pair_counts, &plan_.pair_displs}) v->resize(p);
+  plan_.k_begin.resize(p);
+  plan_.k_count.resize(p);
+  for (int r = 0; r < comm.size(); ++r) {
+    plan_.k_begin[r] = k_.begin(r);
+    plan_.k_count[r] = k_.count(r);
   }
 }
 
+const TransposePlan& RowTranspose::plan(int count) {
+  TransposePlan& p = plan_;
+  const int me = comm_.rank(), nkl = k_.count(me);
+  const Split pairs{count, comm_.size()};
+  p.count = count;
+  p.first = pairs.begin(me);
+  p.mine = pairs.count(me);
+  for (int r = 0; r < comm_.size(); ++r) {
+    p.row_counts[r] = static_cast<std::size_t>(pairs.count(r)) * 4 * nkl;
+    p.row_displs[r] = static_cast<std::size_t>(pairs.begin(r)) * 4 * nkl;
+    p.pair_counts[r] = static_cast<std::size_t>(p.mine) * 4 * k_.count(r);
+    p.pair_displs[r] = static_cast<std::size_t>(p.mine) * 4 * k_.begin(r);
+  }
+  return p;
+}
+
 void RowTranspose::to_pairs(const cplx* row, int count, cplx* pairs) {
-  plan(count);
-  comm_.alltoallv(row, row_counts_, row_displs_, stage_.data(), pair_counts_, pair_displs_);
-  const int mine = pairs_count(count);
+  const TransposePlan& p = plan(count);
+  comm_.alltoallv(row, p.row_counts, p.row_displs, stage_.data(), p.pair_counts, p.pair_displs);
 #pragma omp parallel for collapse(2) schedule(static)
   for (int r = 0; r < comm_.size(); ++r)
-    for (int b = 0; b < 4 * mine; ++b) {  // b = 4 l + p: one band-pair plane of one time pair
-      const int nkr = k_.count(r);
-      std::copy_n(stage_.data() + pair_displs_[r] + static_cast<std::size_t>(b) * nkr, nkr,
-                  pairs + static_cast<std::size_t>(b) * nk_ + k_.begin(r));
+    for (int b = 0; b < 4 * p.mine; ++b) {  // b = 4 l + band pair: one plane of one time pair
+      const int nkr = p.k_count[r];
+      std::copy_n(stage_.data() + p.pair_displs[r] + static_cast<std::size_t>(b) * nkr, nkr,
+                  pairs + static_cast<std::size_t>(b) * nk_ + p.k_begin[r]);
     }
 }
 
 void RowTranspose::to_k(const cplx* pairs, int count, cplx* row) {
-  plan(count);
-  const int mine = pairs_count(count);
+  const TransposePlan& p = plan(count);
 #pragma omp parallel for collapse(2) schedule(static)
   for (int r = 0; r < comm_.size(); ++r)
-    for (int b = 0; b < 4 * mine; ++b) {
-      const int nkr = k_.count(r);
-      std::copy_n(pairs + static_cast<std::size_t>(b) * nk_ + k_.begin(r), nkr,
-                  stage_.data() + pair_displs_[r] + static_cast<std::size_t>(b) * nkr);
+    for (int b = 0; b < 4 * p.mine; ++b) {
+      const int nkr = p.k_count[r];
+      std::copy_n(pairs + static_cast<std::size_t>(b) * nk_ + p.k_begin[r], nkr,
+                  stage_.data() + p.pair_displs[r] + static_cast<std::size_t>(b) * nkr);
     }
-  comm_.alltoallv(stage_.data(), pair_counts_, pair_displs_, row, row_counts_, row_displs_);
+  comm_.alltoallv(stage_.data(), p.pair_counts, p.pair_displs, row, p.row_counts, p.row_displs);
 }
 
 void gather_half_plane(const Comm& comm, int nk, int ntimes, const cplx* local, std::vector<cplx>& full) {

@@ -25,7 +25,17 @@ struct Split {
   int count(int r) const { return begin(r + 1) - begin(r); }
 };
 
-// The transposition of one time row between the k-split and the pair-split layouts (host memory).
+// Who sends what in the transposition of a row of `count` time pairs, in complex elements. Row side:
+// rank s's pairs are the contiguous blocks [first_s, +mine_s) of this rank's [count][4][nk_local] row.
+// Pair side: rank r's k-points of this rank's pairs arrive as one [mine][4][k_count[r]] piece, in rank order.
+struct TransposePlan {
+  int count = 0, first = 0, mine = 0;                   // this rank's pairs: [first, first + mine)
+  std::vector<int> k_begin, k_count;                    // every rank's k range
+  std::vector<std::size_t> row_counts, row_displs;      // row side, per rank s
+  std::vector<std::size_t> pair_counts, pair_displs;    // pair side, per rank r
+};
+
+// The transposition of one time row between the k-split and the pair-split layouts.
 class RowTranspose {
  public:
   RowTranspose(const Comm& comm, int nk, int ntimes);
@@ -36,20 +46,20 @@ class RowTranspose {
   int pairs_count(int count) const { return Split{count, comm_.size()}.count(comm_.rank()); }
   int max_pairs() const { return max_pairs_; }  // over every row and rank
 
+  const TransposePlan& plan(int count);  // for a row of `count` pairs
+
+  // In host memory, through Comm (the device path is DevicePropagation::self_energy_row_exchanged):
   // row: [count][4][nk_local] of this rank -> pairs: [pairs_count(count)][4][nk], every k.
   void to_pairs(const cplx* row, int count, cplx* pairs);
   // pairs: [pairs_count(count)][4][nk] -> row: [count][4][nk_local].
   void to_k(const cplx* pairs, int count, cplx* row);
 
  private:
-  void plan(int count);  // counts and displacements of both directions for a row of `count` pairs
-
   const Comm& comm_;
   Split k_;
   int nk_, max_pairs_;
-  std::vector<cplx> stage_;                                   // [max_pairs][4][nk], ordered by k owner
-  std::vector<std::size_t> row_counts_, row_displs_;          // the row side: pairs of rank s
-  std::vector<std::size_t> pair_counts_, pair_displs_;        // the pairs side: k-points of rank r
+  TransposePlan plan_;
+  std::vector<cplx> stage_;  // [max_pairs][4][nk], ordered by k owner
 };
 
 // The whole half-plane [tri_count(ntimes)][4][nk] on the root from every rank's k-range of it

@@ -12,6 +12,7 @@
 #include "../kernels/time_step.hpp"
 #include "distribution.hpp"
 #include "quanta/core/buffer.hpp"
+#include "quanta/core/device_exchange.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/timer.hpp"
 
@@ -28,6 +29,7 @@ struct Propagator::Work {
   // k-split runs: the row transposition, this rank's time pairs of the row with every k (G<> in, Sigma<>
   // out, [max_pairs][4][nk_global]), and with CUDA the host copies of the local G<> row.
   std::unique_ptr<RowTranspose> transpose;
+  std::unique_ptr<DeviceExchange> exchange;  // CUDA with NCCL: the transposition between devices
   std::vector<cplx> pairs_less, pairs_greater, pairs_sigma_less, pairs_sigma_greater;
   std::vector<cplx> row_less, row_greater;
   std::vector<PinnedHost> pinned;  // CUDA: the host arrays above and the Sigma row, page-locked
@@ -99,8 +101,17 @@ Propagator::Propagator(const Config& config, int threads, Backend backend, const
   step_ = 0;  // I(t_0, t_0) = 0: both integrals have zero length.
 #ifdef QUANTA_HAVE_CUDA
   if (on_device) {
-    work_->device = std::make_unique<DevicePropagation>(nk_, ntimes_, config_.solver.self_energy, u_grid_,
-                                                        split ? nk_global_ : 0, split ? work_->transpose->max_pairs() : 0);
+    // Every rank learns whether every device fits before anything collective follows.
+    std::string out_of_memory;
+    try {
+      work_->device = std::make_unique<DevicePropagation>(nk_, ntimes_, config_.solver.self_energy, u_grid_,
+                                                          split ? nk_global_ : 0, split ? work_->transpose->max_pairs() : 0);
+    } catch (const OutOfDeviceMemory& e) {
+      out_of_memory = e.what();
+    }
+    if (comm_.max(out_of_memory.empty() ? 0 : 1) > 0)
+      throw OutOfDeviceMemory(out_of_memory.empty() ? "kbe: another rank's device is out of memory" : out_of_memory);
+    if (DeviceExchange::available(comm_)) work_->exchange = std::make_unique<DeviceExchange>(comm_);
     work_->device->upload(0, g_less_.data(), g_greater_.data(), i_prev_less_.data(), i_prev_greater_.data());
     diag_less_.assign(ntimes_ * bs, cplx());
     std::copy_n(g_less_.begin(), bs, diag_less_.begin());
@@ -165,9 +176,16 @@ void Propagator::self_energy_row_split(int n) {
   Work& w = *work_;
   RowTranspose& tr = *w.transpose;
   const int count = n + 1, first = tr.pairs_begin(count), mine = tr.pairs_count(count);
+  WallTimer t;
+#ifdef QUANTA_HAVE_CUDA
+  if (w.exchange) {
+    w.device->self_energy_row_exchanged(n, tr.plan(count), *w.exchange);
+    seconds_transpose_ += t.seconds();
+    return;
+  }
+#endif
   const cplx* row_less = g_less_.data() + tri(n, 0) * block_size(nk_);
   const cplx* row_greater = g_greater_.data() + tri(n, 0) * block_size(nk_);
-  WallTimer t;
 #ifdef QUANTA_HAVE_CUDA
   if (backend_ == Backend::Cuda) {
     w.device->download_row(n, w.row_less.data(), w.row_greater.data());
@@ -204,6 +222,11 @@ void Propagator::self_energy_row_split(int n) {
   if (backend_ == Backend::Cuda) w.device->upload_sigma_row(count, sigma_less_.data(), sigma_greater_.data());
 #endif
   seconds_transpose_ += t.seconds();
+}
+
+std::string Propagator::transpose_path() const {
+  if (!comm_.distributed()) return "none";
+  return work_->exchange ? "device (NCCL)" : "host (MPI)";
 }
 
 void Propagator::collision_row(int n) {

@@ -55,17 +55,10 @@ RunSummary run(const RunOptions& opt) {
   // initial state.
   WallTimer t;
   std::unique_ptr<Propagator> owned;
-  int out_of_memory = 0;
-  std::string why;
   try {
     owned = std::make_unique<Propagator>(config, max_threads(), backend, comm);
-  } catch (const OutOfDeviceMemory& e) {
-    out_of_memory = 1;
-    why = e.what();
-  }
-  if (comm.max(out_of_memory) > 0) {
-    note("kbe", quiet, (why.empty() ? std::string("another rank's device is out of memory") : why) + ": propagating on the CPU");
-    owned.reset();
+  } catch (const OutOfDeviceMemory& e) {  // thrown on every rank together
+    note("kbe", quiet, std::string(e.what()) + ": propagating on the CPU");
     backend = Backend::Cpu;
     owned = std::make_unique<Propagator>(config, max_threads(), backend, comm);
   }
@@ -75,8 +68,10 @@ RunSummary run(const RunOptions& opt) {
   meta.processes = comm.size();
   s.backend = meta.backend;
   History history;
+  meta.transpose = prop.transpose_path();
   note("kbe", quiet, std::to_string(config.model.nk) + " k-points" +
-                        (comm.distributed() ? " over " + std::to_string(comm.size()) + " processes" : std::string()) + ", " + std::to_string(config.time.steps) + " steps of " +
+                        (comm.distributed() ? " over " + std::to_string(comm.size()) + " processes (rows through " + meta.transpose + ")"
+                                            : std::string()) + ", " + std::to_string(config.time.steps) + " steps of " +
                       std::to_string(config.time.dt) + ", U = " + std::to_string(config.model.interaction.u) +
                       ", self-energy " + s.self_energy);
 

@@ -118,10 +118,14 @@ void compare_ranks(const char* method, const std::string& backend) {
 TEST(KbeMpi, FftSelfEnergyCpuMatchesOneProcess) { compare_ranks("fft", "cpu"); }
 TEST(KbeMpi, DirectSelfEnergyCpuMatchesOneProcess) { compare_ranks("direct", "cpu"); }
 
+// With NCCL the rows travel between devices; QUANTA_DEVICE_EXCHANGE=0 sends them through the host.
 TEST(KbeMpi, CudaMatchesOneProcess) {
   if (quanta::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   compare_ranks("fft", "cuda");
   compare_ranks("direct", "cuda");
+  setenv("QUANTA_DEVICE_EXCHANGE", "0", 1);
+  compare_ranks("fft", "cuda");
+  unsetenv("QUANTA_DEVICE_EXCHANGE");
 }
 
 // Two ranks checkpoint every 10 steps into one file each; a run stopped after step 25 and resumed from

@@ -34,6 +34,7 @@ class Comm {
   void allgatherv(const double* send, double* recv, const std::vector<std::size_t>& counts,
                   const std::vector<std::size_t>& displs) const;
   void gatherv(const cplx* send, cplx* recv, const std::vector<std::size_t>& counts, const std::vector<std::size_t>& displs) const;
+  void broadcast(void* data, std::size_t bytes) const;  // the root's bytes to every rank
 
   // Ends every rank with `code` (MPI_Abort) when distributed: a failure seen by one rank must not leave
   // the others waiting in a collective. Returns when not distributed.

@@ -24,6 +24,7 @@ struct DevicePropagation::Impl {
   DeviceBuffer<cplx> sigma_less, sigma_greater;        // [ntimes][4][nk]
   DeviceBuffer<cplx> pair_g_less, pair_g_greater;      // k-split: [se_batch][4][se_nk] input pairs
   DeviceBuffer<cplx> pair_sigma_less, pair_sigma_greater;  // k-split: their Sigma
+  DeviceBuffer<cplx> stage;                            // k-split: pieces in rank order, [se_batch][4][se_nk]
   DeviceBuffer<cplx> sites_less, sites_greater;        // FFT scratch [se_batch][4][se_nk]
   DeviceBuffer<cplx> pol;                              // direct: [se_batch][2][4][se_nk]
   DeviceBuffer<cplx> i_prev_less, i_prev_greater, i_cur_less, i_cur_greater;  // [ntimes][4][nk]
@@ -65,7 +66,7 @@ DevicePropagation::DevicePropagation(int nk, int ntimes, SelfEnergyMethod method
   d.sigma_less = DeviceBuffer<cplx>(row, "kbe Sigma< row");
   d.sigma_greater = DeviceBuffer<cplx>(row, "kbe Sigma> row");
   if (d.split) {
-    for (auto* b : {&d.pair_g_less, &d.pair_g_greater, &d.pair_sigma_less, &d.pair_sigma_greater}) {
+    for (auto* b : {&d.pair_g_less, &d.pair_g_greater, &d.pair_sigma_less, &d.pair_sigma_greater, &d.stage}) {
       *b = DeviceBuffer<cplx>(se, "kbe self-energy pairs");
       b->zero();  // the FFT plan also transforms the batch's unused blocks
     }
@@ -155,6 +156,39 @@ void DevicePropagation::upload_sigma_row(int count, const cplx* sigma_less, cons
   const std::size_t bytes = count * d.bs() * sizeof(cplx);
   device::copy_to_device(d.sigma_less.data(), sigma_less, bytes);
   device::copy_to_device(d.sigma_greater.data(), sigma_greater, bytes);
+}
+
+namespace {
+// Strided device copy of `rows` rows of `width` complex numbers.
+void copy_rows(cplx* dst, std::size_t dst_pitch, const cplx* src, std::size_t src_pitch, std::size_t width, std::size_t rows) {
+  if (rows == 0 || width == 0) return;
+  QUANTA_CUDA_CHECK(cudaMemcpy2D(dst, dst_pitch * sizeof(cplx), src, src_pitch * sizeof(cplx), width * sizeof(cplx), rows,
+                                 cudaMemcpyDeviceToDevice));
+}
+}  // namespace
+
+void DevicePropagation::self_energy_row_exchanged(int n, const TransposePlan& p, DeviceExchange& exchange) {
+  Impl& d = *impl_;
+  QUANTA_REQUIRE(d.split && p.mine <= d.se_batch, "kbe: self_energy_row_exchanged needs a k-split DevicePropagation");
+  const int ranks = static_cast<int>(p.k_begin.size());
+  const std::size_t planes = 4 * static_cast<std::size_t>(p.mine);  // band-pair planes of this rank's pairs
+  const cplx* rows[2] = {d.g_less.data() + tri(n, 0) * d.bs(), d.g_greater.data() + tri(n, 0) * d.bs()};
+  cplx* pairs[2] = {d.pair_g_less.data(), d.pair_g_greater.data()};
+  for (int which = 0; which < 2; ++which) {
+    exchange.alltoallv(rows[which], p.row_counts, p.row_displs, d.stage.data(), p.pair_counts, p.pair_displs);
+    for (int r = 0; r < ranks; ++r)
+      copy_rows(pairs[which] + p.k_begin[r], d.se_nk, d.stage.data() + p.pair_displs[r], p.k_count[r], p.k_count[r], planes);
+  }
+  if (p.mine > 0)
+    d.self_energy_batch(p.mine, d.pair_g_less.data(), d.pair_g_greater.data(), d.u_host[n], d.u_grid.data() + p.first,
+                        d.pair_sigma_less.data(), d.pair_sigma_greater.data());
+  const cplx* sigma_pairs[2] = {d.pair_sigma_less.data(), d.pair_sigma_greater.data()};
+  cplx* sigma_rows[2] = {d.sigma_less.data(), d.sigma_greater.data()};
+  for (int which = 0; which < 2; ++which) {
+    for (int r = 0; r < ranks; ++r)
+      copy_rows(d.stage.data() + p.pair_displs[r], p.k_count[r], sigma_pairs[which] + p.k_begin[r], d.se_nk, p.k_count[r], planes);
+    exchange.alltoallv(d.stage.data(), p.pair_counts, p.pair_displs, sigma_rows[which], p.row_counts, p.row_displs);
+  }
 }
 
 void DevicePropagation::collision_row(int n, double dt) {

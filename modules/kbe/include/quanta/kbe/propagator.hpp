@@ -4,6 +4,7 @@
 // passes to self-consistency of h_HF, Sigma and the collision integral at each step.
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "quanta/core/backend.hpp"
@@ -75,6 +76,8 @@ class Propagator {
   // k-split runs: wall seconds spent so far in the self-energy's row transpositions (host copies, MPI and,
   // with CUDA, the transfers to and from the device) and in the self-energy of this rank's pairs.
   double seconds_transpose() const { return seconds_transpose_; }
+  // How the self-energy rows travel: "none" (one process), "host (MPI)" or "device (NCCL)".
+  std::string transpose_path() const;
   double seconds_pair_self_energy() const { return seconds_pair_self_energy_; }
 
   PropagatorState save() const;
