@@ -19,7 +19,7 @@ cores=$(nproc)
 mkdir -p "$results"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-printf "%-14s %6s %6s %5s %8s %10s %11s %10s %9s %6s\n" case nk steps ranks passes prop_s transpose_s pairs_s gpu_mem_GB rc
+printf "%-14s %6s %6s %5s %8s %10s %11s %10s %9s %6s\n" case nk steps ranks passes prop_s transpose_s pairs_s gpu_mem_GiB rc
 for spec in "$@"; do
   read -r name nk steps ranks <<<"$spec"
   dir=$results/$name
