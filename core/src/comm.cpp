@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 
 #include "quanta/core/error.hpp"
@@ -28,8 +27,9 @@ Comm& Comm::world() {
   return c;
 }
 
+// Each collective is written once: a single process copies its own part (or does nothing), and the MPI
+// call below it is compiled only with MPI (without it distributed() is always false).
 #ifdef QUANTA_HAVE_MPI
-
 namespace {
 void check(int rc, const char* what) {
   if (rc != MPI_SUCCESS) throw Error(std::string("MPI: ") + what + " failed (error " + std::to_string(rc) + ")");
@@ -71,38 +71,60 @@ Comm::Comm() {
   MPI_Comm_rank(node, &local_rank_);
   MPI_Comm_free(&node);
 }
+#else
+Comm::Comm() {
+  // Several copies of a build without MPI would each run the whole problem and write the same files.
+  int launched = 0;
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char* n = std::getenv(v)) launched = std::max(launched, std::atoi(n));
+  if (launched > 1)
+    throw Error("started by an MPI launcher as " + std::to_string(launched) +
+                " processes, but quanta was built without MPI (install libopenmpi-dev and rebuild, or run one process)");
+}
+#endif
 
-void Comm::sum(double* x, std::size_t n) const {
+void Comm::sum([[maybe_unused]] double* x, [[maybe_unused]] std::size_t n) const {
   if (!distributed()) return;
+#ifdef QUANTA_HAVE_MPI
   check(MPI_Allreduce(MPI_IN_PLACE, x, as_int(n, "sum"), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+#endif
 }
 
 double Comm::max(double x) const {
+#ifdef QUANTA_HAVE_MPI
   if (distributed()) check(MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+#endif
   return x;
 }
 
 int Comm::max(int x) const {
+#ifdef QUANTA_HAVE_MPI
   if (distributed()) check(MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+#endif
   return x;
 }
 
 int Comm::min(int x) const {
+#ifdef QUANTA_HAVE_MPI
   if (distributed()) check(MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
+#endif
   return x;
 }
 
 void Comm::alltoallv(const cplx* send, const std::vector<std::size_t>& send_counts, const std::vector<std::size_t>& send_displs,
-                     cplx* recv, const std::vector<std::size_t>& recv_counts, const std::vector<std::size_t>& recv_displs) const {
+                     cplx* recv, [[maybe_unused]] const std::vector<std::size_t>& recv_counts,
+                     const std::vector<std::size_t>& recv_displs) const {
   if (!distributed()) {
     std::copy_n(send + send_displs[0], send_counts[0], recv + recv_displs[0]);
     return;
   }
+#ifdef QUANTA_HAVE_MPI
   const auto sc = as_ints(send_counts, "alltoallv"), sd = as_ints(send_displs, "alltoallv");
   const auto rc = as_ints(recv_counts, "alltoallv"), rd = as_ints(recv_displs, "alltoallv");
   check(MPI_Alltoallv(send, sc.data(), sd.data(), MPI_C_DOUBLE_COMPLEX, recv, rc.data(), rd.data(), MPI_C_DOUBLE_COMPLEX,
                       MPI_COMM_WORLD),
         "MPI_Alltoallv");
+#endif
 }
 
 void Comm::allgatherv(const double* send, double* recv, const std::vector<std::size_t>& counts,
@@ -111,8 +133,10 @@ void Comm::allgatherv(const double* send, double* recv, const std::vector<std::s
     std::copy_n(send, counts[0], recv + displs[0]);
     return;
   }
+#ifdef QUANTA_HAVE_MPI
   const auto c = as_ints(counts, "allgatherv"), d = as_ints(displs, "allgatherv");
   check(MPI_Allgatherv(send, c[rank_], MPI_DOUBLE, recv, c.data(), d.data(), MPI_DOUBLE, MPI_COMM_WORLD), "MPI_Allgatherv");
+#endif
 }
 
 void Comm::gatherv(const cplx* send, cplx* recv, const std::vector<std::size_t>& counts,
@@ -121,60 +145,23 @@ void Comm::gatherv(const cplx* send, cplx* recv, const std::vector<std::size_t>&
     std::copy_n(send, counts[0], recv + displs[0]);
     return;
   }
+#ifdef QUANTA_HAVE_MPI
   const auto c = as_ints(counts, "gatherv"), d = as_ints(displs, "gatherv");
   check(MPI_Gatherv(send, c[rank_], MPI_C_DOUBLE_COMPLEX, recv, c.data(), d.data(), MPI_C_DOUBLE_COMPLEX, 0, MPI_COMM_WORLD),
         "MPI_Gatherv");
-}
-
-void Comm::broadcast(void* data, std::size_t bytes) const {
-  if (distributed()) check(MPI_Bcast(data, as_int(bytes, "broadcast"), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
-}
-
-void Comm::abort_if_distributed(int code) const {
-  if (distributed()) MPI_Abort(MPI_COMM_WORLD, code);
-}
-
-#else  // a single process
-
-namespace {
-int env_int(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? std::atoi(v) : 0;
-}
-}  // namespace
-
-Comm::Comm() {
-  // Several copies of a build without MPI would each run the whole problem and write the same files.
-  const int launched = std::max(env_int("OMPI_COMM_WORLD_SIZE"), env_int("PMI_SIZE"));
-  if (launched > 1)
-    throw Error("started by an MPI launcher as " + std::to_string(launched) +
-                " processes, but quanta was built without MPI (install libopenmpi-dev and rebuild, or run one process)");
-  local_rank_ = 0;
-}
-
-void Comm::sum(double*, std::size_t) const {}
-double Comm::max(double x) const { return x; }
-int Comm::max(int x) const { return x; }
-int Comm::min(int x) const { return x; }
-
-void Comm::alltoallv(const cplx* send, const std::vector<std::size_t>& send_counts, const std::vector<std::size_t>& send_displs,
-                     cplx* recv, const std::vector<std::size_t>&, const std::vector<std::size_t>& recv_displs) const {
-  std::copy_n(send + send_displs[0], send_counts[0], recv + recv_displs[0]);
-}
-
-void Comm::allgatherv(const double* send, double* recv, const std::vector<std::size_t>& counts,
-                      const std::vector<std::size_t>& displs) const {
-  std::copy_n(send, counts[0], recv + displs[0]);
-}
-
-void Comm::gatherv(const cplx* send, cplx* recv, const std::vector<std::size_t>& counts,
-                   const std::vector<std::size_t>& displs) const {
-  std::copy_n(send, counts[0], recv + displs[0]);
-}
-
-void Comm::broadcast(void*, std::size_t) const {}
-void Comm::abort_if_distributed(int) const {}
-
 #endif
+}
+
+void Comm::broadcast([[maybe_unused]] void* data, [[maybe_unused]] std::size_t bytes) const {
+#ifdef QUANTA_HAVE_MPI
+  if (distributed()) check(MPI_Bcast(data, as_int(bytes, "broadcast"), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+#endif
+}
+
+void Comm::abort_if_distributed([[maybe_unused]] int code) const {
+#ifdef QUANTA_HAVE_MPI
+  if (distributed()) MPI_Abort(MPI_COMM_WORLD, code);
+#endif
+}
 
 }  // namespace quanta

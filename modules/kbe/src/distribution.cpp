@@ -7,9 +7,9 @@
 
 namespace quanta::kbe {
 
-RowTranspose::RowTranspose(const Comm& comm, int nk, int ntimes)
+RowTranspose::RowTranspose(const Comm& comm, int nk, int ntimes, bool host_stage)
     : comm_(comm), k_{nk, comm.size()}, nk_(nk), max_pairs_((ntimes + comm.size() - 1) / comm.size()) {
-  stage_.resize(static_cast<std::size_t>(max_pairs_) * kernels::block_size(nk));
+  if (host_stage) stage_.resize(static_cast<std::size_t>(max_pairs_) * kernels::block_size(nk));
   const auto p = static_cast<std::size_t>(comm.size());
   for (auto* v : {&plan_.row_counts, &plan_.row_displs, &plan_.pair_counts, &plan_.pair_displs}) v->resize(p);
   plan_.k_begin.resize(p);

@@ -38,7 +38,8 @@ struct TransposePlan {
 // The transposition of one time row between the k-split and the pair-split layouts.
 class RowTranspose {
  public:
-  RowTranspose(const Comm& comm, int nk, int ntimes);
+  // host_stage: take the host buffer that to_pairs/to_k need (not needed when only plan() is used).
+  RowTranspose(const Comm& comm, int nk, int ntimes, bool host_stage = true);
 
   const Split& k_split() const { return k_; }
   // This rank's time pairs of a row with `count` pairs.

@@ -64,22 +64,26 @@ Propagator::Propagator(const Config& config, int threads, Backend backend, const
   // the Sigma and I rows live on the device; the host keeps the diagonal blocks and the I rows.
   const std::size_t bs = block_size(nk_);
   const bool on_device = backend_ == Backend::Cuda, split = comm_.distributed();
+  // k-split rows travel through host memory unless the devices exchange them directly.
+  const bool device_exchange = on_device && split && DeviceExchange::available(comm_);
+  const bool host_rows = split && !device_exchange;
   const std::size_t host_blocks = on_device ? 1 : tri_count(ntimes_);  // CUDA: block (0,0) to upload
   g_less_.assign(host_blocks * bs, cplx());
   g_greater_.assign(host_blocks * bs, cplx());
   for (auto* v : {&i_prev_less_, &i_prev_greater_})
     v->assign(ntimes_ * bs, cplx());
-  if (!on_device || split)
+  if (!on_device || host_rows)
     for (auto* v : {&sigma_less_, &sigma_greater_}) v->assign(ntimes_ * bs, cplx());
   if (!on_device)
     for (auto* v : {&i_cur_less_, &i_cur_greater_}) v->assign(ntimes_ * bs, cplx());
   work_ = std::make_unique<Work>(nk_);
   if (split) {
     Work& w = *work_;
-    w.transpose = std::make_unique<RowTranspose>(comm_, nk_global_, ntimes_);
+    w.transpose = std::make_unique<RowTranspose>(comm_, nk_global_, ntimes_, host_rows);
     const std::size_t pairs = static_cast<std::size_t>(w.transpose->max_pairs()) * block_size(nk_global_);
-    for (auto* v : {&w.pairs_less, &w.pairs_greater, &w.pairs_sigma_less, &w.pairs_sigma_greater}) v->assign(pairs, cplx());
-    if (on_device) {
+    if (host_rows)
+      for (auto* v : {&w.pairs_less, &w.pairs_greater, &w.pairs_sigma_less, &w.pairs_sigma_greater}) v->assign(pairs, cplx());
+    if (on_device && host_rows) {
       for (auto* v : {&w.row_less, &w.row_greater}) v->assign(ntimes_ * bs, cplx());
       for (auto* v : {&w.row_less, &w.row_greater, &w.pairs_less, &w.pairs_greater, &w.pairs_sigma_less, &w.pairs_sigma_greater,
                       &sigma_less_, &sigma_greater_})
@@ -111,7 +115,7 @@ Propagator::Propagator(const Config& config, int threads, Backend backend, const
     }
     if (comm_.max(out_of_memory.empty() ? 0 : 1) > 0)
       throw OutOfDeviceMemory(out_of_memory.empty() ? "kbe: another rank's device is out of memory" : out_of_memory);
-    if (DeviceExchange::available(comm_)) work_->exchange = std::make_unique<DeviceExchange>(comm_);
+    if (device_exchange) work_->exchange = std::make_unique<DeviceExchange>(comm_);
     work_->device->upload(0, g_less_.data(), g_greater_.data(), i_prev_less_.data(), i_prev_greater_.data());
     diag_less_.assign(ntimes_ * bs, cplx());
     std::copy_n(g_less_.begin(), bs, diag_less_.begin());

@@ -20,49 +20,18 @@
 
 #include "quanta/core/backend.hpp"
 #include "quanta/core/io/hdf5.hpp"
+#include "test_support.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-const char* kConfig = R"(
-[model]
-nk = 14
-[model.valence]
-onsite = -1.0
-hopping = [-0.25]
-[model.conduction]
-onsite = 1.0
-hopping = [0.25, 0.05]
-[interaction]
-u = 0.6
-[pulse]
-amplitude = 0.5
-center = 1.0
-width = 0.3
-frequency = 2.0
-[time]
-dt = 0.05
-steps = 40
-[solver]
-self_energy = "%s"
-[output]
-checkpoint_every = %d
-write_green = true
-)";
 
 const char* kDatasets[] = {"occupations/valence", "occupations/conduction", "observables/particles",
                            "observables/polarization", "observables/energy_kinetic", "observables/energy_interaction",
                            "observables/energy_correlation", "observables/energy_total", "green/lesser", "green/greater"};
 
 fs::path make_case(const std::string& name, const char* method, int every) {
-  const fs::path dir = fs::temp_directory_path() / ("quanta-kbe-mpi-" + name + "-" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  char buf[2048];
-  std::snprintf(buf, sizeof buf, kConfig, method, every);
-  std::ofstream(dir / "config.toml") << buf;
-  return dir;
+  return kbe_test::make_run_case("mpi-" + name + "-" + std::to_string(getpid()), 14, 40, method, every);
 }
 
 // Runs quanta kbe on `ranks` processes (1: without the launcher); returns the exit status.

@@ -14,43 +14,14 @@
 #include "quanta/core/error.hpp"
 #include "quanta/core/io/hdf5.hpp"
 #include "quanta/kbe/run.hpp"
+#include "test_support.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-const char* kConfig = R"(
-[model]
-nk = 12
-[model.valence]
-onsite = -1.0
-hopping = [-0.25]
-[model.conduction]
-onsite = 1.0
-hopping = [0.25, 0.05]
-[interaction]
-u = 0.6
-[pulse]
-amplitude = 0.5
-center = 1.0
-width = 0.3
-frequency = 2.0
-[time]
-dt = 0.05
-steps = %d
-[output]
-checkpoint_every = %d
-write_green = true
-)";
-
 fs::path make_case(const std::string& name, int steps, int every) {
-  const fs::path dir = fs::temp_directory_path() / ("quanta-kbe-resume-" + name + "-" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  char buf[2048];
-  std::snprintf(buf, sizeof buf, kConfig, steps, every);
-  std::ofstream(dir / "config.toml") << buf;
-  return dir;
+  return kbe_test::make_run_case("resume-" + name + "-" + std::to_string(getpid()), 12, steps, "fft", every);
 }
 
 quanta::kbe::RunOptions options(const fs::path& dir) {

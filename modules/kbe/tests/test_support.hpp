@@ -2,6 +2,10 @@
 // Shared pieces of the kbe tests: a small model config and the equal-time density matrix.
 #include <cmath>
 #include <complex>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include "quanta/kbe/params.hpp"
@@ -52,6 +56,44 @@ inline std::vector<Z> propagate_to_end(const quanta::kbe::Config& c, int threads
   quanta::kbe::Propagator p(c, threads);
   while (p.step() < c.time.steps) p.advance();
   return density(p);
+}
+
+// A fresh folder under the temporary directory holding config.toml: the small model above with a second
+// neighbour in the conduction band, the full G<> written, for the tests that run whole `quanta kbe` runs.
+inline std::filesystem::path make_run_case(const std::string& name, int nk, int steps, const char* self_energy,
+                                           int checkpoint_every) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("quanta-kbe-" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  char buf[1024];
+  std::snprintf(buf, sizeof buf, R"(
+[model]
+nk = %d
+[model.valence]
+onsite = -1.0
+hopping = [-0.25]
+[model.conduction]
+onsite = 1.0
+hopping = [0.25, 0.05]
+[interaction]
+u = 0.6
+[pulse]
+amplitude = 0.5
+center = 1.0
+width = 0.3
+frequency = 2.0
+[time]
+dt = 0.05
+steps = %d
+[solver]
+self_energy = "%s"
+[output]
+checkpoint_every = %d
+write_green = true
+)",
+                nk, steps, self_energy, checkpoint_every);
+  std::ofstream(dir / "config.toml") << buf;
+  return dir;
 }
 
 }  // namespace kbe_test
