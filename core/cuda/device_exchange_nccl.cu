@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "quanta/core/backend.hpp"
 #include "quanta/core/cuda/check.cuh"
 #include "quanta/core/device_exchange.hpp"
 #include "quanta/core/error.hpp"
@@ -28,7 +29,8 @@ struct DeviceExchange::Impl {
 
 bool DeviceExchange::available(const Comm& comm) {
   const char* off = std::getenv("QUANTA_DEVICE_EXCHANGE");
-  return comm.distributed() && !(off && std::strcmp(off, "0") == 0);
+  if (!comm.distributed() || (off && std::strcmp(off, "0") == 0)) return false;
+  return comm.min(comm.local_size() <= cuda_device_count() ? 1 : 0) == 1;
 }
 
 DeviceExchange::DeviceExchange(const Comm& comm) : impl_(std::make_unique<Impl>()) {

@@ -69,6 +69,7 @@ Comm::Comm() {
   MPI_Comm node;
   check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
   MPI_Comm_rank(node, &local_rank_);
+  MPI_Comm_size(node, &local_size_);
   MPI_Comm_free(&node);
 }
 #else

@@ -18,6 +18,7 @@ class Comm {
   int rank() const { return rank_; }
   int size() const { return size_; }
   int local_rank() const { return local_rank_; }  // rank among the processes of this host (GPU choice)
+  int local_size() const { return local_size_; }  // processes on this host
   bool root() const { return rank_ == 0; }
   bool distributed() const { return size_ > 1; }
 
@@ -42,7 +43,7 @@ class Comm {
 
  private:
   Comm();
-  int rank_ = 0, size_ = 1, local_rank_ = 0;
+  int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
 };
 
 // True when this process was started by an MPI launcher (its environment says so).

@@ -14,7 +14,10 @@ namespace quanta {
 
 class DeviceExchange {
  public:
-  static bool available(const Comm& comm);  // built with NCCL, distributed, not turned off
+  // Built with NCCL, distributed, not turned off, and every rank on a GPU of its own (NCCL refuses two
+  // ranks on one device; with more ranks than GPUs on a host the exchange goes through the host).
+  // Collective when built with NCCL: every rank calls it together.
+  static bool available(const Comm& comm);
   explicit DeviceExchange(const Comm& comm);  // collective: every rank constructs it together
   ~DeviceExchange();
   DeviceExchange(const DeviceExchange&) = delete;
