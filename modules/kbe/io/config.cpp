@@ -2,155 +2,34 @@
 // each naming file, line, key, what was found and what was expected).
 #include "quanta/kbe/config.hpp"
 
-#include <toml++/toml.h>
-
-#include <fstream>
-#include <functional>
-#include <set>
-#include <sstream>
-
 #include "quanta/core/error.hpp"
+#include "quanta/core/io/toml_reader.hpp"
 
 namespace quanta::kbe {
 namespace {
 
-class Reader {
- public:
-  Reader(const toml::table& root, std::string file) : root_(root), file_(std::move(file)) {}
-
-  // Every key of every table must be one the reader knows.
-  void check_keys(const std::string& table, const std::set<std::string>& allowed) const {
-    const toml::table* t = table.empty() ? &root_ : find_table(table);
-    if (!t) return;
-    for (const auto& [key, node] : *t) {
-      if (allowed.count(std::string(key.str()))) continue;
-      std::string list;
-      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      throw InputError(file_, line(node), name(table, std::string(key.str())), "an unknown key",
-                       "one of: " + list);
-    }
+// An occupation: one number for every k, or a list of nk numbers, each in [0, 1].
+std::vector<double> occupations(const io::TomlReader& r, const std::string& key, double fallback, int nk) {
+  const std::string expected = "a number in [0, 1] or a list of nk = " + std::to_string(nk) + " such numbers";
+  const toml::node* n = r.get("initial", key);
+  if (!n) return std::vector<double>(nk, fallback);
+  std::vector<double> v;
+  if (n->is_number()) {
+    v.assign(nk, n->value<double>().value());
+  } else if (n->is_array()) {
+    v = r.numbers("initial", key, expected);
+    if (static_cast<int>(v.size()) != nk)
+      throw InputError(r.file(), r.line(*n), io::TomlReader::name("initial", key), "a list of " + std::to_string(v.size()) + " numbers", expected);
+  } else {
+    throw InputError(r.file(), r.line(*n), io::TomlReader::name("initial", key), io::TomlReader::describe(*n), expected);
   }
-
-  const toml::table* find_table(const std::string& path) const {
-    const toml::node* n = root_.at_path(path).node();
-    if (!n) return nullptr;
-    if (!n->is_table()) throw InputError(file_, line(*n), path, describe(*n), "a table [" + path + "]");
-    return n->as_table();
-  }
-
-  const toml::node* get(const std::string& table, const std::string& key) const {
-    const toml::table* t = find_table(table);
-    return t ? t->get(key) : nullptr;
-  }
-
-  double number(const std::string& table, const std::string& key, std::optional<double> fallback,
-                const std::function<bool(double)>& ok, const std::string& expected) const {
-    const toml::node* n = get(table, key);
-    if (!n) return require_present(table, key, fallback, expected);
-    if (!n->is_number()) throw InputError(file_, line(*n), name(table, key), describe(*n), expected);
-    const double v = n->value<double>().value();
-    if (!std::isfinite(v) || !ok(v)) throw InputError(file_, line(*n), name(table, key), describe(*n), expected);
-    return v;
-  }
-
-  int integer(const std::string& table, const std::string& key, std::optional<int> fallback,
-              const std::function<bool(std::int64_t)>& ok, const std::string& expected) const {
-    const toml::node* n = get(table, key);
-    if (!n) return static_cast<int>(require_present(table, key, fallback ? std::optional<double>(*fallback) : std::nullopt, expected));
-    if (!n->is_integer()) throw InputError(file_, line(*n), name(table, key), describe(*n), expected);
-    const std::int64_t v = n->value<std::int64_t>().value();
-    if (!ok(v) || v > 2000000000 || v < -2000000000) throw InputError(file_, line(*n), name(table, key), describe(*n), expected);
-    return static_cast<int>(v);
-  }
-
-  bool boolean(const std::string& table, const std::string& key, bool fallback) const {
-    const toml::node* n = get(table, key);
-    if (!n) return fallback;
-    if (!n->is_boolean()) throw InputError(file_, line(*n), name(table, key), describe(*n), "true or false");
-    return n->value<bool>().value();
-  }
-
-  std::string string(const std::string& table, const std::string& key, const std::string& fallback,
-                     const std::set<std::string>& choices) const {
-    const toml::node* n = get(table, key);
-    if (!n) return fallback;
-    std::string list;
-    for (const auto& c : choices) list += (list.empty() ? "" : " or ") + ("\"" + c + "\"");
-    if (!n->is_string() || !choices.count(n->value<std::string>().value()))
-      throw InputError(file_, line(*n), name(table, key), describe(*n), list);
-    return n->value<std::string>().value();
-  }
-
-  // A list of numbers (each checked), or nothing.
-  std::vector<double> numbers(const std::string& table, const std::string& key, const std::string& expected) const {
-    const toml::node* n = get(table, key);
-    if (!n) return {};
-    if (!n->is_array()) throw InputError(file_, line(*n), name(table, key), describe(*n), expected);
-    std::vector<double> v;
-    for (const auto& e : *n->as_array()) {
-      if (!e.is_number() || !std::isfinite(e.value<double>().value()))
-        throw InputError(file_, line(e), name(table, key), describe(e) + " in the list", expected);
-      v.push_back(e.value<double>().value());
-    }
-    return v;
-  }
-
-  // An occupation: one number for every k, or a list of nk numbers, each in [0, 1].
-  std::vector<double> occupations(const std::string& key, double fallback, int nk) const {
-    const std::string expected = "a number in [0, 1] or a list of nk = " + std::to_string(nk) + " such numbers";
-    const toml::node* n = get("initial", key);
-    if (!n) return std::vector<double>(nk, fallback);
-    std::vector<double> v;
-    if (n->is_number()) {
-      v.assign(nk, n->value<double>().value());
-    } else if (n->is_array()) {
-      v = numbers("initial", key, expected);
-      if (static_cast<int>(v.size()) != nk)
-        throw InputError(file_, line(*n), name("initial", key), "a list of " + std::to_string(v.size()) + " numbers", expected);
-    } else {
-      throw InputError(file_, line(*n), name("initial", key), describe(*n), expected);
-    }
-    for (double x : v)
-      if (!(x >= 0.0 && x <= 1.0)) throw InputError(file_, line(*n), name("initial", key), "the value " + fmt(x), expected);
-    return v;
-  }
-
-  int line(const toml::node& n) const { return static_cast<int>(n.source().begin.line); }
-  static std::string name(const std::string& table, const std::string& key) {
-    return table.empty() ? key : table + "." + key;
-  }
-  static std::string fmt(double x) {
-    std::ostringstream s;
-    s << x;
-    return s.str();
-  }
-  static std::string describe(const toml::node& n) {
-    std::ostringstream s;
-    switch (n.type()) {
-      case toml::node_type::string: s << "the string \"" << n.value<std::string>().value() << "\""; break;
-      case toml::node_type::integer: s << "the integer " << n.value<std::int64_t>().value(); break;
-      case toml::node_type::floating_point: s << "the number " << n.value<double>().value(); break;
-      case toml::node_type::boolean: s << "the boolean " << (n.value<bool>().value() ? "true" : "false"); break;
-      case toml::node_type::array: s << "a list"; break;
-      case toml::node_type::table: s << "a table"; break;
-      default: s << "a date/time"; break;
-    }
-    return s.str();
-  }
-
- private:
-  double require_present(const std::string& table, const std::string& key, std::optional<double> fallback,
-                         const std::string& expected) const {
-    if (fallback) return *fallback;
-    const toml::table* t = table.empty() ? &root_ : find_table(table);
-    throw InputError(file_, t ? line(*t) : 0, name(table, key), "nothing (the key is missing)", expected);
-  }
-  const toml::table& root_;
-  std::string file_;
-};
+  for (double x : v)
+    if (!(x >= 0.0 && x <= 1.0)) throw InputError(r.file(), r.line(*n), io::TomlReader::name("initial", key), "the value " + io::TomlReader::fmt(x), expected);
+  return v;
+}
 
 Config parse_table(const toml::table& root, const std::string& file) {
-  const Reader r(root, file);
+  const io::TomlReader r(root, file);
   r.check_keys("", {"model", "interaction", "pulse", "initial", "time", "solver", "output"});
   r.check_keys("model", {"nk", "dipole", "valence", "conduction"});
   r.check_keys("model.valence", {"onsite", "hopping"});
@@ -180,8 +59,8 @@ Config parse_table(const toml::table& root, const std::string& file) {
   m.pulse.center = r.number("pulse", "center", 0.0, any, "a number (time of the pulse maximum)");
   m.pulse.width = r.number("pulse", "width", 1.0, positive, "a positive number (Gaussian width sigma)");
   m.pulse.frequency = r.number("pulse", "frequency", 0.0, any, "a number (carrier frequency; 0: no carrier)");
-  m.n_valence = r.occupations("valence", 1.0, m.nk);
-  m.n_conduction = r.occupations("conduction", 0.0, m.nk);
+  m.n_valence = occupations(r, "valence", 1.0, m.nk);
+  m.n_conduction = occupations(r, "conduction", 0.0, m.nk);
   c.time.dt = r.number("time", "dt", std::nullopt, positive, "a positive time step");
   c.time.steps = r.integer("time", "steps", std::nullopt, [](std::int64_t v) { return v >= 1 && v <= 1000000; },
                            "an integer number of steps, 1 <= steps <= 1000000");
@@ -199,22 +78,11 @@ Config parse_table(const toml::table& root, const std::string& file) {
 }  // namespace
 
 Config parse_config(const std::string& text, const std::string& source_name) {
-  toml::table root;
-  try {
-    root = toml::parse(text, source_name);
-  } catch (const toml::parse_error& e) {
-    throw InputError(source_name, static_cast<int>(e.source().begin.line), "TOML syntax",
-                     std::string("\"") + std::string(e.description()) + "\"", "a valid TOML document");
-  }
-  return parse_table(root, source_name);
+  return parse_table(io::parse_toml(text, source_name), source_name);
 }
 
 Config read_config(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw InputError(file.string(), "cannot open the kbe config file (expected a readable TOML file)");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return parse_config(s.str(), file.string());
+  return parse_config(io::read_text_file(file, "the kbe config file"), file.string());
 }
 
 }  // namespace quanta::kbe

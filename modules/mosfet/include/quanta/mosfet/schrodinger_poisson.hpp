@@ -1,0 +1,106 @@
+#pragma once
+// The Schroedinger-Poisson block (the seed's "iter" phase) as a module of its own: given the surface
+// densities rho_{v,p}(x) it returns the subband energies eps_{v,p}(x), the wave functions psi_{v,p}(x, z)
+// and the potential V(x, z) (entry a, what a transport solver calls every stage); or, at equilibrium, it
+// takes the populations from Fermi-Dirac statistics of each subband's 2-D electron gas and iterates them
+// to self-consistency together with V (entry b).
+//
+// The Newton-Raphson iteration on P[V] = -div(eps grad V) - q/eps0 (N_D - N[V]) (seed eqs. 4-12): each
+// iteration re-solves the Schroedinger problems of all (x, valley) (multi-section at the first call,
+// Newton-Raphson refinement afterwards; inverse iteration for the vectors), evaluates the Frechet
+// derivative of the density, builds the linear system and solves it by SRJ or directly.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "quanta/core/backend.hpp"
+#include "quanta/mosfet/device.hpp"
+
+namespace quanta::mosfet {
+
+enum class LinearSolver { Srj, Direct };
+LinearSolver parse_linear_solver(const std::string& s);  // "srj" | "direct"
+std::string to_string(LinearSolver s);
+
+struct BlockOptions {
+  int subbands = 6;             // N_sbn: populated subbands per valley
+  int frechet_states = 0;       // eigenpairs entering the derivative's pair sum; 0: = subbands (the seed)
+  LinearSolver linear_solver = LinearSolver::Direct;
+  int max_newton = 60;
+  double newton_tol = 1e-9;     // |V^{k+1} - V^k|_inf, V
+  double srj_tol = 1e-12;       // the seed's |b - A u|_inf / |u|_inf
+  int srj_max_cycles = 200000;
+  double eigen_tol = 1e-13;     // eigenvalues, eV (absolute)
+  double vector_tol = 1e-12;    // eigenvectors (unit vectors, inf norm)
+  int n_multi = 33;             // multi-section sub-intervals
+  int states() const { return frechet_states > subbands ? frechet_states : subbands; }
+};
+
+struct NewtonStep {
+  double residual = 0;      // |P[V^k]|_inf before the step, V/nm^2
+  double change = 0;        // |V^{k+1} - V^k|_inf, V
+  int linear_steps = 0;     // SRJ relaxation steps (0 for the direct solver)
+  double linear_residual = 0;
+};
+
+struct BlockResult {
+  bool converged = false;
+  std::vector<NewtonStep> history;
+  double seconds = 0;
+};
+
+// Wall time per kernel (the seed's Table 4 names), accumulated over the block's calls.
+struct KernelTimes {
+  std::vector<std::pair<std::string, double>> seconds;
+  int calls = 0;
+  void add(const std::string& name, double s);
+};
+
+class Engine;  // where the arrays live and the kernels run (src/engine.hpp)
+
+class SchrodingerPoisson {
+ public:
+  // The backend must be resolved (Cpu or Cuda). Throws OutOfDeviceMemory when the arrays do not fit.
+  SchrodingerPoisson(const DeviceGrid& grid, const BlockOptions& options, Backend backend);
+  ~SchrodingerPoisson();
+  SchrodingerPoisson(const SchrodingerPoisson&) = delete;
+  SchrodingerPoisson& operator=(const SchrodingerPoisson&) = delete;
+
+  // The starting potential [nx][nz] (default: the boundary values spread over each x column).
+  void set_potential(const std::vector<double>& v);
+
+  // Entry (a): rho [nx][3][subbands] surface densities per valley, nm^-2.
+  BlockResult solve(const std::vector<double>& rho);
+  // Entry (b): equilibrium at the given Fermi level (eV; the contacts' level is 0).
+  BlockResult solve_equilibrium(double fermi_level = 0.0);
+
+  // The state after the last call.
+  std::vector<double> potential() const;     // [nx][nz] V
+  std::vector<double> eigenvalues() const;   // [nx][3][subbands] eV
+  std::vector<double> eigenvectors() const;  // [nx][3][subbands][nz] nm^-1/2
+  std::vector<double> populations() const;   // [nx][3][subbands] nm^-2 (the last rho used)
+  std::vector<double> density() const;       // [nx][nz] N in nm^-3
+
+  const DeviceGrid& grid() const { return grid_; }
+  const BlockOptions& options() const { return opt_; }
+  Backend backend() const { return backend_; }
+  const KernelTimes& kernel_times() const;
+
+ private:
+  BlockResult newton(bool equilibrium, double fermi_level);
+  void update_eigenstates();
+  void equilibrium_populations(double fermi_level);
+
+  DeviceGrid grid_;
+  BlockOptions opt_;
+  Backend backend_;
+  std::unique_ptr<Engine> engine_;
+  bool have_eigenstates_ = false;
+  std::vector<double> rho_, drho_;  // [nx][3][states]
+};
+
+// The source contact's potential V_s: the flat-potential column of the contact holds exactly the
+// donors of the film, g sum_{v,p} rho_{v,p} = N_D t_si (subband statistics at Fermi level 0).
+double neutral_contact_potential(const Device& device, const GridSize& grid, int subbands);
+
+}  // namespace quanta::mosfet

@@ -1,0 +1,128 @@
+#pragma once
+// The Newton-Raphson linear system of the Schroedinger-Poisson block (seed eq. 8-12) and its solvers.
+//
+// Row (i, j) of L V^{k+1} = R (units V/nm^2, C = q/eps0):
+//   -div(eps_r grad V^{k+1})_{ij} + C sum_j' A_{i,j,j'} V^{k+1}_{i,j'} w_j'
+//       = C (N_D - N^{(k)})_{ij} + C sum_j' A_{i,j,j'} V^{(k)}_{i,j'} w_j',
+// the 5-point divergence of eq. 11 (permittivities averaged to the half points) and the trapezoid
+// weights w_j' of eq. 12 (dz/2 at the ends, dz inside). Dirichlet nodes (contacts, gates) have the row
+// V = value; elsewhere homogeneous Neumann by a mirrored ghost node. Every row is divided by its diagonal
+// (the seed's left preconditioning by D^-1), so the diagonal is 1.
+//
+// Storage (the seed's rectangular banded array): rows [nx*nz][nz+2]; entries 0..nz-1 multiply
+// V[i][0..nz-1] (the column's dense block: z-Laplacian, diagonal, nonlocal term), entry nz multiplies
+// V[i-1][j] and entry nz+1 multiplies V[i+1][j].
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+#include "quanta/core/hd.hpp"
+
+namespace quanta::mosfet::kernels {
+
+struct LinearSystem {
+  int nx = 0, nz = 0;
+  double* rows = nullptr;  // [nx*nz][nz+2]
+  double* rhs = nullptr;   // [nx*nz]
+  double* diag = nullptr;  // [nx*nz] the diagonal each row was divided by (V/nm^2 per V)
+  int width() const { return nz + 2; }
+  std::size_t size() const { return static_cast<std::size_t>(nx) * nz; }
+};
+
+struct SystemBuild {
+  int nx = 0, nz = 0;
+  double dx = 0, dz = 0;
+  const double* eps_r = nullptr;            // [nx][nz]
+  const double* doping = nullptr;           // [nx][nz] nm^-3
+  const unsigned char* dirichlet = nullptr; // [nx][nz]
+  const double* boundary_value = nullptr;   // [nx][nz]
+  const double* potential = nullptr;        // [nx][nz] V^{(k)}
+  const double* density = nullptr;          // [nx][nz] N^{(k)}
+  const double* frechet = nullptr;          // [nx][nz][nz] A^{(k)}, or null: the plain Poisson equation
+  double source_scale = 0;                  // C = q/eps0 in V nm
+  LinearSystem out;
+};
+
+// Row (i, j): see the file comment.
+QUANTA_HD void system_row(const SystemBuild& b, int i, int j) {
+  const int nz = b.nz, w = nz + 2;
+  const std::size_t r = static_cast<std::size_t>(i) * nz + j;
+  double* row = b.out.rows + r * w;
+  for (int k = 0; k < w; ++k) row[k] = 0.0;
+  if (b.dirichlet[r]) {
+    row[j] = 1.0;
+    b.out.rhs[r] = b.boundary_value[r];
+    b.out.diag[r] = 1.0;
+    return;
+  }
+  auto eps = [&](int ii, int jj) { return b.eps_r[static_cast<std::size_t>(ii) * nz + jj]; };
+  // Mirrored ghosts for the Neumann sides.
+  const int iw = i > 0 ? i - 1 : i + 1, ie = i + 1 < b.nx ? i + 1 : i - 1;
+  const int js = j > 0 ? j - 1 : j + 1, jn = j + 1 < nz ? j + 1 : j - 1;
+  const double hx = 1.0 / (b.dx * b.dx), hz = 1.0 / (b.dz * b.dz);
+  const double cw = 0.5 * (eps(iw, j) + eps(i, j)) * hx, ce = 0.5 * (eps(ie, j) + eps(i, j)) * hx;
+  const double cs = 0.5 * (eps(i, js) + eps(i, j)) * hz, cn = 0.5 * (eps(i, jn) + eps(i, j)) * hz;
+  row[j] += cw + ce + cs + cn;
+  row[js] -= cs;
+  row[jn] -= cn;
+  if (iw == ie) {  // both x neighbours are the same node (a Neumann end)
+    row[i > 0 ? nz : nz + 1] -= cw + ce;
+  } else {
+    row[nz] -= cw;
+    row[nz + 1] -= ce;
+  }
+  double rhs = b.source_scale * (b.doping[r] - b.density[r]);
+  if (b.frechet) {
+    const double* a = b.frechet + r * nz;
+    const double* v = b.potential + static_cast<std::size_t>(i) * nz;
+    for (int jp = 0; jp < nz; ++jp) {
+      const double weight = (jp == 0 || jp == nz - 1) ? 0.5 * b.dz : b.dz;
+      const double c = b.source_scale * a[jp] * weight;
+      row[jp] += c;
+      rhs += c * v[jp];
+    }
+  }
+  const double dg = row[j];
+  for (int k = 0; k < w; ++k) row[k] /= dg;
+  b.out.rhs[r] = rhs / dg;
+  b.out.diag[r] = dg;
+}
+
+// (A u)_r for the stored rows.
+QUANTA_HD double row_product(const LinearSystem& s, std::size_t r, const double* u) {
+  const int nz = s.nz, w = nz + 2;
+  const std::size_t i = r / nz, j = r % nz;
+  const double* row = s.rows + r * w;
+  const double* col = u + i * nz;
+  double sum = 0.0;
+  for (int k = 0; k < nz; ++k) sum += row[k] * col[k];
+  if (row[nz] != 0.0) sum += row[nz] * u[(i - 1) * nz + j];
+  if (row[nz + 1] != 0.0) sum += row[nz + 1] * u[(i + 1) * nz + j];
+  return sum;
+}
+
+// The Scheduled Relaxation Jacobi cycle of the seed (P = 7, M = 93; Adsuara et al. 2016, N = 32):
+// relaxation factors omega_i used q_i times each, the over-relaxations spread evenly over the cycle
+// (Yang & Mittal 2014). Returns the M factors in the order they are applied.
+std::vector<double> srj_schedule();
+
+struct SrjStats {
+  int cycles = 0, steps = 0;
+  double residual = 0;  // |b - A u|_inf / |u|_inf at exit (the seed's criterion)
+  bool converged = false;
+};
+
+void construct_system_cpu(const SystemBuild& b);
+// One relaxed Jacobi step (seed eq. 13-16): r = b - A u, u_next = u + omega r.
+void srj_step_cpu(const LinearSystem& s, const double* u, double omega, double* u_next, double* r);
+// |r|_inf and |u|_inf together (the seed's joint reduction).
+void joint_max_norm_cpu(std::size_t n, const double* r, const double* u, double* r_max, double* u_max);
+// |diag (b - A u)|_inf: the unpreconditioned residual, i.e. |P[V^k]|_inf when u = V^k (V/nm^2).
+double newton_residual_cpu(const LinearSystem& s, const double* u);
+// Solves the system by SRJ cycles from u (the last potential) until the seed's criterion is met.
+SrjStats srj_solve_cpu(const LinearSystem& s, double* u, double tol, int max_cycles, std::vector<double>& scratch);
+// The direct solver: block Thomas over the x columns with dense N_z blocks (LU without pivoting; the
+// preconditioned blocks are diagonally dominant). lu: scratch [nx][nz][nz], y: [nx][nz].
+void direct_solve_cpu(const LinearSystem& s, double* u, std::vector<double>& lu, std::vector<double>& y);
+
+}  // namespace quanta::mosfet::kernels

@@ -1,0 +1,234 @@
+#pragma once
+// The 1-D Schroedinger eigenproblems of the Schroedinger-Poisson block (seed sec. 2.1 and 4): for every
+// x node i and valley v, the symmetric tridiagonal matrix of order n = N_z - 2 (seed eq. 6),
+//   d_j = hbar^2/m_e (1/4 /m_{j-1} + 1/2 /m_j + 1/4 /m_{j+1}) / dz^2 + V_c(z_j) - V_{i,j},
+//   e_j = -hbar^2/m_e (1/4 /m_j + 1/4 /m_{j+1}) / dz^2,
+// (the electron's potential energy is V_c - V in eV for V in volts; j = 1..N_z-2 are the interior nodes,
+// psi = 0 on the gate-side boundary nodes), its lowest eigenvalues eps_{v,p,i} and eigenvectors psi_{v,p,i}
+// normalised as dz sum_j psi_j^2 = 1.
+//
+// Layouts: matrices d, e [nx][3][n] (e[n-1] unused); eigenvalues [nx][3][ns]; eigenvectors
+// [nx][3][ns][nz] including the zero boundary nodes.
+#include <cmath>
+#include <cstddef>
+
+#include "quanta/core/hd.hpp"
+#include "quanta/mosfet/device.hpp"
+
+namespace quanta::mosfet::kernels {
+
+inline constexpr int valleys = 3;
+
+// Number of eigenvalues of the tridiagonal (d, e) below x: the sign changes of the Sturm sequence (seed
+// eq. 17-18), counted through the ratios q_j = p_j / p_{j-1} = d_j - x - e_{j-1}^2 / q_{j-1}, which never
+// overflow as the polynomials p_j do; a zero ratio is nudged to a tiny negative number (LAPACK's pivmin).
+QUANTA_HD int sturm_count(const double* d, const double* e, int n, double x) {
+  const double tiny = 1e-300;
+  int count = 0;
+  double q = d[0] - x;
+  for (int j = 0;;) {
+    if (q == 0.0) q = -tiny;
+    count += q < 0.0;
+    if (++j == n) break;
+    q = d[j] - x - e[j - 1] * e[j - 1] / q;
+  }
+  return count;
+}
+
+// One pass for Newton-Raphson on the characteristic polynomial p_n (seed sec. 4.2): returns
+// p_n(x) / p_n'(x) (the Newton correction is x -= it) and the Sturm count at x.
+QUANTA_HD double newton_correction(const double* d, const double* e, int n, double x, int* count) {
+  const double tiny = 1e-300;
+  double q = d[0] - x, dq = -1.0;  // q_j and dq_j/dx
+  double log_derivative = 0.0;     // sum_j dq_j / q_j = p_n' / p_n
+  int c = 0;
+  for (int j = 0;;) {
+    if (q == 0.0) q = -tiny;
+    c += q < 0.0;
+    log_derivative += dq / q;
+    if (++j == n) break;
+    const double e2 = e[j - 1] * e[j - 1];
+    const double qn = d[j] - x - e2 / q;
+    dq = -1.0 + e2 * dq / (q * q);
+    q = qn;
+  }
+  *count = c;
+  return 1.0 / log_derivative;
+}
+
+// Gershgorin interval [lo, hi] holding every eigenvalue.
+QUANTA_HD void gershgorin(const double* d, const double* e, int n, double* lo, double* hi) {
+  double a = 1e300, b = -1e300;
+  for (int j = 0; j < n; ++j) {
+    const double r = (j > 0 ? std::fabs(e[j - 1]) : 0.0) + (j + 1 < n ? std::fabs(e[j]) : 0.0);
+    a = std::fmin(a, d[j] - r);
+    b = std::fmax(b, d[j] + r);
+  }
+  *lo = a;
+  *hi = b;
+}
+
+// Refines eigenvalue p of (d, e) from the guess x0 (the eigenvalue of an earlier potential):
+// 1. a bracket [lo, hi] around x0 widened until count(lo) <= p < count(hi), then bisected until it holds
+//    eigenvalue p alone (count(lo) = p, count(hi) = p + 1): a guess that has moved past a neighbouring
+//    level still finds level p, not the nearest one;
+// 2. Newton-Raphson inside the bracket (seed sec. 4.2), a step leaving it replaced by bisection.
+// tol: absolute, eV.
+QUANTA_HD double eigenvalue_newton(const double* d, const double* e, int n, int p, double x0, double tol) {
+  double glo, ghi;
+  gershgorin(d, e, n, &glo, &ghi);
+  x0 = std::fmin(std::fmax(x0, glo), ghi);
+  const double step = 1e-3 * std::fmax(1.0, std::fabs(x0));
+  double lo = x0, hi = x0;
+  int cl = sturm_count(d, e, n, lo), ch = cl;
+  for (double w = step; cl > p && lo > glo; w *= 4.0) cl = sturm_count(d, e, n, lo = std::fmax(glo, x0 - w));
+  for (double w = step; ch <= p && hi < ghi; w *= 4.0) ch = sturm_count(d, e, n, hi = std::fmin(ghi, x0 + w));
+  if (cl > p) cl = 0;  // lo reached the Gershgorin bound, below every eigenvalue
+  if (ch <= p) ch = n;
+  while ((cl != p || ch != p + 1) && hi - lo > tol) {
+    const double mid = 0.5 * (lo + hi);
+    const int c = sturm_count(d, e, n, mid);
+    if (c <= p) {
+      lo = mid;
+      cl = c;
+    } else {
+      hi = mid;
+      ch = c;
+    }
+  }
+  double x = (x0 > lo && x0 < hi) ? x0 : 0.5 * (lo + hi);
+  for (int it = 0; it < 200 && hi - lo > tol; ++it) {
+    int c;
+    const double corr = newton_correction(d, e, n, x, &c);
+    if (c <= p) lo = x;
+    else hi = x;
+    double next = x - corr;
+    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+    if (std::fabs(next - x) <= tol) return next;
+    x = next;
+  }
+  return x;
+}
+
+// Solves (T - lambda I) y = r by the Thomas algorithm (no pivoting). A pivot smaller than pivmin is
+// replaced by pivmin (LAPACK's treatment in inverse iteration: lambda is an eigenvalue to working
+// precision, so some pivot is nearly zero, and the huge solution is what inverse iteration wants).
+// y may alias r; c: scratch of n doubles.
+QUANTA_HD void thomas_shifted(const double* d, const double* e, int n, double lambda, double pivmin, const double* r,
+                              double* y, double* c) {
+  auto guard = [pivmin](double p) { return std::fabs(p) < pivmin ? (p < 0.0 ? -pivmin : pivmin) : p; };
+  double piv = guard(d[0] - lambda);
+  c[0] = n > 1 ? e[0] / piv : 0.0;
+  y[0] = r[0] / piv;
+  for (int j = 1; j < n; ++j) {
+    piv = guard(d[j] - lambda - e[j - 1] * c[j - 1]);
+    c[j] = j + 1 < n ? e[j] / piv : 0.0;
+    y[j] = (r[j] - e[j - 1] * y[j - 1]) / piv;
+  }
+  for (int j = n - 2; j >= 0; --j) y[j] -= c[j] * y[j + 1];
+}
+
+// Inverse power iteration (seed Algorithm 2) for the eigenvector of (d, e) at eigenvalue lambda:
+// q <- (T - lambda I)^-1 q / |.| until |q_k - q_{k-1}|_inf < tol (signs aligned), at most max_iter times.
+// q: [n] the start vector on entry (any vector not orthogonal to the eigenvector), the unit eigenvector
+// on exit; y, c: scratch of n doubles. Returns the iterations used.
+QUANTA_HD int inverse_iteration(const double* d, const double* e, int n, double lambda, double tol, int max_iter,
+                                double* q, double* y, double* c) {
+  double lo, hi;
+  gershgorin(d, e, n, &lo, &hi);
+  const double pivmin = 1e-15 * std::fmax(std::fabs(lo), std::fabs(hi));
+  int it = 0;
+  while (it < max_iter) {
+    ++it;
+    thomas_shifted(d, e, n, lambda, pivmin, q, y, c);
+    double big = 0.0;  // scale before squaring: |y| reaches 1/pivmin
+    for (int j = 0; j < n; ++j) big = std::fmax(big, std::fabs(y[j]));
+    double norm = 0.0, dot = 0.0;
+    for (int j = 0; j < n; ++j) {
+      norm += (y[j] / big) * (y[j] / big);
+      dot += y[j] * q[j];
+    }
+    const double s = (dot < 0.0 ? -1.0 : 1.0) / (big * std::sqrt(norm));
+    double change = 0.0;
+    for (int j = 0; j < n; ++j) {
+      const double v = y[j] * s;
+      change = std::fmax(change, std::fabs(v - q[j]));
+      q[j] = v;
+    }
+    if (change < tol) break;
+  }
+  return it;
+}
+
+// The start vector of inverse iteration: a ramp, not orthogonal to the states of a z-symmetric well.
+QUANTA_HD double start_vector(int j, int n) { return 1.0 + static_cast<double>(j) / n; }
+
+// Final scaling of an eigenvector: dz sum psi^2 = 1, and the first component above a tenth of the
+// largest is positive (a fixed sign, so that both backends return the same vectors).
+QUANTA_HD void normalise_eigenvector(double* psi, int n, double dz) {
+  double norm = 0.0, big = 0.0;
+  for (int j = 0; j < n; ++j) {
+    norm += psi[j] * psi[j];
+    big = std::fmax(big, std::fabs(psi[j]));
+  }
+  double s = 1.0 / std::sqrt(norm * dz);
+  for (int j = 0; j < n; ++j)
+    if (std::fabs(psi[j]) > 0.1 * big) {
+      if (psi[j] < 0.0) s = -s;
+      break;
+    }
+  for (int j = 0; j < n; ++j) psi[j] *= s;
+}
+
+// The matrices at node i for potential V (row i of [nx][nz]): seed eq. 6-7.
+struct SchrodingerBuild {
+  int nx = 0, nz = 0;
+  double dz = 0;
+  const double* potential = nullptr;   // [nx][nz] V, volts
+  const double* barrier = nullptr;     // [nz] V_c, eV
+  const double* inv_mass_z = nullptr;  // [3][nz]
+  double* d = nullptr;                 // [nx][3][nz-2]
+  double* e = nullptr;                 // [nx][3][nz-2]
+};
+
+QUANTA_HD void schrodinger_entries(const SchrodingerBuild& b, int i, int v, int jj) {
+  const int n = b.nz - 2, j = jj + 1;  // jj: matrix row, j: grid node
+  const double h = 1.0 / (b.dz * b.dz);
+  const double* im = b.inv_mass_z + v * b.nz;
+  const double k = constants::hbar2_over_me;
+  const std::size_t at = (static_cast<std::size_t>(i) * valleys + v) * n + jj;
+  b.d[at] = k * h * (0.25 * im[j - 1] + 0.5 * im[j] + 0.25 * im[j + 1]) + b.barrier[j] - b.potential[i * b.nz + j];
+  b.e[at] = jj + 1 < n ? -k * h * 0.25 * (im[j] + im[j + 1]) : 0.0;
+}
+
+// Multi-section (seed sec. 4.1, eq. 19-20) for eigenvalue p: the bracket [x, x + h] shrinks by
+// n_multi per step; the n_multi - 1 interior points are counted independently (a warp's lanes on the GPU).
+QUANTA_HD int multisection_steps(double width, double tol, int n_multi) {
+  return static_cast<int>(std::floor(std::log(width / tol) / std::log(static_cast<double>(n_multi)))) + 1;
+}
+
+// The eigenproblems of all (i, v) and their lowest ns eigenpairs.
+struct EigenProblem {
+  int nx = 0, nz = 0, ns = 0;
+  double dz = 0;
+  const double* d = nullptr;     // [nx][3][nz-2]
+  const double* e = nullptr;     // [nx][3][nz-2]
+  double* eigenvalues = nullptr; // [nx][3][ns] eV; the previous ones on entry to the Newton refinement
+  double* eigenvectors = nullptr;// [nx][3][ns][nz]; the previous ones on entry when warm
+  double* scratch = nullptr;     // [nx][3][ns][2 (nz-2)]
+  double tol = 1e-13;            // eigenvalues: absolute, eV
+  double vector_tol = 1e-12;     // eigenvectors: |q_k - q_{k-1}|_inf of the unit vectors
+  int max_vector_iter = 50;
+  int n_multi = 33;              // multi-section sub-intervals (32 points: one warp)
+  bool warm = false;             // start inverse iteration from the previous eigenvectors
+  int n() const { return nz - 2; }
+};
+
+// CPU (OpenMP) kernels; the CUDA twins are declared in cuda/launch.cuh.
+void build_schrodinger_cpu(const SchrodingerBuild& b);
+void eigenvalues_multisection_cpu(const EigenProblem& p);
+void eigenvalues_newton_cpu(const EigenProblem& p);
+// Returns the largest number of inverse iterations any eigenvector needed.
+int eigenvectors_cpu(const EigenProblem& p);
+
+}  // namespace quanta::mosfet::kernels

@@ -1,0 +1,40 @@
+#pragma once
+// Where the Schroedinger-Poisson block's arrays live and its kernels run: the host (OpenMP, the oracle)
+// or one GPU (everything resident; only the small per-subband arrays and scalars cross the bus).
+// SchrodingerPoisson (schrodinger_poisson.cpp) drives either through this interface.
+#include <memory>
+#include <vector>
+
+#include "../kernels/linear_system.hpp"
+#include "quanta/mosfet/schrodinger_poisson.hpp"
+
+namespace quanta::mosfet {
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual void upload_potential(const std::vector<double>& v) = 0;    // [nx][nz]
+  virtual std::vector<double> download_potential() = 0;
+  // Schroedinger matrices for the current V, then the eigenvalues (multi-section when `first`, else
+  // Newton-Raphson from the previous ones) and the eigenvectors (from the previous ones when not first).
+  virtual void eigenstates(bool first) = 0;
+  virtual std::vector<double> download_eigenvalues() = 0;             // [nx][3][states]
+  virtual std::vector<double> download_eigenvectors() = 0;            // [nx][3][states][nz]
+  // rho, drho: [nx][3][states]; drho empty: populations held (entry a).
+  virtual void upload_populations(const std::vector<double>& rho, const std::vector<double>& drho) = 0;
+  virtual void density() = 0;
+  virtual std::vector<double> download_density() = 0;
+  // Frechet derivative and the linear system at the current V; returns |P[V]|_inf.
+  virtual double assemble() = 0;
+  // Solve for the next V in place; returns |V_new - V_old|_inf.
+  virtual double solve(LinearSolver solver, const BlockOptions& opt, kernels::SrjStats& stats) = 0;
+
+  KernelTimes times;
+};
+
+std::unique_ptr<Engine> make_cpu_engine(const DeviceGrid& grid, const BlockOptions& opt);
+#ifdef QUANTA_HAVE_CUDA
+std::unique_ptr<Engine> make_cuda_engine(const DeviceGrid& grid, const BlockOptions& opt);
+#endif
+
+}  // namespace quanta::mosfet

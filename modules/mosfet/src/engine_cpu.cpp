@@ -1,0 +1,135 @@
+// The block's kernels on the host: the OpenMP oracle of the CUDA engine.
+#include <algorithm>
+#include <cmath>
+
+#include "../kernels/frechet.hpp"
+#include "../kernels/schrodinger.hpp"
+#include "engine.hpp"
+#include "quanta/core/timer.hpp"
+
+namespace quanta::mosfet {
+namespace {
+
+class CpuEngine final : public Engine {
+ public:
+  CpuEngine(const DeviceGrid& g, const BlockOptions& opt) : g_(g), opt_(opt), ns_(opt.states()) {
+    const std::size_t nodes = static_cast<std::size_t>(g.nx) * g.nz, n = g.nz - 2;
+    v_.assign(nodes, 0.0);
+    d_.assign(g.nx * 3 * n, 0.0);
+    e_.assign(g.nx * 3 * n, 0.0);
+    eps_.assign(g.nx * 3 * ns_, 0.0);
+    psi_.assign(g.nx * 3 * ns_ * g.nz, 0.0);
+    scratch_.assign(g.nx * 3 * ns_ * 2 * n, 0.0);
+    rho_.assign(g.nx * 3 * ns_, 0.0);
+    density_.assign(nodes, 0.0);
+    frechet_.assign(nodes * g.nz, 0.0);
+    rows_.assign(nodes * (g.nz + 2), 0.0);
+    rhs_.assign(nodes, 0.0);
+    diag_.assign(nodes, 0.0);
+  }
+
+  void upload_potential(const std::vector<double>& v) override { v_ = v; }
+  std::vector<double> download_potential() override { return v_; }
+
+  void eigenstates(bool first) override {
+    WallTimer t;
+    kernels::SchrodingerBuild b{g_.nx, g_.nz, g_.dz, v_.data(), g_.barrier.data(), g_.inv_mass_z.data(), d_.data(), e_.data()};
+    kernels::build_schrodinger_cpu(b);
+    times.add("build_schrodinger", t.seconds());
+    kernels::EigenProblem p = problem();
+    p.warm = !first;
+    t.reset();
+    if (first) {
+      kernels::eigenvalues_multisection_cpu(p);
+      times.add("eigenvalues_multisection", t.seconds());
+    } else {
+      kernels::eigenvalues_newton_cpu(p);
+      times.add("eigenvalues_NR", t.seconds());
+    }
+    t.reset();
+    kernels::eigenvectors_cpu(p);
+    times.add("tridiag_Thomas", t.seconds());
+  }
+  std::vector<double> download_eigenvalues() override { return eps_; }
+  std::vector<double> download_eigenvectors() override { return psi_; }
+
+  void upload_populations(const std::vector<double>& rho, const std::vector<double>& drho) override {
+    rho_ = rho;
+    drho_ = drho;
+  }
+  void density() override {
+    WallTimer t;
+    kernels::electron_density_cpu(density_input());
+    times.add("density", t.seconds());
+  }
+  std::vector<double> download_density() override { return density_; }
+
+  double assemble() override {
+    WallTimer t;
+    kernels::frechet_derivative_cpu(density_input());
+    times.add("compute_frechet", t.seconds());
+    t.reset();
+    kernels::SystemBuild b{g_.nx, g_.nz, g_.dx, g_.dz, g_.eps_r.data(), g_.doping.data(), g_.dirichlet.data(),
+                           g_.boundary_value.data(), v_.data(), density_.data(), frechet_.data(),
+                           constants::q_over_eps0, system()};
+    kernels::construct_system_cpu(b);
+    times.add("constr_linsys", t.seconds());
+    t.reset();
+    const double r = kernels::newton_residual_cpu(system(), v_.data());
+    times.add("newton_residual", t.seconds());
+    return r;
+  }
+
+  double solve(LinearSolver solver, const BlockOptions& opt, kernels::SrjStats& stats) override {
+    WallTimer t;
+    old_ = v_;
+    if (solver == LinearSolver::Srj) {
+      stats = kernels::srj_solve_cpu(system(), v_.data(), opt.srj_tol, opt.srj_max_cycles, work_);
+      times.add("srj_solve", t.seconds());
+    } else {
+      kernels::direct_solve_cpu(system(), v_.data(), work_, work2_);
+      stats = {};
+      times.add("direct_solve", t.seconds());
+    }
+    double change = 0.0;
+    for (std::size_t k = 0; k < v_.size(); ++k) change = std::max(change, std::fabs(v_[k] - old_[k]));
+    return change;
+  }
+
+ private:
+  kernels::EigenProblem problem() {
+    kernels::EigenProblem p;
+    p.nx = g_.nx;
+    p.nz = g_.nz;
+    p.ns = ns_;
+    p.dz = g_.dz;
+    p.d = d_.data();
+    p.e = e_.data();
+    p.eigenvalues = eps_.data();
+    p.eigenvectors = psi_.data();
+    p.scratch = scratch_.data();
+    p.tol = opt_.eigen_tol;
+    p.vector_tol = opt_.vector_tol;
+    p.n_multi = opt_.n_multi;
+    return p;
+  }
+  kernels::DensityInput density_input() {
+    return {g_.nx, g_.nz, ns_, g_.valley_degeneracy, eps_.data(), psi_.data(), rho_.data(),
+            drho_.empty() ? nullptr : drho_.data(), density_.data(), frechet_.data()};
+  }
+  kernels::LinearSystem system() { return {g_.nx, g_.nz, rows_.data(), rhs_.data(), diag_.data()}; }
+
+  const DeviceGrid& g_;
+  BlockOptions opt_;
+  int ns_;
+  std::vector<double> v_, old_, d_, e_, eps_, psi_, scratch_, rho_, drho_, density_, frechet_, rows_, rhs_, diag_;
+  std::vector<double> work_, work2_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_cpu_engine(const DeviceGrid& grid, const BlockOptions& opt) {
+  return std::make_unique<CpuEngine>(grid, opt);
+}
+
+}  // namespace quanta::mosfet

@@ -1,0 +1,195 @@
+// The Schroedinger-Poisson block: the Newton-Raphson iteration of the seed's Fig. 2, stage by stage.
+#include "quanta/mosfet/schrodinger_poisson.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "../kernels/schrodinger.hpp"
+#include "engine.hpp"
+#include "quanta/core/error.hpp"
+#include "quanta/core/timer.hpp"
+#include "quanta/mosfet/statistics.hpp"
+
+namespace quanta::mosfet {
+
+LinearSolver parse_linear_solver(const std::string& s) {
+  if (s == "srj") return LinearSolver::Srj;
+  if (s == "direct") return LinearSolver::Direct;
+  throw Error("mosfet: unknown linear solver \"" + s + "\" (expected \"srj\" or \"direct\")");
+}
+std::string to_string(LinearSolver s) { return s == LinearSolver::Srj ? "srj" : "direct"; }
+
+void KernelTimes::add(const std::string& name, double s) {
+  for (auto& [n, t] : seconds)
+    if (n == name) {
+      t += s;
+      return;
+    }
+  seconds.emplace_back(name, s);
+}
+
+namespace {
+// The starting potential: the neutral Laplace problem (N = N_D) with the contact and gate values.
+std::vector<double> laplace_start(const DeviceGrid& g) {
+  const std::size_t nodes = static_cast<std::size_t>(g.nx) * g.nz;
+  std::vector<double> v(nodes, g.source_potential), rows(nodes * (g.nz + 2)), rhs(nodes), diag(nodes), lu, y;
+  kernels::LinearSystem s{g.nx, g.nz, rows.data(), rhs.data(), diag.data()};
+  kernels::SystemBuild b{g.nx, g.nz, g.dx, g.dz, g.eps_r.data(), g.doping.data(), g.dirichlet.data(),
+                         g.boundary_value.data(), v.data(), g.doping.data(), nullptr, constants::q_over_eps0, s};
+  kernels::construct_system_cpu(b);
+  kernels::direct_solve_cpu(s, v.data(), lu, y);
+  return v;
+}
+}  // namespace
+
+SchrodingerPoisson::SchrodingerPoisson(const DeviceGrid& grid, const BlockOptions& options, Backend backend)
+    : grid_(grid), opt_(options), backend_(backend) {
+  if (opt_.subbands < 1 || opt_.states() > grid_.nz - 2)
+    throw Error("mosfet: " + std::to_string(opt_.states()) + " eigenpairs asked of matrices of order " +
+                std::to_string(grid_.nz - 2) + " (nz - 2)");
+#ifdef QUANTA_HAVE_CUDA
+  if (backend == Backend::Cuda) engine_ = make_cuda_engine(grid_, opt_);
+#endif
+  if (!engine_) {
+    if (backend == Backend::Cuda) throw Error("mosfet: built without the CUDA backend");
+    engine_ = make_cpu_engine(grid_, opt_);
+  }
+  const std::size_t sub = static_cast<std::size_t>(grid_.nx) * 3 * opt_.states();
+  rho_.assign(sub, 0.0);
+  engine_->upload_potential(laplace_start(grid_));
+}
+
+SchrodingerPoisson::~SchrodingerPoisson() = default;
+
+void SchrodingerPoisson::set_potential(const std::vector<double>& v) {
+  if (v.size() != static_cast<std::size_t>(grid_.nx) * grid_.nz)
+    throw Error("mosfet: a potential of " + std::to_string(v.size()) + " values for a grid of " +
+                std::to_string(grid_.nx) + " x " + std::to_string(grid_.nz));
+  engine_->upload_potential(v);
+  have_eigenstates_ = false;
+}
+
+void SchrodingerPoisson::update_eigenstates() {
+  engine_->eigenstates(!have_eigenstates_);
+  have_eigenstates_ = true;
+}
+
+void SchrodingerPoisson::equilibrium_populations(double fermi_level) {
+  const std::vector<double> eps = engine_->download_eigenvalues();
+  const int ns = opt_.states();
+  drho_.assign(rho_.size(), 0.0);
+  for (int i = 0; i < grid_.nx; ++i)
+    for (int v = 0; v < 3; ++v)
+      for (int p = 0; p < opt_.subbands; ++p) {
+        const std::size_t k = (static_cast<std::size_t>(i) * 3 + v) * ns + p;
+        const SubbandPopulation s = subband_population(eps[k], fermi_level, grid_.kT, grid_.dos2d[v], grid_.alpha[v]);
+        rho_[k] = s.rho;
+        drho_[k] = s.drho;
+      }
+  engine_->upload_populations(rho_, drho_);
+}
+
+BlockResult SchrodingerPoisson::solve(const std::vector<double>& rho) {
+  const int ns = opt_.states(), nsb = opt_.subbands;
+  if (rho.size() != static_cast<std::size_t>(grid_.nx) * 3 * nsb)
+    throw Error("mosfet: " + std::to_string(rho.size()) + " surface densities given; the block expects nx * 3 * subbands = " +
+                std::to_string(grid_.nx * 3 * nsb));
+  std::fill(rho_.begin(), rho_.end(), 0.0);
+  for (std::size_t iv = 0; iv < static_cast<std::size_t>(grid_.nx) * 3; ++iv)
+    for (int p = 0; p < nsb; ++p) rho_[iv * ns + p] = rho[iv * nsb + p];
+  drho_.clear();
+  engine_->upload_populations(rho_, drho_);
+  return newton(false, 0.0);
+}
+
+BlockResult SchrodingerPoisson::solve_equilibrium(double fermi_level) { return newton(true, fermi_level); }
+
+BlockResult SchrodingerPoisson::newton(bool equilibrium, double fermi_level) {
+  WallTimer total;
+  BlockResult r;
+  update_eigenstates();
+  for (int k = 0; k < opt_.max_newton; ++k) {
+    if (equilibrium) equilibrium_populations(fermi_level);
+    engine_->density();
+    NewtonStep step;
+    step.residual = engine_->assemble();
+    kernels::SrjStats srj;
+    step.change = engine_->solve(opt_.linear_solver, opt_, srj);
+    step.linear_steps = srj.steps;
+    step.linear_residual = srj.residual;
+    r.history.push_back(step);
+    update_eigenstates();
+    if (step.change < opt_.newton_tol) {
+      r.converged = true;
+      break;
+    }
+  }
+  if (equilibrium) equilibrium_populations(fermi_level);
+  engine_->density();
+  engine_->times.calls++;
+  r.seconds = total.seconds();
+  return r;
+}
+
+namespace {
+// Keeps the first `subbands` of the `states` per (i, v).
+std::vector<double> first_subbands(const std::vector<double>& a, std::size_t groups, int states, int subbands, int inner) {
+  std::vector<double> out(groups * subbands * inner);
+  for (std::size_t g = 0; g < groups; ++g)
+    std::copy_n(a.begin() + g * states * inner, subbands * inner, out.begin() + g * subbands * inner);
+  return out;
+}
+}  // namespace
+
+std::vector<double> SchrodingerPoisson::potential() const { return engine_->download_potential(); }
+std::vector<double> SchrodingerPoisson::eigenvalues() const {
+  return first_subbands(engine_->download_eigenvalues(), grid_.nx * 3, opt_.states(), opt_.subbands, 1);
+}
+std::vector<double> SchrodingerPoisson::eigenvectors() const {
+  return first_subbands(engine_->download_eigenvectors(), grid_.nx * 3, opt_.states(), opt_.subbands, grid_.nz);
+}
+std::vector<double> SchrodingerPoisson::populations() const {
+  return first_subbands(rho_, grid_.nx * 3, opt_.states(), opt_.subbands, 1);
+}
+std::vector<double> SchrodingerPoisson::density() const { return engine_->download_density(); }
+const KernelTimes& SchrodingerPoisson::kernel_times() const { return engine_->times; }
+
+double neutral_contact_potential(const Device& device, const GridSize& size, int subbands) {
+  const DeviceGrid g = make_device_grid(device, size, 0.0);
+  const int n = g.nz - 2;
+  // The contact column's matrices at V = 0; a flat V_s lowers every level by V_s.
+  std::vector<double> zero(static_cast<std::size_t>(g.nz), 0.0), d(3 * n), e(3 * n), eps(3 * subbands),
+      psi(3 * subbands * g.nz), scratch(3 * subbands * 2 * n);
+  kernels::build_schrodinger_cpu({1, g.nz, g.dz, zero.data(), g.barrier.data(), g.inv_mass_z.data(), d.data(), e.data()});
+  kernels::EigenProblem p;
+  p.nx = 1;
+  p.nz = g.nz;
+  p.ns = subbands;
+  p.dz = g.dz;
+  p.d = d.data();
+  p.e = e.data();
+  p.eigenvalues = eps.data();
+  p.eigenvectors = psi.data();
+  p.scratch = scratch.data();
+  kernels::eigenvalues_multisection_cpu(p);
+  double donors = 0.0;  // nm^-2
+  for (int j = 0; j < g.nz; ++j) donors += g.doping[j] * g.dz;
+  auto electrons = [&](double vs) {
+    double s = 0.0;
+    for (int v = 0; v < 3; ++v)
+      for (int q = 0; q < subbands; ++q)
+        s += g.valley_degeneracy * subband_population(eps[v * subbands + q] - vs, 0.0, g.kT, g.dos2d[v], g.alpha[v]).rho;
+    return s;
+  };
+  double lo = -5.0, hi = 5.0;  // V; electrons(V_s) grows with V_s
+  if (!(electrons(lo) < donors && electrons(hi) > donors))
+    throw Error("mosfet: no contact potential in [-5, 5] V neutralises the source (doping " +
+                std::to_string(device.doping.source_drain) + " m^-3)");
+  for (int it = 0; it < 200 && hi - lo > 1e-15; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    (electrons(mid) < donors ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+}  // namespace quanta::mosfet
