@@ -10,6 +10,7 @@
 #include "quanta/core/version.hpp"
 #include "quanta/core/comm.hpp"
 #include "quanta/kbe/run.hpp"
+#include "quanta/mosfet/run.hpp"
 #include "quanta/phonon/run.hpp"
 
 namespace {
@@ -75,6 +76,13 @@ int main(int argc, char** argv) {
   kb->add_option("--stop-after", kbe.stop_after, "stop after this step without the final outputs, as a killed run would (to test --resume)");
   add_common_options(kb, common);
 
+  quanta::mosfet::RunOptions mosfet;
+  std::string mosfet_config, mosfet_output;
+  auto* mo = app.add_subcommand("mosfet", "Schroedinger-Poisson equilibrium of a double-gate MOSFET (subband model)");
+  mo->add_option("CONFIG", mosfet_config, "TOML config (docs/mosfet.md lists the keys)")->required();
+  mo->add_option("-o,--output-dir", mosfet_output, "where quanta-mosfet.h5 and quanta-mosfet.txt go (default: the config's folder)");
+  add_common_options(mo, common);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -112,6 +120,20 @@ int main(int argc, char** argv) {
                      s.nk, s.steps, s.ranks, s.ranks == 1 ? "" : "es", s.backend.c_str(), s.self_energy.c_str(),
                      s.particles_drift, s.seconds_total, s.results.string().c_str());
       return 0;
+    }
+    if (app.got_subcommand("mosfet")) {
+      mosfet.config = mosfet_config;
+      mosfet.output_dir = mosfet_output.empty() ? mosfet.config.parent_path() : std::filesystem::path(mosfet_output);
+      if (mosfet.output_dir.empty()) mosfet.output_dir = ".";
+      mosfet.backend = quanta::parse_backend(common.backend);
+      mosfet.threads = common.threads;
+      mosfet.quiet = common.quiet;
+      const auto s = quanta::mosfet::run(mosfet);
+      if (!mosfet.quiet)
+        std::fprintf(stderr, "quanta mosfet: %d x %d grid, %s backend, %s solver, %s after %d Newton iterations (last change %.2e V), %.2f s -> %s\n",
+                     s.nx, s.nz, s.backend.c_str(), s.linear_solver.c_str(), s.converged ? "converged" : "NOT converged",
+                     s.newton_iterations, s.final_change, s.seconds_total, s.results.string().c_str());
+      return s.converged ? 0 : 2;
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "quanta: error: %s\n", e.what());
