@@ -1,0 +1,64 @@
+#pragma once
+// Launchers of the mosfet CUDA kernels (one file each, matching kernels/cpu/), used by engine_cuda.cu.
+// Every pointer in the structs and arguments is device memory; shapes and equations as in the CPU
+// kernels' headers (schrodinger.hpp, frechet.hpp, linear_system.hpp). Every launcher checks its launches;
+// the ones returning a number synchronize through the copy of that number to the host.
+#include <cstddef>
+#include <vector>
+
+#include "../frechet.hpp"
+#include "../linear_system.hpp"
+#include "../schrodinger.hpp"
+
+namespace quanta::mosfet::kernels {
+
+// --- schrodinger_cuda.cu ------------------------------------------------------------------------
+// d, e [nx][3][nz-2] for the potential [nx][nz]: one thread per (i, v, jj).
+void build_schrodinger_cuda(const SchrodingerBuild& b);
+// Multi-section from the Gershgorin interval (seed sec. 4.1.1): one warp per eigenvalue (i, v, p).
+void eigenvalues_multisection_cuda(const EigenProblem& p);
+// Safeguarded Newton-Raphson from the eigenvalues in p.eigenvalues (seed sec. 4.2): one thread each.
+void eigenvalues_newton_cuda(const EigenProblem& p);
+// Inverse iteration (seed Algorithm 2, the seed's kernel A): one thread per eigenvector, p.scratch on the
+// device. Unlike eigenvectors_cpu it does not return the iteration count (nothing reads it, and fetching
+// it would cost a synchronization).
+void eigenvectors_cuda(const EigenProblem& p);
+
+// --- frechet_cuda.cu ----------------------------------------------------------------------------
+// N [nx][nz]: one thread per (i, j).
+void electron_density_cuda(const DensityInput& in);
+// A [nx][nz][nz] (seed eq. 10): one thread per (i, j, j').
+void frechet_derivative_cuda(const DensityInput& in);
+
+// --- linear_system_cuda.cu ----------------------------------------------------------------------
+// Scratch of the reductions below: reduction_scratch() doubles.
+std::size_t reduction_scratch();
+
+// Rows, rhs, diag of the preconditioned system: one thread per row.
+void construct_system_cuda(const SystemBuild& b);
+// |diag (b - A u)|_inf (see newton_residual_cpu); scratch: reduction_scratch() doubles.
+double newton_residual_cuda(const LinearSystem& s, const double* u, double* scratch);
+// |a - b|_inf over n entries; scratch: reduction_scratch() doubles.
+double max_abs_difference_cuda(std::size_t n, const double* a, const double* b, double* scratch);
+
+// The SRJ solver (seed Algorithm 1) from u, in place. omegas: the cycle's factors (srj_schedule(), host);
+// other, r: [nx*nz] scratch; scratch: reduction_scratch() doubles.
+struct SrjWork {
+  double* other = nullptr;    // [nx*nz] the ping-pong partner of u
+  double* residual = nullptr; // [nx*nz] r = b - A u of the last step
+  double* scratch = nullptr;  // [reduction_scratch()]
+};
+SrjStats srj_solve_cuda(const LinearSystem& s, double* u, double tol, int max_cycles, const std::vector<double>& omegas,
+                        const SrjWork& work);
+
+// The direct solver: block Thomas over the x columns as direct_solve_cpu. Throws Error on a zero pivot.
+struct DirectWork {
+  double* lu = nullptr;     // [nx][nz][nz] the factored blocks S_i, column-major
+  double* y = nullptr;      // [nx][nz]
+  double* solves = nullptr; // [nz+1][nz] S_{i-1}^-1 E_{i-1} e_c (c < nz) and S_{i-1}^-1 y_{i-1} (c = nz)
+  int* failure = nullptr;   // [2] zero pivot: column i + 1 and row k (0 0: none)
+  double* pivot = nullptr;  // [1] the offending pivot
+};
+void direct_solve_cuda(const LinearSystem& s, double* u, const DirectWork& work);
+
+}  // namespace quanta::mosfet::kernels

@@ -1,0 +1,58 @@
+// The CUDA engine against the CPU oracle: one Newton iteration (every kernel once, from the same state)
+// and the converged equilibrium, with both linear solvers. Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include "quanta/core/backend.hpp"
+#include "test_support.hpp"
+
+using namespace quanta::mosfet;
+using mosfet_test::max_diff;
+
+namespace {
+double max_rel(const std::vector<double>& a, const std::vector<double>& b) {
+  double m = 0, s = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    m = std::max(m, std::abs(a[k] - b[k]));
+    s = std::max(s, std::abs(b[k]));
+  }
+  return m / s;
+}
+}  // namespace
+
+class MosfetParity : public ::testing::TestWithParam<LinearSolver> {};
+
+// Tolerance 1e-9 relative (the bound): the kernels evaluate the same QUANTA_HD formulas; the
+// reductions sum in another order (1e-15), and Newton converges to 1e-11 V on both.
+TEST_P(MosfetParity, CudaMatchesCpu) {
+  if (quanta::cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
+  const DeviceGrid g = mosfet_test::seed_device(33, 49);
+  for (int newton : {1, 60}) {
+    BlockOptions o;
+    o.linear_solver = GetParam();
+    o.max_newton = newton;
+    o.newton_tol = 1e-11;
+    SchrodingerPoisson cpu(g, o, quanta::Backend::Cpu), gpu(g, o, quanta::Backend::Cuda);
+    const BlockResult rc = cpu.solve_equilibrium(), rg = gpu.solve_equilibrium();
+    EXPECT_EQ(rc.history.size(), rg.history.size());
+    EXPECT_LT(max_rel(gpu.potential(), cpu.potential()), 1e-9) << newton << " Newton iterations";
+    EXPECT_LT(max_rel(gpu.eigenvalues(), cpu.eigenvalues()), 1e-9);
+    EXPECT_LT(max_rel(gpu.density(), cpu.density()), 1e-9);
+    EXPECT_LT(max_rel(gpu.populations(), cpu.populations()), 1e-9);
+    // Eigenvectors carry a fixed sign convention; compare them directly.
+    EXPECT_LT(max_rel(gpu.eigenvectors(), cpu.eigenvectors()), 1e-8);
+    for (std::size_t k = 0; k < rc.history.size() && k < rg.history.size(); ++k)
+      EXPECT_NEAR(rg.history[k].residual, rc.history[k].residual, 1e-6 * rc.history[0].residual);
+  }
+  // Entry (a) on both from the CPU's populations.
+  BlockOptions o;
+  o.linear_solver = GetParam();
+  SchrodingerPoisson cpu(g, o, quanta::Backend::Cpu), gpu(g, o, quanta::Backend::Cuda);
+  ASSERT_TRUE(cpu.solve_equilibrium().converged);
+  const auto rho = cpu.populations();
+  SchrodingerPoisson a(g, o, quanta::Backend::Cpu);
+  ASSERT_TRUE(a.solve(rho).converged);
+  ASSERT_TRUE(gpu.solve(rho).converged);
+  EXPECT_LT(max_rel(gpu.potential(), a.potential()), 1e-9);
+}
+
+INSTANTIATE_TEST_SUITE_P(Solvers, MosfetParity, ::testing::Values(LinearSolver::Direct, LinearSolver::Srj));

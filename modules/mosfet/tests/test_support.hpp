@@ -1,0 +1,20 @@
+#pragma once
+// Shared set-up of the mosfet block tests: the seed device on a grid, its neutral contact potential.
+#include "quanta/mosfet/schrodinger_poisson.hpp"
+
+namespace mosfet_test {
+
+inline quanta::mosfet::DeviceGrid seed_device(int nx, int nz, double gate_voltage = 0.5) {
+  quanta::mosfet::Device dev;
+  dev.bias.gate_voltage = gate_voltage;
+  const quanta::mosfet::GridSize size{nx, nz};
+  return quanta::mosfet::make_device_grid(dev, size, quanta::mosfet::neutral_contact_potential(dev, size, 6));
+}
+
+inline double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  double m = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) m = std::max(m, std::abs(a[k] - b[k]));
+  return m;
+}
+
+}  // namespace mosfet_test
