@@ -3,6 +3,8 @@
 // Every pointer in the structs and arguments is device memory; shapes and equations as in the CPU
 // kernels' headers (schrodinger.hpp, frechet.hpp, linear_system.hpp). Every launcher checks its launches;
 // the ones returning a number synchronize through the copy of that number to the host.
+#include <cuda_runtime.h>
+
 #include <cstddef>
 #include <vector>
 
@@ -41,23 +43,57 @@ double newton_residual_cuda(const LinearSystem& s, const double* u, double* scra
 // |a - b|_inf over n entries; scratch: reduction_scratch() doubles.
 double max_abs_difference_cuda(std::size_t n, const double* a, const double* b, double* scratch);
 
-// The SRJ solver (seed Algorithm 1) from u, in place. omegas: the cycle's factors (srj_schedule(), host);
-// other, r: [nx*nz] scratch; scratch: reduction_scratch() doubles.
+// The SRJ solver (seed Algorithm 1) from u, in place, with the stopping rule of srj_solve_cpu.
 struct SrjWork {
   double* other = nullptr;    // [nx*nz] the ping-pong partner of u
   double* residual = nullptr; // [nx*nz] r = b - A u of the last step
   double* scratch = nullptr;  // [reduction_scratch()]
 };
-SrjStats srj_solve_cuda(const LinearSystem& s, double* u, double tol, int max_cycles, const std::vector<double>& omegas,
-                        const SrjWork& work);
 
-// The direct solver: block Thomas over the x columns as direct_solve_cpu. Throws Error on a zero pivot.
+// One SRJ cycle (the M relaxed steps, then the joint max-norm reduction) recorded as a CUDA graph, so that
+// a cycle costs one graph launch instead of M + 2 kernel launches (the steps of a small grid are
+// launch-bound). Two graphs: a cycle of odd length (M = 93) ends in the other buffer, so cycles alternate
+// between starting from u and from work.other. Recorded on first use for a set of arrays and reused while
+// the arrays stay the same (an engine's arrays live as long as it does). Runs on a blocking stream of its
+// own, so that it stays ordered with the legacy default stream, where every other launch here goes.
+class SrjCycleGraphs {
+ public:
+  SrjCycleGraphs() = default;
+  SrjCycleGraphs(const SrjCycleGraphs&) = delete;
+  SrjCycleGraphs& operator=(const SrjCycleGraphs&) = delete;
+  ~SrjCycleGraphs();
+
+  // Records the two graphs unless they are recorded for these very arrays and factors.
+  void prepare(const LinearSystem& s, double* u, const std::vector<double>& omegas, const SrjWork& work);
+  // Runs the cycle starting from u (parity 0) or work.other (parity 1); returns |r|_inf, |u|_inf.
+  void run(int parity, double* r_max, double* u_max);
+
+ private:
+  void release() noexcept;
+  struct Key {
+    const double *rows = nullptr, *rhs = nullptr;
+    double *u = nullptr, *other = nullptr, *residual = nullptr, *scratch = nullptr;
+    int nx = 0, nz = 0;
+    std::vector<double> omegas;
+    bool operator==(const Key&) const = default;
+  } key_;
+  cudaStream_t stream_ = nullptr;
+  cudaGraphExec_t exec_[2] = {nullptr, nullptr};
+  const double* norms_ = nullptr;  // [2] on the device: the cycle's |r|_inf, |u|_inf
+};
+
+// omegas: the cycle's factors (srj_schedule()); graphs: the recorded cycles (see above).
+SrjStats srj_solve_cuda(const LinearSystem& s, double* u, double tol, int max_cycles, const std::vector<double>& omegas,
+                        const SrjWork& work, SrjCycleGraphs& graphs);
+
+// The direct solver: block Thomas over the x columns with the recurrences of direct_solve_cpu, each
+// block inverted by Gauss-Jordan without pivoting (same pivots as the CPU's LU) by one thread block, in
+// registers (nz <= 160), shared memory or global memory. Throws Error on a zero pivot, like the CPU.
 struct DirectWork {
-  double* lu = nullptr;     // [nx][nz][nz] the factored blocks S_i, column-major
-  double* y = nullptr;      // [nx][nz]
-  double* solves = nullptr; // [nz+1][nz] S_{i-1}^-1 E_{i-1} e_c (c < nz) and S_{i-1}^-1 y_{i-1} (c = nz)
-  int* failure = nullptr;   // [2] zero pivot: column i + 1 and row k (0 0: none)
-  double* pivot = nullptr;  // [1] the offending pivot
+  double* inverse = nullptr;  // [nx][nz][nz] S_i^-1, row-major
+  double* y = nullptr;        // [nx][nz]
+  int* failure = nullptr;     // [2] zero pivot: column i + 1 and row k (0 0: none)
+  double* pivot = nullptr;    // [1] the offending pivot
 };
 void direct_solve_cuda(const LinearSystem& s, double* u, const DirectWork& work);
 

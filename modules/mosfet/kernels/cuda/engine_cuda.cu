@@ -1,0 +1,218 @@
+// The block's kernels on one GPU: the twin of src/engine_cpu.cpp. Every array lives on the device for the
+// engine's lifetime (taken in the constructor, so that running out of device memory surfaces there as
+// OutOfDeviceMemory); only the potential, the per-subband arrays and scalars cross the bus. Each stage is
+// timed on the host clock after a device synchronization, under the CPU engine's names.
+#include <span>
+#include <string>
+
+#include "../../src/engine.hpp"
+#include "launch.cuh"
+#include "quanta/core/buffer.hpp"
+#include "quanta/core/cuda/check.cuh"
+#include "quanta/core/error.hpp"
+#include "quanta/core/timer.hpp"
+
+namespace quanta::mosfet {
+namespace {
+
+template <class T>
+DeviceBuffer<T> device_copy(const std::vector<T>& host, const char* what) {
+  return DeviceBuffer<T>(std::span<const T>(host), what);
+}
+
+template <class T>
+DeviceBuffer<T> device_zeros(std::size_t n, const char* what) {
+  DeviceBuffer<T> b(n, what);
+  b.zero();
+  return b;
+}
+
+class CudaEngine final : public Engine {
+ public:
+  CudaEngine(const DeviceGrid& g, const BlockOptions& opt)
+      : g_(g),
+        opt_(opt),
+        ns_(opt.states()),
+        nodes_(static_cast<std::size_t>(g.nx) * g.nz),
+        subbands_(static_cast<std::size_t>(g.nx) * kernels::valleys * opt.states()),
+        omegas_(kernels::srj_schedule()),
+        eps_r_(device_copy(g.eps_r, "mosfet eps_r")),
+        doping_(device_copy(g.doping, "mosfet doping")),
+        barrier_(device_copy(g.barrier, "mosfet barrier")),
+        inv_mass_z_(device_copy(g.inv_mass_z, "mosfet inverse masses")),
+        dirichlet_(device_copy(g.dirichlet, "mosfet Dirichlet mask")),
+        boundary_value_(device_copy(g.boundary_value, "mosfet boundary values")),
+        v_(device_zeros<double>(nodes_, "mosfet potential")),
+        old_(device_zeros<double>(nodes_, "mosfet previous potential")),
+        d_(device_zeros<double>(matrices() * n(), "mosfet Schroedinger diagonals")),
+        e_(device_zeros<double>(matrices() * n(), "mosfet Schroedinger off-diagonals")),
+        eps_(device_zeros<double>(subbands_, "mosfet eigenvalues")),
+        psi_(device_zeros<double>(subbands_ * g.nz, "mosfet eigenvectors")),
+        scratch_(device_zeros<double>(subbands_ * 2 * n(), "mosfet inverse-iteration scratch")),
+        rho_(device_zeros<double>(subbands_, "mosfet populations")),
+        drho_(device_zeros<double>(subbands_, "mosfet population derivatives")),
+        density_(device_zeros<double>(nodes_, "mosfet density")),
+        frechet_(device_zeros<double>(nodes_ * g.nz, "mosfet Frechet derivative")),
+        rows_(device_zeros<double>(nodes_ * (g.nz + 2), "mosfet system rows")),
+        rhs_(device_zeros<double>(nodes_, "mosfet system right-hand side")),
+        diag_(device_zeros<double>(nodes_, "mosfet system diagonal")),
+        reduce_(DeviceBuffer<double>(kernels::reduction_scratch(), "mosfet reduction scratch")) {
+    take_solver_work(opt.linear_solver);
+  }
+
+  void upload_potential(const std::vector<double>& v) override {
+    QUANTA_REQUIRE(v.size() == nodes_, "mosfet CUDA engine: a potential of " + std::to_string(v.size()) +
+                                           " values for " + std::to_string(nodes_) + " nodes");
+    v_.upload(v);
+  }
+  std::vector<double> download_potential() override { return v_.to_host(); }
+
+  void eigenstates(bool first) override {
+    WallTimer t;
+    kernels::build_schrodinger_cuda({g_.nx, g_.nz, g_.dz, v_.data(), barrier_.data(), inv_mass_z_.data(), d_.data(), e_.data()});
+    finish("build_schrodinger", t);
+    kernels::EigenProblem p = problem();
+    p.warm = !first;
+    t.reset();
+    if (first) {
+      kernels::eigenvalues_multisection_cuda(p);
+      finish("eigenvalues_multisection", t);
+    } else {
+      kernels::eigenvalues_newton_cuda(p);
+      finish("eigenvalues_NR", t);
+    }
+    t.reset();
+    kernels::eigenvectors_cuda(p);
+    finish("tridiag_Thomas", t);
+  }
+  std::vector<double> download_eigenvalues() override { return eps_.to_host(); }
+  std::vector<double> download_eigenvectors() override { return psi_.to_host(); }
+
+  void upload_populations(const std::vector<double>& rho, const std::vector<double>& drho) override {
+    QUANTA_REQUIRE(rho.size() == subbands_ && (drho.empty() || drho.size() == subbands_),
+                   "mosfet CUDA engine: populations of " + std::to_string(rho.size()) + " and " +
+                       std::to_string(drho.size()) + " values for " + std::to_string(subbands_) + " subbands");
+    rho_.upload(rho);
+    have_drho_ = !drho.empty();
+    if (have_drho_) drho_.upload(drho);
+  }
+  void density() override {
+    WallTimer t;
+    kernels::electron_density_cuda(density_input());
+    finish("density", t);
+  }
+  std::vector<double> download_density() override { return density_.to_host(); }
+
+  double assemble() override {
+    WallTimer t;
+    kernels::frechet_derivative_cuda(density_input());
+    finish("compute_frechet", t);
+    t.reset();
+    kernels::SystemBuild b{g_.nx, g_.nz, g_.dx, g_.dz, eps_r_.data(), doping_.data(), dirichlet_.data(),
+                           boundary_value_.data(), v_.data(), density_.data(), frechet_.data(),
+                           constants::q_over_eps0, system()};
+    kernels::construct_system_cuda(b);
+    finish("constr_linsys", t);
+    t.reset();
+    const double r = kernels::newton_residual_cuda(system(), v_.data(), reduce_.data());
+    finish("newton_residual", t);
+    return r;
+  }
+
+  double solve(LinearSolver solver, const BlockOptions& opt, kernels::SrjStats& stats) override {
+    take_solver_work(solver);  // normally taken in the constructor already
+    WallTimer t;
+    QUANTA_CUDA_CHECK(cudaMemcpy(old_.data(), v_.data(), v_.bytes(), cudaMemcpyDeviceToDevice));
+    if (solver == LinearSolver::Srj) {
+      stats = kernels::srj_solve_cuda(system(), v_.data(), opt.srj_tol, opt.srj_max_cycles, omegas_,
+                                      {srj_other_.data(), srj_residual_.data(), reduce_.data()}, srj_graphs_);
+      finish("srj_solve", t);
+    } else {
+      kernels::direct_solve_cuda(system(), v_.data(), {inverse_.data(), y_.data(), failure_.data(), pivot_.data()});
+      stats = {};
+      finish("direct_solve", t);
+    }
+    return kernels::max_abs_difference_cuda(nodes_, v_.data(), old_.data(), reduce_.data());
+  }
+
+ private:
+  std::size_t n() const { return static_cast<std::size_t>(g_.nz - 2); }
+  std::size_t matrices() const { return static_cast<std::size_t>(g_.nx) * kernels::valleys; }
+
+  // The solver's scratch, as the CPU engine's work_ vectors: the SRJ iterate pair and residual, or the
+  // direct solver's block inverses (nx nz^2 doubles, as large as the Frechet derivative; so only the
+  // solver in use holds its arrays).
+  void take_solver_work(LinearSolver solver) {
+    const std::size_t nz = g_.nz;
+    if (solver == LinearSolver::Srj && srj_other_.size() == 0) {
+      srj_other_ = DeviceBuffer<double>(nodes_, "mosfet SRJ iterate");
+      srj_residual_ = DeviceBuffer<double>(nodes_, "mosfet SRJ residual");
+    }
+    if (solver == LinearSolver::Direct && inverse_.size() == 0) {
+      inverse_ = DeviceBuffer<double>(nodes_ * nz, "mosfet direct solver block inverses");
+      y_ = DeviceBuffer<double>(nodes_, "mosfet direct solver y");
+      failure_ = DeviceBuffer<int>(2, "mosfet direct solver status");
+      pivot_ = DeviceBuffer<double>(1, "mosfet direct solver pivot");
+    }
+  }
+
+  // Waits for the stage's kernels (surfacing their errors under the stage's name) and records its time.
+  void finish(const char* stage, const WallTimer& t) {
+    const cudaError_t err = cudaDeviceSynchronize();
+    if (err != cudaSuccess)
+      cuda::throw_cuda_error(err, (std::string("cudaDeviceSynchronize after mosfet ") + stage).c_str(), __FILE__, __LINE__);
+    times.add(stage, t.seconds());
+  }
+
+  kernels::EigenProblem problem() {
+    kernels::EigenProblem p;
+    p.nx = g_.nx;
+    p.nz = g_.nz;
+    p.ns = ns_;
+    p.dz = g_.dz;
+    p.d = d_.data();
+    p.e = e_.data();
+    p.eigenvalues = eps_.data();
+    p.eigenvectors = psi_.data();
+    p.scratch = scratch_.data();
+    p.tol = opt_.eigen_tol;
+    p.vector_tol = opt_.vector_tol;
+    p.n_multi = opt_.n_multi;
+    return p;
+  }
+  kernels::DensityInput density_input() {
+    return {g_.nx, g_.nz, ns_, g_.valley_degeneracy, eps_.data(), psi_.data(), rho_.data(),
+            have_drho_ ? drho_.data() : nullptr, density_.data(), frechet_.data()};
+  }
+  kernels::LinearSystem system() { return {g_.nx, g_.nz, rows_.data(), rhs_.data(), diag_.data()}; }
+
+  const DeviceGrid& g_;
+  BlockOptions opt_;
+  int ns_;
+  std::size_t nodes_, subbands_;  // nx*nz and nx*3*ns
+  std::vector<double> omegas_;    // the SRJ cycle's 93 factors
+  bool have_drho_ = false;
+  DeviceBuffer<double> eps_r_, doping_, barrier_, inv_mass_z_;  // the grid: [nx][nz], [nx][nz], [nz], [3][nz]
+  DeviceBuffer<unsigned char> dirichlet_;                       // [nx][nz]
+  DeviceBuffer<double> boundary_value_;                         // [nx][nz]
+  DeviceBuffer<double> v_, old_;                                // [nx][nz]
+  DeviceBuffer<double> d_, e_;                                  // [nx][3][nz-2]
+  DeviceBuffer<double> eps_, psi_, scratch_;                    // [nx][3][ns], [..][nz], [..][2 (nz-2)]
+  DeviceBuffer<double> rho_, drho_;                             // [nx][3][ns]
+  DeviceBuffer<double> density_, frechet_;                      // [nx][nz], [nx][nz][nz]
+  DeviceBuffer<double> rows_, rhs_, diag_;                      // [nx*nz][nz+2], [nx*nz], [nx*nz]
+  DeviceBuffer<double> reduce_;                                 // [reduction_scratch()]
+  DeviceBuffer<double> srj_other_, srj_residual_;               // [nx*nz] each
+  kernels::SrjCycleGraphs srj_graphs_;                          // recorded on the first SRJ solve
+  DeviceBuffer<double> inverse_, y_;                            // [nx][nz][nz], [nx][nz]
+  DeviceBuffer<int> failure_;                                   // [2]
+  DeviceBuffer<double> pivot_;                                  // [1]
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_cuda_engine(const DeviceGrid& grid, const BlockOptions& opt) {
+  return std::make_unique<CudaEngine>(grid, opt);
+}
+
+}  // namespace quanta::mosfet
