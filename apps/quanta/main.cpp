@@ -38,6 +38,12 @@ struct CommonOptions {
   bool quiet = false;
 };
 
+// -o DIR when given, else the config's folder ("." for a bare file name).
+std::filesystem::path output_dir_for(const std::filesystem::path& config, const std::string& option) {
+  if (!option.empty()) return option;
+  return config.has_parent_path() ? config.parent_path() : std::filesystem::path(".");
+}
+
 void add_common_options(CLI::App* app, CommonOptions& o) {
   app->add_option("--backend", o.backend, "cpu | cuda | auto (CUDA when a GPU is present)")->capture_default_str();
   app->add_option("--gpu-mem-limit", o.gpu_mem_limit, "cap on device memory the run plans to use, e.g. 8G, 512M");
@@ -108,8 +114,7 @@ int main(int argc, char** argv) {
     }
     if (app.got_subcommand("kbe")) {
       kbe.config = kbe_config;
-      kbe.output_dir = kbe_output.empty() ? kbe.config.parent_path() : std::filesystem::path(kbe_output);
-      if (kbe.output_dir.empty()) kbe.output_dir = ".";
+      kbe.output_dir = output_dir_for(kbe.config, kbe_output);
       kbe.backend = quanta::parse_backend(common.backend);
       if (!common.gpu_mem_limit.empty()) kbe.gpu_mem_limit = quanta::parse_memory_size(common.gpu_mem_limit);
       kbe.threads = common.threads;
@@ -123,8 +128,7 @@ int main(int argc, char** argv) {
     }
     if (app.got_subcommand("mosfet")) {
       mosfet.config = mosfet_config;
-      mosfet.output_dir = mosfet_output.empty() ? mosfet.config.parent_path() : std::filesystem::path(mosfet_output);
-      if (mosfet.output_dir.empty()) mosfet.output_dir = ".";
+      mosfet.output_dir = output_dir_for(mosfet.config, mosfet_output);
       mosfet.backend = quanta::parse_backend(common.backend);
       mosfet.threads = common.threads;
       mosfet.quiet = common.quiet;

@@ -224,6 +224,22 @@ struct EigenProblem {
   int n() const { return nz - 2; }
 };
 
+// The eigenproblems of `nx` x-nodes held in the given arrays (shapes as in EigenProblem), default tolerances.
+inline EigenProblem eigen_problem(int nx, int nz, int ns, double dz, const double* d, const double* e, double* eigenvalues,
+                                  double* eigenvectors, double* scratch) {
+  EigenProblem p;
+  p.nx = nx;
+  p.nz = nz;
+  p.ns = ns;
+  p.dz = dz;
+  p.d = d;
+  p.e = e;
+  p.eigenvalues = eigenvalues;
+  p.eigenvectors = eigenvectors;
+  p.scratch = scratch;
+  return p;
+}
+
 // CPU (OpenMP) kernels; the CUDA twins are declared in cuda/launch.cuh.
 void build_schrodinger_cpu(const SchrodingerBuild& b);
 void eigenvalues_multisection_cpu(const EigenProblem& p);

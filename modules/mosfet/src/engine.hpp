@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "../kernels/linear_system.hpp"
+#include "../kernels/schrodinger.hpp"
 #include "quanta/mosfet/schrodinger_poisson.hpp"
 
 namespace quanta::mosfet {
@@ -31,6 +32,16 @@ class Engine {
 
   KernelTimes times;
 };
+
+// The eigenproblems of a grid with the block's tolerances; the arrays are the engine's (host or device).
+inline kernels::EigenProblem eigen_problem(const DeviceGrid& g, const BlockOptions& opt, const double* d, const double* e,
+                                           double* eigenvalues, double* eigenvectors, double* scratch) {
+  kernels::EigenProblem p = kernels::eigen_problem(g.nx, g.nz, opt.states(), g.dz, d, e, eigenvalues, eigenvectors, scratch);
+  p.tol = opt.eigen_tol;
+  p.vector_tol = opt.vector_tol;
+  p.n_multi = opt.n_multi;
+  return p;
+}
 
 std::unique_ptr<Engine> make_cpu_engine(const DeviceGrid& grid, const BlockOptions& opt);
 #ifdef QUANTA_HAVE_CUDA

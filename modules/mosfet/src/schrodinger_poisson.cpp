@@ -161,17 +161,8 @@ double neutral_contact_potential(const Device& device, const GridSize& size, int
   std::vector<double> zero(static_cast<std::size_t>(g.nz), 0.0), d(3 * n), e(3 * n), eps(3 * subbands),
       psi(3 * subbands * g.nz), scratch(3 * subbands * 2 * n);
   kernels::build_schrodinger_cpu({1, g.nz, g.dz, zero.data(), g.barrier.data(), g.inv_mass_z.data(), d.data(), e.data()});
-  kernels::EigenProblem p;
-  p.nx = 1;
-  p.nz = g.nz;
-  p.ns = subbands;
-  p.dz = g.dz;
-  p.d = d.data();
-  p.e = e.data();
-  p.eigenvalues = eps.data();
-  p.eigenvectors = psi.data();
-  p.scratch = scratch.data();
-  kernels::eigenvalues_multisection_cpu(p);
+  kernels::eigenvalues_multisection_cpu(
+      kernels::eigen_problem(1, g.nz, subbands, g.dz, d.data(), e.data(), eps.data(), psi.data(), scratch.data()));
   double donors = 0.0;  // nm^-2
   for (int j = 0; j < g.nz; ++j) donors += g.doping[j] * g.dz;
   auto electrons = [&](double vs) {

@@ -53,16 +53,7 @@ TEST(MosfetEigen, MatchesLapackDstebz) {
   const Matrices m = device_matrices(9, 65, 1);
   const Matrices other = device_matrices(9, 65, 2);  // a different potential: seeds the Newton refinement
   std::vector<double> eps(m.nx * 3 * ns), psi(m.nx * 3 * ns * m.nz), scratch(m.nx * 3 * ns * 2 * m.n);
-  kernels::EigenProblem p;
-  p.nx = m.nx;
-  p.nz = m.nz;
-  p.ns = ns;
-  p.dz = 0.1;
-  p.d = m.d.data();
-  p.e = m.e.data();
-  p.eigenvalues = eps.data();
-  p.eigenvectors = psi.data();
-  p.scratch = scratch.data();
+  kernels::EigenProblem p = kernels::eigen_problem(m.nx, m.nz, ns, 0.1, m.d.data(), m.e.data(), eps.data(), psi.data(), scratch.data());
   kernels::eigenvalues_multisection_cpu(p);
   const std::vector<double> multisection = eps;
   // Newton from the other potential's eigenvalues.
@@ -122,16 +113,7 @@ TEST(MosfetEigen, ParticleInABoxConvergesAtSecondOrder) {
     std::vector<double> v(nz, 0.0), barrier(nz, 0.0), inv_mass(3 * nz, 1.0 / mass), d(3 * (nz - 2)), e(3 * (nz - 2));
     kernels::build_schrodinger_cpu({1, nz, dz, v.data(), barrier.data(), inv_mass.data(), d.data(), e.data()});
     std::vector<double> eps(3 * 4), psi(3 * 4 * nz), scratch(3 * 4 * 2 * (nz - 2));
-    kernels::EigenProblem p;
-    p.nx = 1;
-    p.nz = nz;
-    p.ns = 4;
-    p.dz = dz;
-    p.d = d.data();
-    p.e = e.data();
-    p.eigenvalues = eps.data();
-    p.eigenvectors = psi.data();
-    p.scratch = scratch.data();
+    const kernels::EigenProblem p = kernels::eigen_problem(1, nz, 4, dz, d.data(), e.data(), eps.data(), psi.data(), scratch.data());
     kernels::eigenvalues_multisection_cpu(p);
     std::vector<double> err;
     for (int k = 1; k <= 4; ++k) {

@@ -123,7 +123,7 @@ void direct_solve_cpu(const LinearSystem& s, double* u, std::vector<double>& lu,
   const std::size_t block = static_cast<std::size_t>(nz) * nz;
   lu.resize(static_cast<std::size_t>(nx) * block);
   y.resize(static_cast<std::size_t>(nx) * nz);
-  std::vector<double> inv(block);  // S_{i-1}^-1, columns scaled by E_{i-1}
+  std::vector<double> inv(block), t(nz);  // S_{i-1}^-1 with columns scaled by E_{i-1}; S_{i-1}^-1 y_{i-1}
   for (int i = 0; i < nx; ++i) {
     double* S = lu.data() + i * block;
     double* yi = y.data() + static_cast<std::size_t>(i) * nz;
@@ -136,14 +136,18 @@ void direct_solve_cpu(const LinearSystem& s, double* u, std::vector<double>& lu,
       // S_i = M_i - W_i S_{i-1}^-1 E_{i-1},  y_i = b_i - W_i S_{i-1}^-1 y_{i-1}  (W, E diagonal).
       const double* Sp = lu.data() + (i - 1) * block;
       const double* yp = y.data() + static_cast<std::size_t>(i - 1) * nz;
-      std::vector<double> t(yp, yp + nz);
+      std::copy(yp, yp + nz, t.begin());
       lu_solve(Sp, nz, t.data());
-#pragma omp parallel for schedule(static)
-      for (int c = 0; c < nz; ++c) {  // column c of S_{i-1}^-1 E_{i-1}
-        std::vector<double> col(nz, 0.0);
-        col[c] = s.rows[(static_cast<std::size_t>(i - 1) * nz + c) * w + nz + 1];
-        if (col[c] != 0.0) lu_solve(Sp, nz, col.data());
-        for (int k = 0; k < nz; ++k) inv[k * nz + c] = col[k];
+#pragma omp parallel
+      {
+        std::vector<double> col(nz);
+#pragma omp for schedule(static)
+        for (int c = 0; c < nz; ++c) {  // column c of S_{i-1}^-1 E_{i-1}
+          std::fill(col.begin(), col.end(), 0.0);
+          col[c] = s.rows[(static_cast<std::size_t>(i - 1) * nz + c) * w + nz + 1];
+          if (col[c] != 0.0) lu_solve(Sp, nz, col.data());
+          for (int k = 0; k < nz; ++k) inv[k * nz + c] = col[k];
+        }
       }
       for (int j = 0; j < nz; ++j) {
         const double wj = s.rows[(static_cast<std::size_t>(i) * nz + j) * w + nz];

@@ -165,20 +165,7 @@ class CudaEngine final : public Engine {
   }
 
   kernels::EigenProblem problem() {
-    kernels::EigenProblem p;
-    p.nx = g_.nx;
-    p.nz = g_.nz;
-    p.ns = ns_;
-    p.dz = g_.dz;
-    p.d = d_.data();
-    p.e = e_.data();
-    p.eigenvalues = eps_.data();
-    p.eigenvectors = psi_.data();
-    p.scratch = scratch_.data();
-    p.tol = opt_.eigen_tol;
-    p.vector_tol = opt_.vector_tol;
-    p.n_multi = opt_.n_multi;
-    return p;
+    return eigen_problem(g_, opt_, d_.data(), e_.data(), eps_.data(), psi_.data(), scratch_.data());
   }
   kernels::DensityInput density_input() {
     return {g_.nx, g_.nz, ns_, g_.valley_degeneracy, eps_.data(), psi_.data(), rho_.data(),
