@@ -96,15 +96,23 @@ QUANTA_HD double eigenvalue_newton(const double* d, const double* e, int n, int 
       ch = c;
     }
   }
-  double x = (x0 > lo && x0 < hi) ? x0 : 0.5 * (lo + hi);
+  // The guess itself is the best start even when it is an end of the bracket (a level that moved by less
+  // than the first widening step).
+  double x = (x0 >= lo && x0 <= hi) ? x0 : 0.5 * (lo + hi);
   for (int it = 0; it < 200 && hi - lo > tol; ++it) {
     int c;
     const double corr = newton_correction(d, e, n, x, &c);
+    // Only a point strictly inside the bracket can be taken as converged: an end may be another level.
+    const bool inside = x > lo && x < hi;
     if (c <= p) lo = x;
     else hi = x;
+    // Converged: x is an eigenvalue to working precision (a zero Sturm ratio: p_n'/p_n overflows and the
+    // correction is not finite), or the step is below tol. Tested before the bracket, since x has just
+    // become one of its ends and a last step of rounding size may fall outside it.
+    if (inside && !std::isfinite(corr)) return x;
+    if (inside && std::fabs(corr) <= tol) return std::fmin(std::fmax(x - corr, lo), hi);
     double next = x - corr;
     if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
-    if (std::fabs(next - x) <= tol) return next;
     x = next;
   }
   return x;
@@ -117,13 +125,13 @@ QUANTA_HD double eigenvalue_newton(const double* d, const double* e, int n, int 
 QUANTA_HD void thomas_shifted(const double* d, const double* e, int n, double lambda, double pivmin, const double* r,
                               double* y, double* c) {
   auto guard = [pivmin](double p) { return std::fabs(p) < pivmin ? (p < 0.0 ? -pivmin : pivmin) : p; };
-  double piv = guard(d[0] - lambda);
-  c[0] = n > 1 ? e[0] / piv : 0.0;
-  y[0] = r[0] / piv;
+  double inv = 1.0 / guard(d[0] - lambda);  // one division per row: it is the sweep's critical path
+  c[0] = n > 1 ? e[0] * inv : 0.0;
+  y[0] = r[0] * inv;
   for (int j = 1; j < n; ++j) {
-    piv = guard(d[j] - lambda - e[j - 1] * c[j - 1]);
-    c[j] = j + 1 < n ? e[j] / piv : 0.0;
-    y[j] = (r[j] - e[j - 1] * y[j - 1]) / piv;
+    inv = 1.0 / guard(d[j] - lambda - e[j - 1] * c[j - 1]);
+    c[j] = j + 1 < n ? e[j] * inv : 0.0;
+    y[j] = (r[j] - e[j - 1] * y[j - 1]) * inv;
   }
   for (int j = n - 2; j >= 0; --j) y[j] -= c[j] * y[j + 1];
 }
