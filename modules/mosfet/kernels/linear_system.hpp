@@ -121,8 +121,77 @@ void joint_max_norm_cpu(std::size_t n, const double* r, const double* u, double*
 double newton_residual_cpu(const LinearSystem& s, const double* u);
 // Solves the system by SRJ cycles from u (the last potential) until the seed's criterion is met.
 SrjStats srj_solve_cpu(const LinearSystem& s, double* u, double tol, int max_cycles, std::vector<double>& scratch);
-// The direct solver: block Thomas over the x columns with dense N_z blocks (LU without pivoting; the
-// preconditioned blocks are diagonally dominant). lu: scratch [nx][nz][nz], y: [nx][nz].
-void direct_solve_cpu(const LinearSystem& s, double* u, std::vector<double>& lu, std::vector<double>& y);
+// The direct solver: block cyclic (odd-even) reduction over the x columns. The system is block tridiagonal,
+//   L_i u_{i-1} + D_i u_i + U_i u_{i+1} = b_i,
+// with dense nz x nz blocks D_i (the column's rows: z-Laplacian, diagonal and nonlocal term) and couplings
+// L_i = diag(entry nz), U_i = diag(entry nz+1) at the start. Level s = 1, 2, 4, ... eliminates the columns
+// j = s, 3s, 5s, ... (all independent of one another):
+//   XL_j = D_j^-1 L_j,  XU_j = D_j^-1 U_j,  Xb_j = D_j^-1 b_j,
+// and updates the columns k = 0, 2s, 4s, ... that stay (left neighbour l = k - s, right r = k + s, each
+// only where it exists):
+//   D_k -= L_k XU_l + U_k XL_r,  b_k -= L_k Xb_l + U_k Xb_r,  L_k <- -L_k XL_l,  U_k <- -U_k XU_r,
+// which couples column k to k - 2s and k + 2s: a system of the same form on half the columns. When only
+// column 0 is left, its "elimination" at the root stride (the first power of two >= nx, no neighbours)
+// gives u_0 = Xb_0; going back down the levels, u_j = Xb_j - XL_j u_{j-s} - XU_j u_{j+s}.
+// ceil(log2 nx) levels of independent work, against nx dependent steps in block Thomas: the GPU's solve
+// is parallel over the columns of a level. The blocks are eliminated without pivoting (the preconditioned
+// system is block diagonally dominant, and so are its Schur complements); a zero pivot is an Error.
+struct CyclicReduction {
+  int nx = 0, nz = 0;
+  double* D = nullptr;   // [nx][nz][nz] row-major: column i's diagonal block at the current level
+  double* L = nullptr;   // [nx][nz][nz] its coupling to the left neighbour
+  double* U = nullptr;   // [nx][nz][nz] its coupling to the right neighbour
+  double* b = nullptr;   // [nx][nz]
+  double* XL = nullptr;  // [nx][nz][nz] D_j^-1 L_j of an eliminated column j
+  double* XU = nullptr;  // [nx][nz][nz] D_j^-1 U_j
+  double* Xb = nullptr;  // [nx][nz] D_j^-1 b_j
+  QUANTA_HD std::size_t block() const { return static_cast<std::size_t>(nz) * nz; }
+
+  // The doubles of the arrays above, carved from one allocation by carve().
+  static std::size_t doubles(int nx, int nz) {
+    return static_cast<std::size_t>(nx) * nz * (5 * static_cast<std::size_t>(nz) + 2);
+  }
+  static CyclicReduction carve(int nx, int nz, double* base) {
+    CyclicReduction w;
+    w.nx = nx;
+    w.nz = nz;
+    const std::size_t mat = static_cast<std::size_t>(nx) * nz * nz, vec = static_cast<std::size_t>(nx) * nz;
+    w.D = base;
+    w.L = w.D + mat;
+    w.U = w.L + mat;
+    w.XL = w.U + mat;
+    w.XU = w.XL + mat;
+    w.b = w.XU + mat;
+    w.Xb = w.b + vec;
+    return w;
+  }
+};
+
+// The levels' strides 1, 2, 4, ... < nx, then the root's (the first power of two >= nx).
+std::vector<int> reduction_strides(int nx);
+// Columns eliminated at stride s: j = first + m step, m < count (the root: 0, 1 column).
+struct ReductionLevel {
+  int stride = 0, first = 0, step = 0, count = 0;
+};
+inline ReductionLevel reduction_level(int nx, int s) {
+  if (s >= nx) return {s, 0, 2 * s, 1};
+  return {s, s, 2 * s, (nx - 1 - s) / (2 * s) + 1};
+}
+
+// Entry (j, c) of column i's blocks from the stored rows: D from entries 0..nz-1, L and U diagonal.
+QUANTA_HD void reduction_load(const LinearSystem& s, const CyclicReduction& w, int i, int j, int c) {
+  const int nz = s.nz, width = nz + 2;
+  const std::size_t r = static_cast<std::size_t>(i) * nz + j;
+  const std::size_t at = static_cast<std::size_t>(i) * w.block() + static_cast<std::size_t>(j) * nz + c;
+  const double* row = s.rows + r * width;
+  w.D[at] = row[c];
+  w.L[at] = c == j ? row[nz] : 0.0;
+  w.U[at] = c == j ? row[nz + 1] : 0.0;
+  if (c == 0) w.b[r] = s.rhs[r];
+}
+
+// Solves the system; work: CyclicReduction::doubles(nx, nz) doubles, resized here. Throws Error on a zero
+// pivot, naming the x column and the row.
+void direct_solve_cpu(const LinearSystem& s, double* u, std::vector<double>& work);
 
 }  // namespace quanta::mosfet::kernels

@@ -87,7 +87,7 @@ class CpuEngine final : public Engine {
       stats = kernels::srj_solve_cpu(system(), v_.data(), opt.srj_tol, opt.srj_max_cycles, work_);
       times.add("srj_solve", t.seconds());
     } else {
-      kernels::direct_solve_cpu(system(), v_.data(), work_, work2_);
+      kernels::direct_solve_cpu(system(), v_.data(), work_);
       stats = {};
       times.add("direct_solve", t.seconds());
     }
@@ -110,7 +110,7 @@ class CpuEngine final : public Engine {
   BlockOptions opt_;
   int ns_;
   std::vector<double> v_, old_, d_, e_, eps_, psi_, scratch_, rho_, drho_, density_, frechet_, rows_, rhs_, diag_;
-  std::vector<double> work_, work2_;
+  std::vector<double> work_;  // the linear solver's scratch
 };
 
 }  // namespace

@@ -32,12 +32,12 @@ namespace {
 // The starting potential: the neutral Laplace problem (N = N_D) with the contact and gate values.
 std::vector<double> laplace_start(const DeviceGrid& g) {
   const std::size_t nodes = static_cast<std::size_t>(g.nx) * g.nz;
-  std::vector<double> v(nodes, g.source_potential), rows(nodes * (g.nz + 2)), rhs(nodes), diag(nodes), lu, y;
+  std::vector<double> v(nodes, g.source_potential), rows(nodes * (g.nz + 2)), rhs(nodes), diag(nodes), work;
   kernels::LinearSystem s{g.nx, g.nz, rows.data(), rhs.data(), diag.data()};
   kernels::SystemBuild b{g.nx, g.nz, g.dx, g.dz, g.eps_r.data(), g.doping.data(), g.dirichlet.data(),
                          g.boundary_value.data(), v.data(), g.doping.data(), nullptr, constants::q_over_eps0, s};
   kernels::construct_system_cpu(b);
-  kernels::direct_solve_cpu(s, v.data(), lu, y);
+  kernels::direct_solve_cpu(s, v.data(), work);
   return v;
 }
 }  // namespace

@@ -1,5 +1,5 @@
 // The linear system of the block with the nonlocal term off: the plain Poisson equation of the device.
-// SRJ and the block-Thomas solver against LAPACK's banded solver, and a manufactured solution.
+// SRJ and the block cyclic reduction solver against LAPACK's banded solver, and a manufactured solution.
 #include <gtest/gtest.h>
 #include <lapacke.h>
 
@@ -78,8 +78,8 @@ TEST(MosfetPoisson, SolversMatchLapackBanded) {
   for (auto [nx, nz] : {std::pair{33, 33}, std::pair{49, 65}}) {
     Poisson p = device_problem(nx, nz);
     const std::vector<double> ref = lapack_banded_solve(p);
-    std::vector<double> direct = p.v, lu, y, scratch;
-    kernels::direct_solve_cpu(p.system(), direct.data(), lu, y);
+    std::vector<double> direct = p.v, work, scratch;
+    kernels::direct_solve_cpu(p.system(), direct.data(), work);
     std::vector<double> srj = p.v;
     const kernels::SrjStats st = kernels::srj_solve_cpu(p.system(), srj.data(), 1e-12, 100000, scratch);
     EXPECT_TRUE(st.converged);
@@ -117,8 +117,8 @@ TEST(MosfetPoisson, ManufacturedSolutionConvergesAtSecondOrder) {
         p.g.doping[r] = eps * constants::pi * constants::pi * (1 / (Lx * Lx) + 1 / (Lz * Lz)) * (val - 0.2) / constants::q_over_eps0;
       }
     p.build();
-    std::vector<double> lu, y;
-    kernels::direct_solve_cpu(p.system(), p.v.data(), lu, y);
+    std::vector<double> work;
+    kernels::direct_solve_cpu(p.system(), p.v.data(), work);
     const double err = max_diff(p.v, ref);
     if (err_prev > 0) EXPECT_NEAR(err_prev / err, 4.0, 0.3) << "n = " << n;
     std::printf("n = %d: max error %.3e V\n", n, err);

@@ -1,4 +1,4 @@
-// CPU twins of the linear-system kernels, the SRJ driver and the block-Thomas direct solver.
+// CPU twins of the linear-system kernels, the SRJ driver and the block cyclic reduction direct solver.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -90,12 +90,22 @@ SrjStats srj_solve_cpu(const LinearSystem& s, double* u, double tol, int max_cyc
   return st;
 }
 
+std::vector<int> reduction_strides(int nx) {
+  std::vector<int> strides;
+  int s = 1;
+  for (; s < nx; s *= 2) strides.push_back(s);
+  strides.push_back(s);  // the root
+  return strides;
+}
+
 namespace {
-// In-place LU of a dense n x n block (row-major), no pivoting.
-void lu_factor(double* a, int n) {
+// In-place LU of column i's dense n x n block (row-major), no pivoting.
+void lu_factor(double* a, int n, int column) {
   for (int k = 0; k < n; ++k) {
     const double piv = a[k * n + k];
-    if (!(std::fabs(piv) > 1e-300)) throw Error("mosfet direct solver: zero pivot in a column block at row " + std::to_string(k) + ": " + std::to_string(piv));
+    if (!(std::fabs(piv) > 1e-300))
+      throw Error("mosfet direct solver: zero pivot in a column block at row " + std::to_string(k) + ": " +
+                  std::to_string(piv) + " (x column " + std::to_string(column) + ")");
     for (int i = k + 1; i < n; ++i) {
       const double l = a[i * n + k] /= piv;
       if (l == 0.0) continue;
@@ -103,70 +113,113 @@ void lu_factor(double* a, int n) {
     }
   }
 }
-// Solves (LU) x = b in place.
-void lu_solve(const double* a, int n, double* b) {
-  for (int i = 1; i < n; ++i) {
-    double s = b[i];
-    for (int k = 0; k < i; ++k) s -= a[i * n + k] * b[k];
-    b[i] = s;
-  }
+// Solves (LU) X = B in place for B [n][m] row-major (m right-hand sides side by side).
+void lu_solve(const double* a, int n, double* x, int m) {
+  for (int i = 1; i < n; ++i)
+    for (int k = 0; k < i; ++k) {
+      const double l = a[i * n + k];
+      if (l != 0.0)
+        for (int c = 0; c < m; ++c) x[i * m + c] -= l * x[k * m + c];
+    }
   for (int i = n - 1; i >= 0; --i) {
-    double s = b[i];
-    for (int k = i + 1; k < n; ++k) s -= a[i * n + k] * b[k];
-    b[i] = s / a[i * n + i];
+    for (int k = i + 1; k < n; ++k) {
+      const double l = a[i * n + k];
+      if (l != 0.0)
+        for (int c = 0; c < m; ++c) x[i * m + c] -= l * x[k * m + c];
+    }
+    const double inv = 1.0 / a[i * n + i];
+    for (int c = 0; c < m; ++c) x[i * m + c] *= inv;
   }
+}
+// out[n] (+)= sign A[n][n] x[n], or out[n][n] (+)= sign A B for B [n][n] (row r of A at a time, its zero
+// entries skipped: the first level's couplings are diagonal).
+void multiply_add(const double* a, const double* b, int n, int m, double sign, double* out) {
+  for (int r = 0; r < n; ++r)
+    for (int k = 0; k < n; ++k) {
+      const double f = sign * a[r * n + k];
+      if (f != 0.0)
+        for (int c = 0; c < m; ++c) out[r * m + c] += f * b[k * m + c];
+    }
 }
 }  // namespace
 
-void direct_solve_cpu(const LinearSystem& s, double* u, std::vector<double>& lu, std::vector<double>& y) {
-  const int nx = s.nx, nz = s.nz, w = s.width();
-  const std::size_t block = static_cast<std::size_t>(nz) * nz;
-  lu.resize(static_cast<std::size_t>(nx) * block);
-  y.resize(static_cast<std::size_t>(nx) * nz);
-  std::vector<double> inv(block), t(nz);  // S_{i-1}^-1 with columns scaled by E_{i-1}; S_{i-1}^-1 y_{i-1}
-  for (int i = 0; i < nx; ++i) {
-    double* S = lu.data() + i * block;
-    double* yi = y.data() + static_cast<std::size_t>(i) * nz;
-    for (int j = 0; j < nz; ++j) {
-      const double* row = s.rows + (static_cast<std::size_t>(i) * nz + j) * w;
-      std::copy(row, row + nz, S + j * nz);
-      yi[j] = s.rhs[static_cast<std::size_t>(i) * nz + j];
+void direct_solve_cpu(const LinearSystem& s, double* u, std::vector<double>& work) {
+  const int nx = s.nx, nz = s.nz;
+  if (nx == 0 || nz == 0) return;
+  work.resize(CyclicReduction::doubles(nx, nz));
+  const CyclicReduction w = CyclicReduction::carve(nx, nz, work.data());
+  const std::size_t block = w.block();
+  auto mat = [&](double* a, int i) { return a + static_cast<std::size_t>(i) * block; };
+  auto vec = [&](double* a, int i) { return a + static_cast<std::size_t>(i) * nz; };
+#pragma omp parallel for collapse(2)
+  for (int i = 0; i < nx; ++i)
+    for (int j = 0; j < nz; ++j)
+      for (int c = 0; c < nz; ++c) reduction_load(s, w, i, j, c);
+  const std::vector<int> strides = reduction_strides(nx);
+  for (int st : strides) {
+    const ReductionLevel lv = reduction_level(nx, st);
+    // Eliminate the columns of this level: X = D_j^-1 [L_j, U_j, b_j] (a missing neighbour's X is not needed).
+    std::string failure;  // an exception may not leave an OpenMP region: the first one is kept for after it
+#pragma omp parallel for schedule(dynamic)
+    for (int m = 0; m < lv.count; ++m) {
+      const int j = lv.first + m * lv.step;
+      try {
+        lu_factor(mat(w.D, j), nz, j);
+      } catch (const Error& e) {
+#pragma omp critical(mosfet_direct_failure)
+        if (failure.empty()) failure = e.what();
+        continue;
+      }
+      std::copy_n(vec(w.b, j), nz, vec(w.Xb, j));
+      lu_solve(mat(w.D, j), nz, vec(w.Xb, j), 1);
+      if (j >= st) {
+        std::copy_n(mat(w.L, j), block, mat(w.XL, j));
+        lu_solve(mat(w.D, j), nz, mat(w.XL, j), nz);
+      }
+      if (j + st < nx) {
+        std::copy_n(mat(w.U, j), block, mat(w.XU, j));
+        lu_solve(mat(w.D, j), nz, mat(w.XU, j), nz);
+      }
     }
-    if (i > 0) {
-      // S_i = M_i - W_i S_{i-1}^-1 E_{i-1},  y_i = b_i - W_i S_{i-1}^-1 y_{i-1}  (W, E diagonal).
-      const double* Sp = lu.data() + (i - 1) * block;
-      const double* yp = y.data() + static_cast<std::size_t>(i - 1) * nz;
-      std::copy(yp, yp + nz, t.begin());
-      lu_solve(Sp, nz, t.data());
+    if (!failure.empty()) throw Error(failure);
+    if (st >= nx) break;  // the root
+    // Update the columns that stay.
+    const int kept = (nx - 1) / (2 * st) + 1;
 #pragma omp parallel
-      {
-        std::vector<double> col(nz);
-#pragma omp for schedule(static)
-        for (int c = 0; c < nz; ++c) {  // column c of S_{i-1}^-1 E_{i-1}
-          std::fill(col.begin(), col.end(), 0.0);
-          col[c] = s.rows[(static_cast<std::size_t>(i - 1) * nz + c) * w + nz + 1];
-          if (col[c] != 0.0) lu_solve(Sp, nz, col.data());
-          for (int k = 0; k < nz; ++k) inv[k * nz + c] = col[k];
+    {
+      std::vector<double> fresh(block);
+#pragma omp for schedule(dynamic)
+      for (int m = 0; m < kept; ++m) {
+        const int k = m * 2 * st, l = k - st, r = k + st;
+        const bool left = k >= st, right = r < nx;
+        if (left) {
+          multiply_add(mat(w.L, k), mat(w.XU, l), nz, nz, -1.0, mat(w.D, k));
+          multiply_add(mat(w.L, k), vec(w.Xb, l), nz, 1, -1.0, vec(w.b, k));
         }
-      }
-      for (int j = 0; j < nz; ++j) {
-        const double wj = s.rows[(static_cast<std::size_t>(i) * nz + j) * w + nz];
-        if (wj == 0.0) continue;
-        for (int c = 0; c < nz; ++c) S[j * nz + c] -= wj * inv[j * nz + c];
-        yi[j] -= wj * t[j];
+        if (right) {
+          multiply_add(mat(w.U, k), mat(w.XL, r), nz, nz, -1.0, mat(w.D, k));
+          multiply_add(mat(w.U, k), vec(w.Xb, r), nz, 1, -1.0, vec(w.b, k));
+        }
+        std::fill(fresh.begin(), fresh.end(), 0.0);
+        if (left) multiply_add(mat(w.L, k), mat(w.XL, l), nz, nz, -1.0, fresh.data());
+        std::copy(fresh.begin(), fresh.end(), mat(w.L, k));
+        std::fill(fresh.begin(), fresh.end(), 0.0);
+        if (right) multiply_add(mat(w.U, k), mat(w.XU, r), nz, nz, -1.0, fresh.data());
+        std::copy(fresh.begin(), fresh.end(), mat(w.U, k));
       }
     }
-    lu_factor(S, nz);
   }
-  // Back substitution: u_i = S_i^-1 (y_i - E_i u_{i+1}).
-  for (int i = nx - 1; i >= 0; --i) {
-    double* ui = u + static_cast<std::size_t>(i) * nz;
-    const double* yi = y.data() + static_cast<std::size_t>(i) * nz;
-    for (int j = 0; j < nz; ++j) {
-      const double ej = i + 1 < nx ? s.rows[(static_cast<std::size_t>(i) * nz + j) * w + nz + 1] : 0.0;
-      ui[j] = yi[j] - (ej != 0.0 ? ej * u[static_cast<std::size_t>(i + 1) * nz + j] : 0.0);
+  // Back substitution, from the root down the levels.
+  for (auto it = strides.rbegin(); it != strides.rend(); ++it) {
+    const ReductionLevel lv = reduction_level(nx, *it);
+#pragma omp parallel for schedule(static)
+    for (int m = 0; m < lv.count; ++m) {
+      const int j = lv.first + m * lv.step;
+      double* uj = u + static_cast<std::size_t>(j) * nz;
+      std::copy_n(vec(w.Xb, j), nz, uj);
+      if (j >= lv.stride) multiply_add(mat(w.XL, j), u + static_cast<std::size_t>(j - lv.stride) * nz, nz, 1, -1.0, uj);
+      if (j + lv.stride < nx) multiply_add(mat(w.XU, j), u + static_cast<std::size_t>(j + lv.stride) * nz, nz, 1, -1.0, uj);
     }
-    lu_solve(lu.data() + i * block, nz, ui);
   }
 }
 

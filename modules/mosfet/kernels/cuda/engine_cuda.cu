@@ -128,7 +128,8 @@ class CudaEngine final : public Engine {
                                       {srj_other_.data(), srj_residual_.data(), reduce_.data()}, srj_graphs_);
       finish("srj_solve", t);
     } else {
-      kernels::direct_solve_cuda(system(), v_.data(), {inverse_.data(), y_.data(), failure_.data(), pivot_.data()});
+      kernels::direct_solve_cuda(system(), v_.data(),
+                                 {kernels::CyclicReduction::carve(g_.nx, g_.nz, cyclic_.data()), failure_.data(), pivot_.data()});
       stats = {};
       finish("direct_solve", t);
     }
@@ -139,18 +140,16 @@ class CudaEngine final : public Engine {
   std::size_t n() const { return static_cast<std::size_t>(g_.nz - 2); }
   std::size_t matrices() const { return static_cast<std::size_t>(g_.nx) * kernels::valleys; }
 
-  // The solver's scratch, as the CPU engine's work_ vectors: the SRJ iterate pair and residual, or the
-  // direct solver's block inverses (nx nz^2 doubles, as large as the Frechet derivative; so only the
+  // The solver's scratch, as the CPU engine's work_ vector: the SRJ iterate pair and residual, or the
+  // direct solver's reduction arrays (5 nx nz^2 doubles, five times the Frechet derivative; so only the
   // solver in use holds its arrays).
   void take_solver_work(LinearSolver solver) {
-    const std::size_t nz = g_.nz;
     if (solver == LinearSolver::Srj && srj_other_.size() == 0) {
       srj_other_ = DeviceBuffer<double>(nodes_, "mosfet SRJ iterate");
       srj_residual_ = DeviceBuffer<double>(nodes_, "mosfet SRJ residual");
     }
-    if (solver == LinearSolver::Direct && inverse_.size() == 0) {
-      inverse_ = DeviceBuffer<double>(nodes_ * nz, "mosfet direct solver block inverses");
-      y_ = DeviceBuffer<double>(nodes_, "mosfet direct solver y");
+    if (solver == LinearSolver::Direct && cyclic_.size() == 0) {
+      cyclic_ = DeviceBuffer<double>(kernels::CyclicReduction::doubles(g_.nx, g_.nz), "mosfet direct solver blocks");
       failure_ = DeviceBuffer<int>(2, "mosfet direct solver status");
       pivot_ = DeviceBuffer<double>(1, "mosfet direct solver pivot");
     }
@@ -191,7 +190,7 @@ class CudaEngine final : public Engine {
   DeviceBuffer<double> reduce_;                                 // [reduction_scratch()]
   DeviceBuffer<double> srj_other_, srj_residual_;               // [nx*nz] each
   kernels::SrjCycleGraphs srj_graphs_;                          // recorded on the first SRJ solve
-  DeviceBuffer<double> inverse_, y_;                            // [nx][nz][nz], [nx][nz]
+  DeviceBuffer<double> cyclic_;                                 // CyclicReduction::doubles(nx, nz)
   DeviceBuffer<int> failure_;                                   // [2]
   DeviceBuffer<double> pivot_;                                  // [1]
 };

@@ -86,12 +86,11 @@ class SrjCycleGraphs {
 SrjStats srj_solve_cuda(const LinearSystem& s, double* u, double tol, int max_cycles, const std::vector<double>& omegas,
                         const SrjWork& work, SrjCycleGraphs& graphs);
 
-// The direct solver: block Thomas over the x columns with the recurrences of direct_solve_cpu, each
-// block inverted by Gauss-Jordan without pivoting (same pivots as the CPU's LU) by one thread block, in
-// registers (nz <= 160), shared memory or global memory. Throws Error on a zero pivot, like the CPU.
+// The direct solver: block cyclic reduction with the levels of direct_solve_cpu, each eliminated block
+// inverted by Gauss-Jordan without pivoting (same pivots as the CPU's LU) by one thread block, in shared
+// memory (nz <= ~165 on an H100) or global memory. Throws Error on a zero pivot, like the CPU.
 struct DirectWork {
-  double* inverse = nullptr;  // [nx][nz][nz] S_i^-1, row-major
-  double* y = nullptr;        // [nx][nz]
+  CyclicReduction reduction;  // CyclicReduction::doubles(nx, nz) doubles
   int* failure = nullptr;     // [2] zero pivot: column i + 1 and row k (0 0: none)
   double* pivot = nullptr;    // [1] the offending pivot
 };

@@ -1,6 +1,6 @@
 // The linear-system kernels on the GPU: the rows (the seed's cuda_constrlinsys), the SRJ solver (seed
 // Algorithm 1: a warp per row for the banded product fused with the relaxed update, then a joint
-// infinity-norm reduction per cycle), the Newton residual, the potential change and the block-Thomas
+// infinity-norm reduction per cycle), the Newton residual, the potential change and the block cyclic reduction
 // direct solver. Formulas: kernels/linear_system.hpp, shared with the CPU.
 #include <cub/block/block_reduce.cuh>
 
@@ -20,7 +20,6 @@ constexpr int kWarp = 32;
 constexpr int kBlock = 256;                     // threads of the row and reduction kernels
 constexpr int kRowsPerBlock = kBlock / kWarp;   // warp-per-row kernels: rows per block
 constexpr int kReduceBlocks = 512;              // block partial maxima of a reduction (grid-stride beyond)
-constexpr int kColumnThreads = 1024;            // the direct solver's back substitution, large blocks
 constexpr unsigned kFullMask = 0xffffffffu;
 
 using BlockReduce = cub::BlockReduce<double, kBlock>;
@@ -155,21 +154,18 @@ __global__ void newton_residual_kernel(LinearSystem s, const double* __restrict_
 }
 
 // --- the direct solver ---------------------------------------------------------------------------------
-// Block Thomas over the x columns with the recurrences of direct_solve_cpu:
-//   S_0 = M_0, y_0 = b_0;  S_i = M_i - diag(W_i) S_{i-1}^-1 diag(E_{i-1}),  y_i = b_i - diag(W_i) S_{i-1}^-1 y_{i-1};
-//   u_{nx-1} = S_{nx-1}^-1 y_{nx-1},  u_i = S_i^-1 (y_i - diag(E_i) u_{i+1}).
-// The sweep is sequential over the columns and each block is small (nz^2 doubles), so the GPU work is
-// latency-bound: triangular solves (2 nz dependent steps per right-hand side) would dominate. Instead one
-// thread block inverts S_i by Gauss-Jordan elimination without pivoting (the same pivots, in the same
-// order, as the CPU's LU without pivoting, hence the same zero-pivot test): nz steps of fully parallel
-// O(nz^2) updates. S_i^-1 diag(E_i) and S_i^-1 y_i then are an elementwise product and a matrix-vector
-// product, and so is each back-substitution step. The results agree with the LU solves of the CPU to
-// rounding (the blocks are diagonally dominant after the D^-1 scaling), not bit for bit.
-// Two variants of the inversion: S_i in registers (nz <= 32 kMaxColumnSlots, the seed's grids), and S_i
-// in shared memory, or in global memory (L2-resident) where it does not fit, for larger nz.
+// Block cyclic reduction with the levels of direct_solve_cpu (see linear_system.hpp): per level, one kernel
+// eliminates the level's columns (a thread block each) and one updates the columns that stay (a thread
+// block per column and tile of rows); then one kernel per level substitutes back. A level's blocks are
+// independent, so the whole GPU works on them; the work per column is a few dense nz x nz products.
+// Each eliminated block is inverted by Gauss-Jordan elimination without pivoting (the same pivots, in the
+// same order, as the CPU's LU without pivoting, hence the same zero-pivot test): nz steps of fully
+// parallel O(nz^2) updates, where triangular solves would take 2 nz dependent steps per right-hand side.
+// The results agree with the LU solves of the CPU to rounding, not bit for bit.
 
-constexpr int kRegisterWarps = 16;   // the register variant's block: 512 threads, up to 128 registers each
-constexpr int kMaxColumnSlots = 5;   // its largest tile: 10 x 5 entries per thread, nz <= 160
+constexpr int kEliminateThreads = 512;  // a Gauss-Jordan block: 16 warps over the rows
+constexpr int kTileRows = 8;            // rows of a column's blocks per thread block of the update
+constexpr int kBackThreads = 256;
 
 // Row j of the row-major n x n matrix a times v, by one warp (lanes over the row: coalesced), the same
 // on every lane.
@@ -181,208 +177,168 @@ __device__ double warp_dot_row(const double* __restrict__ a, int n, int j, const
   return sum;
 }
 
-// The arrays of column i of the forward sweep.
-struct Column {
-  const double* rows;       // [nz][nz+2] column i's rows
-  const double* prev_rows;  // [nz][nz+2] column i-1's rows (E_{i-1}); null for i = 0
-  const double* prev;       // [nz][nz] S_{i-1}^-1; null for i = 0
-  double* inverse;          // [nz][nz] S_i^-1, row-major
-  double* y;                // [nz] y_i (y_{i-1} just before it)
-};
-
-__device__ Column column(const LinearSystem& s, const DirectWork& w, int i) {
-  const int nz = s.nz, width = nz + 2;
-  const std::size_t block = static_cast<std::size_t>(nz) * nz;
-  Column c;
-  c.rows = s.rows + static_cast<std::size_t>(i) * nz * width;
-  c.prev_rows = i > 0 ? c.rows - static_cast<std::size_t>(nz) * width : nullptr;
-  c.inverse = w.inverse + i * block;
-  c.prev = i > 0 ? c.inverse - block : nullptr;
-  c.y = w.y + static_cast<std::size_t>(i) * nz;
-  return c;
+// One thread per entry (i, j, c): grid ceil(nx nz^2 / 256) x 256.
+__global__ void reduction_load_kernel(LinearSystem s, CyclicReduction w) {
+  const std::size_t t = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  const std::size_t block = w.block();
+  if (t >= static_cast<std::size_t>(s.nx) * block) return;
+  const int i = static_cast<int>(t / block), j = static_cast<int>(t % block / s.nz), c = static_cast<int>(t % s.nz);
+  reduction_load(s, w, i, j, c);
 }
 
-// Entry (j, c) of S_i = M_i - W_i (S_{i-1}^-1 E_{i-1}); a zero W_j or E_c leaves the term out, as on the CPU.
-__device__ double schur_entry(const Column& col, int nz, int j, int c) {
-  const int width = nz + 2;
-  const double* row = col.rows + static_cast<std::size_t>(j) * width;
-  double v = row[c];
-  if (col.prev) {
-    const double wj = row[nz];
-    if (wj != 0.0) {
-      const double ec = col.prev_rows[static_cast<std::size_t>(c) * width + nz + 1];
-      if (ec != 0.0) v -= wj * (col.prev[static_cast<std::size_t>(j) * nz + c] * ec);
+// Inverts the n x n row-major matrix S in place by Gauss-Jordan elimination without pivoting, with the
+// whole thread block (a warp per row, its lanes along the row; two barriers per step). f: [n] shared.
+// Returns -1, or the step whose pivot is zero (every thread alike; S is then left half-inverted).
+__device__ int gauss_jordan_invert(double* S, int n, double* f, double* pivot) {
+  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, warps = blockDim.x / kWarp;
+  for (int k = 0; k < n; ++k) {
+    const double p = S[k * n + k];  // every thread reads the same value: the return below is uniform
+    if (!(fabs(p) > 1e-300)) {
+      *pivot = p;
+      return k;
     }
-  }
-  return v;
-}
-
-// y_i = b_i - W_i (S_{i-1}^-1 y_{i-1}): a warp per row j.
-__device__ void next_rhs(const LinearSystem& s, int i, const Column& col, int lane, int warp, int warps) {
-  const int nz = s.nz, width = nz + 2;
-  for (int j = warp; j < nz; j += warps) {
-    const double wj = col.rows[static_cast<std::size_t>(j) * width + nz];
-    const double t = (col.prev && wj != 0.0) ? warp_dot_row(col.prev, nz, j, col.y - nz, lane) : 0.0;
-    if (lane == 0) col.y[j] = s.rhs[static_cast<std::size_t>(i) * nz + j] - (t != 0.0 ? wj * t : 0.0);
-  }
-}
-
-// Records a zero pivot (thread 0) for the host.
-__device__ void report_zero_pivot(const DirectWork& w, int i, int k, double p) {
-  if (threadIdx.x == 0) {
-    w.failure[0] = i + 1;
-    w.failure[1] = k;
-    *w.pivot = p;
-  }
-}
-
-// The forward sweep with S_i in registers: one block of 16 warps walking the columns i = 0..nx-1; thread
-// (warp, lane) holds the entries S(warp + 16 a, lane + 32 b), a < 2 kCols, b < kCols (zero outside nz).
-// Gauss-Jordan step k reads row k and column k of S from shared memory, where the threads holding them
-// put them while computing them (in the previous step's update, or when forming S_i for k = 0: picking
-// them out of the tile afterwards would index the register array dynamically, sending it to local
-// memory). The published row and column are double-buffered, so one barrier per step suffices: step k
-// writes the buffers of step k+1 while other threads may still read those of step k.
-// s.rows [nx*nz][nz+2], s.rhs [nx*nz]; w.inverse [nx][nz][nz] (row-major); w.y [nx][nz]; w.failure [2],
-// w.pivot [1]. Precondition: nz <= 32 kCols.
-template <int kCols>
-__global__ void __launch_bounds__(kRegisterWarps* kWarp) block_thomas_forward_registers(LinearSystem s, DirectWork w) {
-  constexpr int kRows = kCols * kWarp / kRegisterWarps;
-  constexpr int kSpan = kCols * kWarp;        // the tiles' extent in rows and in columns, >= nz
-  __shared__ double row_k[2][kSpan];          // row k of S
-  __shared__ double col_k[2][kSpan];          // column k of S
-  const int nx = s.nx, nz = s.nz;
-  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
-  double a[kRows][kCols];
-  for (int i = 0; i < nx; ++i) {
-    const Column col = column(s, w, i);
-    // (1) S_i into the tiles (publishing row 0 and column 0), y_i.
-#pragma unroll
-    for (int ra = 0; ra < kRows; ++ra) {
-      const int j = warp + kRegisterWarps * ra;
-#pragma unroll
-      for (int cb = 0; cb < kCols; ++cb) {
-        const int c = lane + kWarp * cb;
-        const double v = (j < nz && c < nz) ? schur_entry(col, nz, j, c) : 0.0;
-        a[ra][cb] = v;
-        if (j == 0) row_k[0][c] = v;
-        if (c == 0) col_k[0][j] = v;
-      }
+    const double inv_p = 1.0 / p;
+    for (int r = threadIdx.x; r < n; r += blockDim.x) {
+      f[r] = S[r * n + k];
+      S[k * n + r] = (r == k ? 1.0 : S[k * n + r]) * inv_p;  // row k; column k is read into f first
     }
-    next_rhs(s, i, col, lane, warp, kRegisterWarps);
-    // (2) Gauss-Jordan: row k scaled by 1/p, column k eliminated from every other row.
-    for (int k = 0; k < nz; ++k) {
-      const int buf = k & 1;
-      __syncthreads();
-      const double p = row_k[buf][k];  // every thread reads the same value: the return below is uniform
-      if (!(fabs(p) > 1e-300)) {
-        report_zero_pivot(w, i, k, p);
-        return;
+    __syncthreads();
+    const double* Sk = S + k * n;
+    for (int r = warp; r < n; r += warps) {
+      if (r == k) continue;
+      double* Sr = S + r * n;
+      const double fr = f[r];
+      for (int c = lane; c < n; c += kWarp) Sr[c] = (c == k ? 0.0 : Sr[c]) - fr * Sk[c];
+    }
+    __syncthreads();
+  }
+  return -1;
+}
+
+// out = A B for A [n][n] (shared or global) and B, out [n][n] in global memory: a warp per 4 rows, its
+// lanes along the columns, so each entry of B read feeds 4 products.
+__device__ void multiply_block(const double* A, const double* __restrict__ B, int n, double* __restrict__ out) {
+  constexpr int kRows = 4;
+  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, warps = blockDim.x / kWarp;
+  for (int r0 = kRows * warp; r0 < n; r0 += kRows * warps)
+    for (int c = lane; c < n; c += kWarp) {
+      double acc[kRows] = {};
+      for (int m = 0; m < n; ++m) {
+        const double bm = B[static_cast<std::size_t>(m) * n + c];
+#pragma unroll
+        for (int q = 0; q < kRows; ++q)
+          if (r0 + q < n) acc[q] += A[(r0 + q) * n + m] * bm;
       }
-      const double inv_p = 1.0 / p;
-      double scaled[kCols];  // the new row k: S(k, c) / p, and 1 / p at c = k
 #pragma unroll
-      for (int cb = 0; cb < kCols; ++cb) {
-        const int c = lane + kWarp * cb;
-        scaled[cb] = (c == k ? 1.0 : row_k[buf][c]) * inv_p;
-      }
+      for (int q = 0; q < kRows; ++q)
+        if (r0 + q < n) out[static_cast<std::size_t>(r0 + q) * n + c] = acc[q];
+    }
+}
+
+// Records a zero pivot for the host: the first block to meet one writes column, row and pivot.
+__device__ void report_zero_pivot(const DirectWork& work, int column, int k, double p) {
+  if (threadIdx.x == 0 && atomicCAS(work.failure, 0, column + 1) == 0) {
+    work.failure[1] = k;
+    *work.pivot = p;
+  }
+}
+
+// Eliminates the level's columns j = lv.first + blockIdx.x lv.step: D_j^-1 by Gauss-Jordan (in shared
+// memory when `staged`, else in place in w.D), then XL_j, XU_j (where the neighbour exists) and Xb_j.
+// Blocks of 512 threads; dynamic shared memory: [nz] multipliers, then [nz][nz] when `staged`.
+__global__ void __launch_bounds__(kEliminateThreads) reduction_eliminate_kernel(DirectWork work, ReductionLevel lv, bool staged) {
+  extern __shared__ double shared[];
+  const CyclicReduction& w = work.reduction;
+  const int nx = w.nx, nz = w.nz, j = lv.first + blockIdx.x * lv.step;
+  const std::size_t at = static_cast<std::size_t>(j) * w.block();
+  double* f = shared;
+  double* S = staged ? shared + nz : w.D + at;
+  if (staged)
+    for (int t = threadIdx.x; t < nz * nz; t += blockDim.x) S[t] = w.D[at + t];
+  __syncthreads();
+  double p = 0.0;
+  const int k = gauss_jordan_invert(S, nz, f, &p);
+  if (k >= 0) {
+    report_zero_pivot(work, j, k, p);
+    return;
+  }
+  if (j >= lv.stride) multiply_block(S, w.L + at, nz, w.XL + at);
+  if (j + lv.stride < nx) multiply_block(S, w.U + at, nz, w.XU + at);
+  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, warps = blockDim.x / kWarp;
+  const double* bj = w.b + static_cast<std::size_t>(j) * nz;
+  for (int r = warp; r < nz; r += warps) {
+    const double x = warp_dot_row(S, nz, r, bj, lane);
+    if (lane == 0) w.Xb[static_cast<std::size_t>(j) * nz + r] = x;
+  }
+}
+
+// Updates the columns k = 2 s blockIdx.x that stay at stride s, rows r0 = kTileRows blockIdx.y onward:
+//   D_k -= L_k XU_l + U_k XL_r,  L_k <- -L_k XL_l,  U_k <- -U_k XU_r,  b_k -= L_k Xb_l + U_k Xb_r
+// (l = k - s, r = k + s where they exist). Thread c < nz takes column c of the tile's rows, thread nz the
+// right-hand side; the tile's rows of L_k and U_k are staged in shared memory first, so the thread block
+// may overwrite them in place. Blocks of >= nz + 1 threads; dynamic shared memory [2][kTileRows][nz].
+__global__ void reduction_update_kernel(CyclicReduction w, int s) {
+  extern __shared__ double tile[];
+  const int nx = w.nx, nz = w.nz, k = 2 * s * blockIdx.x, r0 = kTileRows * blockIdx.y;
+  const int rows = min(kTileRows, nz - r0);
+  const bool left = k >= s, right = k + s < nx;
+  const std::size_t at = static_cast<std::size_t>(k) * w.block() + static_cast<std::size_t>(r0) * nz;
+  double* Lt = tile;
+  double* Ut = tile + kTileRows * nz;
+  for (int t = threadIdx.x; t < rows * nz; t += blockDim.x) {
+    Lt[t] = w.L[at + t];
+    Ut[t] = w.U[at + t];
+  }
+  __syncthreads();
+  const std::size_t l = static_cast<std::size_t>(k - s) * w.block(), r = static_cast<std::size_t>(k + s) * w.block();
+  for (int c = threadIdx.x; c <= nz; c += blockDim.x) {
+    double dD[kTileRows] = {}, nL[kTileRows] = {}, nU[kTileRows] = {};
+    if (c < nz) {
+      for (int m = 0; m < nz; ++m) {
+        const std::size_t mc = static_cast<std::size_t>(m) * nz + c;
+        const double xul = left ? w.XU[l + mc] : 0.0, xll = left ? w.XL[l + mc] : 0.0;
+        const double xlr = right ? w.XL[r + mc] : 0.0, xur = right ? w.XU[r + mc] : 0.0;
 #pragma unroll
-      for (int ra = 0; ra < kRows; ++ra) {
-        const int r = warp + kRegisterWarps * ra;
-        const double f = col_k[buf][r];
-#pragma unroll
-        for (int cb = 0; cb < kCols; ++cb) {
-          const int c = lane + kWarp * cb;
-          const double v = r == k ? scaled[cb] : (c == k ? 0.0 : a[ra][cb]) - f * scaled[cb];
-          a[ra][cb] = v;
-          if (r == k + 1) row_k[buf ^ 1][c] = v;
-          if (c == k + 1) col_k[buf ^ 1][r] = v;
+        for (int q = 0; q < kTileRows; ++q) {
+          const double lq = Lt[q * nz + m], uq = Ut[q * nz + m];  // rows past `rows` are never stored
+          dD[q] += lq * xul + uq * xlr;
+          nL[q] += lq * xll;
+          nU[q] += uq * xur;
         }
       }
-    }
-    // (3) The inverse to global memory, where column i+1 and the back substitution read it.
+      for (int q = 0; q < rows; ++q) {
+        const std::size_t e = at + static_cast<std::size_t>(q) * nz + c;
+        w.D[e] -= dD[q];
+        w.L[e] = -nL[q];
+        w.U[e] = -nU[q];
+      }
+    } else {
+      const double* bl = w.Xb + static_cast<std::size_t>(k - s) * nz;
+      const double* br = w.Xb + static_cast<std::size_t>(k + s) * nz;
+      for (int m = 0; m < nz; ++m) {
+        const double xbl = left ? bl[m] : 0.0, xbr = right ? br[m] : 0.0;
 #pragma unroll
-    for (int ra = 0; ra < kRows; ++ra) {
-      const int j = warp + kRegisterWarps * ra;
-#pragma unroll
-      for (int cb = 0; cb < kCols; ++cb) {
-        const int c = lane + kWarp * cb;
-        if (j < nz && c < nz) col.inverse[static_cast<std::size_t>(j) * nz + c] = a[ra][cb];
+        for (int q = 0; q < kTileRows; ++q) dD[q] += Lt[q * nz + m] * xbl + Ut[q * nz + m] * xbr;
       }
-    }
-    __syncthreads();
-  }
-}
-
-// The forward sweep for larger blocks: one block of 1024 threads, S_i in shared memory when `staged`,
-// else in place in w.inverse (global memory). Same steps as above, two barriers per Gauss-Jordan step.
-// Dynamic shared memory: [nz] multipliers, then [nz][nz] S_i when `staged`.
-__global__ void __launch_bounds__(kColumnThreads) block_thomas_forward_shared(LinearSystem s, DirectWork w, bool staged) {
-  extern __shared__ double shared[];
-  const int nx = s.nx, nz = s.nz;
-  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, warps = blockDim.x / kWarp;
-  double* f = shared;  // [nz] column k of the elimination step
-  for (int i = 0; i < nx; ++i) {
-    const Column col = column(s, w, i);
-    double* S = staged ? shared + nz : col.inverse;  // [nz][nz] row-major
-    // (1) S_i, y_i.
-    for (int j = warp; j < nz; j += warps)
-      for (int c = lane; c < nz; c += kWarp) S[j * nz + c] = schur_entry(col, nz, j, c);
-    next_rhs(s, i, col, lane, warp, warps);
-    __syncthreads();
-    // (2) Gauss-Jordan: step k scales row k by 1/p and eliminates column k from every other row.
-    for (int k = 0; k < nz; ++k) {
-      const double p = S[k * nz + k];  // every thread reads the same value: the return below is uniform
-      if (!(fabs(p) > 1e-300)) {
-        report_zero_pivot(w, i, k, p);
-        return;
-      }
-      const double inv_p = 1.0 / p;
-      for (int r = threadIdx.x; r < nz; r += blockDim.x) {
-        f[r] = S[r * nz + k];
-        S[k * nz + r] = (r == k ? 1.0 : S[k * nz + r]) * inv_p;  // row k; column k is read into f first
-      }
-      __syncthreads();
-      const double* Sk = S + k * nz;
-      for (int r = warp; r < nz; r += warps) {  // a warp per row, its lanes along the row
-        if (r == k) continue;
-        double* Sr = S + r * nz;
-        const double fr = f[r];
-        for (int c = lane; c < nz; c += kWarp) Sr[c] = (c == k ? 0.0 : Sr[c]) - fr * Sk[c];
-      }
-      __syncthreads();
-    }
-    // (3) The inverse to global memory, where column i+1 and the back substitution read it.
-    if (staged) {
-      for (int t = threadIdx.x; t < nz * nz; t += blockDim.x) col.inverse[t] = S[t];
-      __syncthreads();
+      for (int q = 0; q < rows; ++q) w.b[static_cast<std::size_t>(k) * nz + r0 + q] -= dD[q];
     }
   }
 }
 
-// The back substitution: one block of 1024 threads walking the columns nx-1 down to 0,
-// u_i = S_i^-1 (y_i - E_i u_{i+1}) with a warp per row. u [nx*nz]; w as above.
-// Dynamic shared memory: [nz] the right-hand side.
-__global__ void __launch_bounds__(kColumnThreads) block_thomas_back_kernel(LinearSystem s, double* u,
-                                                                          DirectWork w) {
-  if (w.failure[0] != 0) return;  // the forward sweep met a zero pivot; the host reports it
-  extern __shared__ double v[];   // [nz]
-  const int nx = s.nx, nz = s.nz, width = nz + 2;
+// Back substitution at one level: u_j = Xb_j - XL_j u_{j-s} - XU_j u_{j+s} for its columns (a block each,
+// a warp per row). u [nx*nz].
+__global__ void __launch_bounds__(kBackThreads) reduction_back_kernel(DirectWork work, ReductionLevel lv, double* u) {
+  if (work.failure[0] != 0) return;  // an elimination met a zero pivot; the host reports it
+  const CyclicReduction& w = work.reduction;
+  const int nx = w.nx, nz = w.nz, j = lv.first + blockIdx.x * lv.step;
+  const bool left = j >= lv.stride, right = j + lv.stride < nx;
+  const std::size_t at = static_cast<std::size_t>(j) * w.block();
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, warps = blockDim.x / kWarp;
-  for (int i = nx - 1; i >= 0; --i) {
-    double* ui = u + static_cast<std::size_t>(i) * nz;
-    const double* yi = w.y + static_cast<std::size_t>(i) * nz;
-    for (int j = threadIdx.x; j < nz; j += blockDim.x) {
-      const double ej = i + 1 < nx ? s.rows[(static_cast<std::size_t>(i) * nz + j) * width + nz + 1] : 0.0;
-      v[j] = yi[j] - (ej != 0.0 ? ej * ui[nz + j] : 0.0);
-    }
-    __syncthreads();
-    const double* inv = w.inverse + static_cast<std::size_t>(i) * nz * nz;
-    for (int j = warp; j < nz; j += warps) {
-      const double x = warp_dot_row(inv, nz, j, v, lane);
-      if (lane == 0) ui[j] = x;
-    }
-    __syncthreads();
+  for (int row = warp; row < nz; row += warps) {
+    double x = w.Xb[static_cast<std::size_t>(j) * nz + row];
+    if (left) x -= warp_dot_row(w.XL + at, nz, row, u + static_cast<std::size_t>(j - lv.stride) * nz, lane);
+    if (right) x -= warp_dot_row(w.XU + at, nz, row, u + static_cast<std::size_t>(j + lv.stride) * nz, lane);
+    if (lane == 0) u[static_cast<std::size_t>(j) * nz + row] = x;
   }
 }
 
@@ -511,45 +467,47 @@ SrjStats srj_solve_cuda(const LinearSystem& s, double* u, double tol, int max_cy
   return st;
 }
 
-namespace {
-template <int kCols>
-void launch_forward_registers(const LinearSystem& s, const DirectWork& work) {
-  block_thomas_forward_registers<kCols><<<1, kRegisterWarps * kWarp>>>(s, work);
-  QUANTA_CUDA_LAUNCH_CHECK("mosfet direct solve (block Thomas forward sweep)");
-}
-}  // namespace
-
 void direct_solve_cuda(const LinearSystem& s, double* u, const DirectWork& work) {
   if (s.nx == 0 || s.nz == 0) return;
-  const std::size_t vector_bytes = s.nz * sizeof(double);
-  const std::size_t block_bytes = static_cast<std::size_t>(s.nz) * s.nz * sizeof(double);
+  const CyclicReduction& w = work.reduction;
+  QUANTA_REQUIRE(w.nx == s.nx && w.nz == s.nz, "mosfet direct solver: work arrays for another grid");
+  const std::size_t nz = static_cast<std::size_t>(s.nz);
   int device = 0, optin = 0;
   QUANTA_CUDA_CHECK(cudaGetDevice(&device));
   QUANTA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   const std::size_t limit = static_cast<std::size_t>(optin);
-  QUANTA_REQUIRE(vector_bytes <= limit, "mosfet direct solver: nz = " + std::to_string(s.nz) +
-                                            " is beyond the device's shared memory (" + std::to_string(limit) + " bytes)");
+  const std::size_t tile_bytes = 2 * kTileRows * nz * sizeof(double);
+  QUANTA_REQUIRE(tile_bytes <= limit, "mosfet direct solver: nz = " + std::to_string(s.nz) +
+                                          " is beyond the device's shared memory (" + std::to_string(limit) + " bytes)");
+  // The block to invert in shared memory where it fits (nz <= ~165 on an H100), else in global memory.
+  const bool staged = (nz + nz * nz) * sizeof(double) <= limit;
+  const std::size_t eliminate_bytes = (staged ? nz + nz * nz : nz) * sizeof(double);
+  // Above 48 KiB a kernel must opt in to its dynamic shared memory.
+  QUANTA_CUDA_CHECK(cudaFuncSetAttribute(reduction_eliminate_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(eliminate_bytes)));
+  QUANTA_CUDA_CHECK(cudaFuncSetAttribute(reduction_update_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(tile_bytes)));
+  const int update_threads = std::min(1024, kWarp * static_cast<int>((nz + 1 + kWarp - 1) / kWarp));
+  const unsigned row_tiles = static_cast<unsigned>((nz + kTileRows - 1) / kTileRows);
+
   device::fill_zero(work.failure, 2 * sizeof(int));
-  switch ((s.nz + kWarp - 1) / kWarp) {  // column slots of the register tiles
-    case 1: launch_forward_registers<1>(s, work); break;
-    case 2: launch_forward_registers<2>(s, work); break;
-    case 3: launch_forward_registers<3>(s, work); break;
-    case 4: launch_forward_registers<4>(s, work); break;
-    case kMaxColumnSlots: launch_forward_registers<kMaxColumnSlots>(s, work); break;
-    default: {
-      const bool staged = vector_bytes + block_bytes <= limit;
-      const std::size_t bytes = staged ? vector_bytes + block_bytes : vector_bytes;
-      // Above 48 KiB a kernel must opt in to its dynamic shared memory.
-      QUANTA_CUDA_CHECK(cudaFuncSetAttribute(block_thomas_forward_shared, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(bytes)));
-      block_thomas_forward_shared<<<1, kColumnThreads, bytes>>>(s, work, staged);
-      QUANTA_CUDA_LAUNCH_CHECK("mosfet direct solve (block Thomas forward sweep)");
-    }
+  reduction_load_kernel<<<blocks(static_cast<std::size_t>(s.nx) * nz * nz, kBlock), kBlock>>>(s, w);
+  QUANTA_CUDA_LAUNCH_CHECK("mosfet direct solve (load)");
+  const std::vector<int> strides = reduction_strides(s.nx);
+  for (int st : strides) {
+    const ReductionLevel lv = reduction_level(s.nx, st);
+    reduction_eliminate_kernel<<<lv.count, kEliminateThreads, eliminate_bytes>>>(work, lv, staged);
+    QUANTA_CUDA_LAUNCH_CHECK("mosfet direct solve (eliminate)");
+    if (st >= s.nx) break;  // the root
+    const unsigned kept = static_cast<unsigned>((s.nx - 1) / (2 * st) + 1);
+    reduction_update_kernel<<<dim3(kept, row_tiles), update_threads, tile_bytes>>>(w, st);
+    QUANTA_CUDA_LAUNCH_CHECK("mosfet direct solve (update)");
   }
-  QUANTA_CUDA_CHECK(cudaFuncSetAttribute(block_thomas_back_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(vector_bytes)));
-  block_thomas_back_kernel<<<1, kColumnThreads, vector_bytes>>>(s, u, work);
-  QUANTA_CUDA_LAUNCH_CHECK("mosfet direct solve (back substitution)");
+  for (auto it = strides.rbegin(); it != strides.rend(); ++it) {
+    const ReductionLevel lv = reduction_level(s.nx, *it);
+    reduction_back_kernel<<<lv.count, kBackThreads>>>(work, lv, u);
+    QUANTA_CUDA_LAUNCH_CHECK("mosfet direct solve (back substitution)");
+  }
   int failure[2] = {0, 0};
   device::copy_to_host(failure, work.failure, sizeof failure);
   if (failure[0] != 0) {
