@@ -45,11 +45,12 @@ QUANTA_HD double newton_correction(const double* d, const double* e, int n, doub
   for (int j = 0;;) {
     if (q == 0.0) q = -tiny;
     c += q < 0.0;
-    log_derivative += dq / q;
+    const double r = 1.0 / q;  // one division per step: the recurrence's critical path
+    log_derivative += dq * r;
     if (++j == n) break;
     const double e2 = e[j - 1] * e[j - 1];
-    const double qn = d[j] - x - e2 / q;
-    dq = -1.0 + e2 * dq / (q * q);
+    const double qn = d[j] - x - e2 * r;
+    dq = -1.0 + e2 * dq * r * r;
     q = qn;
   }
   *count = c;
@@ -151,9 +152,10 @@ QUANTA_HD int inverse_iteration(const double* d, const double* e, int n, double 
     thomas_shifted(d, e, n, lambda, pivmin, q, y, c);
     double big = 0.0;  // scale before squaring: |y| reaches 1/pivmin
     for (int j = 0; j < n; ++j) big = std::fmax(big, std::fabs(y[j]));
+    const double inv_big = 1.0 / big;
     double norm = 0.0, dot = 0.0;
     for (int j = 0; j < n; ++j) {
-      norm += (y[j] / big) * (y[j] / big);
+      norm += (y[j] * inv_big) * (y[j] * inv_big);
       dot += y[j] * q[j];
     }
     const double s = (dot < 0.0 ? -1.0 : 1.0) / (big * std::sqrt(norm));

@@ -87,8 +87,8 @@ SrjStats srj_solve_cuda(const LinearSystem& s, double* u, double tol, int max_cy
                         const SrjWork& work, SrjCycleGraphs& graphs);
 
 // The direct solver: block cyclic reduction with the levels of direct_solve_cpu, each eliminated block
-// inverted by Gauss-Jordan without pivoting (same pivots as the CPU's LU) by one thread block, in shared
-// memory (nz <= ~165 on an H100) or global memory. Throws Error on a zero pivot, like the CPU.
+// inverted by Gauss-Jordan without pivoting (same pivots as the CPU's LU) by one thread block, in registers
+// (nz <= 160), else in shared or global memory. Throws Error on a zero pivot, like the CPU.
 struct DirectWork {
   CyclicReduction reduction;  // CyclicReduction::doubles(nx, nz) doubles
   int* failure = nullptr;     // [2] zero pivot: column i + 1 and row k (0 0: none)

@@ -163,9 +163,10 @@ __global__ void newton_residual_kernel(LinearSystem s, const double* __restrict_
 // parallel O(nz^2) updates, where triangular solves would take 2 nz dependent steps per right-hand side.
 // The results agree with the LU solves of the CPU to rounding, not bit for bit.
 
-constexpr int kEliminateThreads = 512;  // a Gauss-Jordan block: 16 warps over the rows
+constexpr int kEliminateThreads = 512;  // the shared-memory Gauss-Jordan block: 16 warps over the rows
+constexpr int kMaxSlots = 5;            // the register tiles: 32 kCols columns, nz <= 160
 constexpr int kTileRows = 8;            // rows of a column's blocks per thread block of the update
-constexpr int kBackThreads = 256;
+constexpr int kBackThreads = 1024;
 
 // Row j of the row-major n x n matrix a times v, by one warp (lanes over the row: coalesced), the same
 // on every lane.
@@ -187,51 +188,171 @@ __global__ void reduction_load_kernel(LinearSystem s, CyclicReduction w) {
 }
 
 // Inverts the n x n row-major matrix S in place by Gauss-Jordan elimination without pivoting, with the
-// whole thread block (a warp per row, its lanes along the row; two barriers per step). f: [n] shared.
-// Returns -1, or the step whose pivot is zero (every thread alike; S is then left half-inverted).
-__device__ int gauss_jordan_invert(double* S, int n, double* f, double* pivot) {
+// whole thread block (a warp per row, its lanes along the row). Step k updates every entry from the old
+// row k and column k, which the threads computing them published in the previous step into double
+// buffers rowk, colk ([2][n] shared each), so one barrier per step suffices: step k writes the buffers of
+// step k+1 while other threads may still read those of step k. Returns -1, or the step whose pivot is
+// zero (every thread alike; S is then left half-inverted), with that pivot in *pivot.
+__device__ int gauss_jordan_invert(double* S, int n, double* rowk, double* colk, double* pivot) {
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, warps = blockDim.x / kWarp;
+  for (int t = threadIdx.x; t < n; t += blockDim.x) {
+    rowk[t] = S[t];
+    colk[t] = S[t * n];
+  }
+  __syncthreads();
   for (int k = 0; k < n; ++k) {
-    const double p = S[k * n + k];  // every thread reads the same value: the return below is uniform
+    const double* row = rowk + (k & 1) * n;  // old S(k, :)
+    const double* col = colk + (k & 1) * n;  // old S(:, k)
+    double* next_row = rowk + ((k + 1) & 1) * n;
+    double* next_col = colk + ((k + 1) & 1) * n;
+    const double p = row[k];  // every thread reads the same value: the return below is uniform
     if (!(fabs(p) > 1e-300)) {
       *pivot = p;
       return k;
     }
     const double inv_p = 1.0 / p;
-    for (int r = threadIdx.x; r < n; r += blockDim.x) {
-      f[r] = S[r * n + k];
-      S[k * n + r] = (r == k ? 1.0 : S[k * n + r]) * inv_p;  // row k; column k is read into f first
-    }
-    __syncthreads();
-    const double* Sk = S + k * n;
     for (int r = warp; r < n; r += warps) {
-      if (r == k) continue;
+      const double f = col[r];
       double* Sr = S + r * n;
-      const double fr = f[r];
-      for (int c = lane; c < n; c += kWarp) Sr[c] = (c == k ? 0.0 : Sr[c]) - fr * Sk[c];
+      for (int c = lane; c < n; c += kWarp) {
+        const double scaled = (c == k ? 1.0 : row[c]) * inv_p;  // the new row k
+        const double v = r == k ? scaled : (c == k ? 0.0 : Sr[c]) - f * scaled;
+        Sr[c] = v;
+        if (r == k + 1) next_row[c] = v;
+        if (c == k + 1) next_col[r] = v;
+      }
     }
     __syncthreads();
   }
   return -1;
 }
 
-// out = A B for A [n][n] (shared or global) and B, out [n][n] in global memory: a warp per 4 rows, its
-// lanes along the columns, so each entry of B read feeds 4 products.
+// The same inversion with the matrix in registers, for n <= 32 kCols: thread (warp, lane) of the kWarps
+// warps holds the entries (warp + kWarps a, lane + 32 b), a < kRows, b < kCols (zero outside n), so an
+// update step is a few register operations per entry instead of shared-memory traffic (the step is bound
+// by instruction issue: rows past n are skipped by whole warps, and the pivot's reciprocal is computed
+// once, by the thread that holds the next pivot). Step k reads the old row k and column k from the double
+// buffers rowbuf, colbuf ([2][32 kCols] shared each) and 1/pivot from inv ([2] shared), where the threads
+// holding them put them while computing them: one barrier per step. Reads src [n][n] row-major at the
+// start and writes the inverse to dst [n][n] at the end (src == dst allowed). Returns as
+// gauss_jordan_invert.
+template <int kCols, int kWarps>
+__device__ int gauss_jordan_registers(const double* src, int n, double* dst, double* rowbuf, double* colbuf, double* inv,
+                                      double* pivot) {
+  constexpr int kRows = kCols * kWarp / kWarps;
+  constexpr int kSpan = kCols * kWarp;  // the tile's extent in rows and in columns, >= n
+  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+  double a[kRows][kCols];
+#pragma unroll
+  for (int ra = 0; ra < kRows; ++ra) {
+    const int r = warp + kWarps * ra;
+#pragma unroll
+    for (int cb = 0; cb < kCols; ++cb) {
+      const int c = lane + kWarp * cb;
+      const double v = (r < n && c < n) ? src[r * n + c] : 0.0;
+      a[ra][cb] = v;
+      if (r == 0) rowbuf[c] = v;
+      if (c == 0) colbuf[r] = v;
+      if (r == 0 && c == 0) inv[0] = 1.0 / v;
+    }
+  }
+  for (int k = 0; k < n; ++k) {
+    const int buf = k & 1;
+    __syncthreads();
+    const double* row = rowbuf + buf * kSpan;  // old S(k, :)
+    const double* col = colbuf + buf * kSpan;  // old S(:, k)
+    double* next_row = rowbuf + (buf ^ 1) * kSpan;
+    double* next_col = colbuf + (buf ^ 1) * kSpan;
+    const double p = row[k];  // every thread reads the same value: the return below is uniform
+    if (!(fabs(p) > 1e-300)) {
+      *pivot = p;
+      return k;
+    }
+    const double inv_p = inv[buf];
+    double scaled[kCols];  // the new row k
+#pragma unroll
+    for (int cb = 0; cb < kCols; ++cb) {
+      const int c = lane + kWarp * cb;
+      scaled[cb] = (c == k ? 1.0 : row[c]) * inv_p;
+    }
+#pragma unroll
+    for (int ra = 0; ra < kRows; ++ra) {
+      const int r = warp + kWarps * ra;
+      if (r >= n) break;  // the same for the whole warp
+      const double f = col[r];
+#pragma unroll
+      for (int cb = 0; cb < kCols; ++cb) {
+        const int c = lane + kWarp * cb;
+        a[ra][cb] = r == k ? scaled[cb] : (c == k ? 0.0 : a[ra][cb]) - f * scaled[cb];
+      }
+      if (r == k + 1) {  // publish row k+1 (and its pivot's reciprocal) for the next step
+#pragma unroll
+        for (int cb = 0; cb < kCols; ++cb) {
+          const int c = lane + kWarp * cb;
+          next_row[c] = a[ra][cb];
+          if (c == k + 1) inv[buf ^ 1] = 1.0 / a[ra][cb];
+        }
+      }
+    }
+#pragma unroll
+    for (int cb = 0; cb < kCols; ++cb) {  // publish column k+1
+      if (lane + kWarp * cb != k + 1) continue;
+#pragma unroll
+      for (int ra = 0; ra < kRows; ++ra) next_col[warp + kWarps * ra] = a[ra][cb];
+    }
+  }
+#pragma unroll
+  for (int ra = 0; ra < kRows; ++ra) {
+    const int r = warp + kWarps * ra;
+#pragma unroll
+    for (int cb = 0; cb < kCols; ++cb) {
+      const int c = lane + kWarp * cb;
+      if (r < n && c < n) dst[r * n + c] = a[ra][cb];
+    }
+  }
+  __syncthreads();
+  return -1;
+}
+
+// Prefetches the n x n block at a into L1 (the multiplies after the inversion then read it at L1 latency).
+__device__ void prefetch_block(const double* a, int n) {
+  const int lines = (n * n * static_cast<int>(sizeof(double)) + 127) / 128;
+  for (int t = threadIdx.x; t < lines; t += blockDim.x)
+    asm volatile("prefetch.global.L1 [%0];" ::"l"(reinterpret_cast<const char*>(a) + 128 * static_cast<std::size_t>(t)));
+}
+
+// out = A B for A [n][n] (shared or global) and B, out [n][n] in global memory. A warp takes 2 rows and up
+// to kSlots x 32 columns at a time, its lanes along the columns: each entry of B read feeds 2 products and
+// each lane keeps kSlots independent loads in flight (few accumulators: blocks of 1024 threads have 64
+// registers a thread).
 __device__ void multiply_block(const double* A, const double* __restrict__ B, int n, double* __restrict__ out) {
-  constexpr int kRows = 4;
+  constexpr int kRows = 2, kSlots = 3;
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, warps = blockDim.x / kWarp;
   for (int r0 = kRows * warp; r0 < n; r0 += kRows * warps)
-    for (int c = lane; c < n; c += kWarp) {
-      double acc[kRows] = {};
+    for (int c0 = 0; c0 < n; c0 += kSlots * kWarp) {
+      double acc[kRows][kSlots] = {};
+#pragma unroll 8
       for (int m = 0; m < n; ++m) {
-        const double bm = B[static_cast<std::size_t>(m) * n + c];
+        double a[kRows];
 #pragma unroll
-        for (int q = 0; q < kRows; ++q)
-          if (r0 + q < n) acc[q] += A[(r0 + q) * n + m] * bm;
+        for (int q = 0; q < kRows; ++q) a[q] = r0 + q < n ? A[(r0 + q) * n + m] : 0.0;
+#pragma unroll
+        for (int cs = 0; cs < kSlots; ++cs) {
+          const int c = c0 + cs * kWarp + lane;
+          if (c < n) {
+            const double b = B[static_cast<std::size_t>(m) * n + c];
+#pragma unroll
+            for (int q = 0; q < kRows; ++q) acc[q][cs] += a[q] * b;
+          }
+        }
       }
 #pragma unroll
       for (int q = 0; q < kRows; ++q)
-        if (r0 + q < n) out[static_cast<std::size_t>(r0 + q) * n + c] = acc[q];
+#pragma unroll
+        for (int cs = 0; cs < kSlots; ++cs) {
+          const int c = c0 + cs * kWarp + lane;
+          if (r0 + q < n && c < n) out[static_cast<std::size_t>(r0 + q) * n + c] = acc[q][cs];
+        }
     }
 }
 
@@ -243,84 +364,143 @@ __device__ void report_zero_pivot(const DirectWork& work, int column, int k, dou
   }
 }
 
-// Eliminates the level's columns j = lv.first + blockIdx.x lv.step: D_j^-1 by Gauss-Jordan (in shared
-// memory when `staged`, else in place in w.D), then XL_j, XU_j (where the neighbour exists) and Xb_j.
-// Blocks of 512 threads; dynamic shared memory: [nz] multipliers, then [nz][nz] when `staged`.
-__global__ void __launch_bounds__(kEliminateThreads) reduction_eliminate_kernel(DirectWork work, ReductionLevel lv, bool staged) {
-  extern __shared__ double shared[];
-  const CyclicReduction& w = work.reduction;
-  const int nx = w.nx, nz = w.nz, j = lv.first + blockIdx.x * lv.step;
+// After D_j^-1 (Dinv, shared or global): XL_j, XU_j (where the neighbour exists) and Xb_j.
+__device__ void finish_elimination(const CyclicReduction& w, const ReductionLevel& lv, int j, const double* Dinv) {
+  const int nx = w.nx, nz = w.nz;
   const std::size_t at = static_cast<std::size_t>(j) * w.block();
-  double* f = shared;
-  double* S = staged ? shared + nz : w.D + at;
-  if (staged)
-    for (int t = threadIdx.x; t < nz * nz; t += blockDim.x) S[t] = w.D[at + t];
-  __syncthreads();
+  if (j >= lv.stride) multiply_block(Dinv, w.L + at, nz, w.XL + at);
+  if (j + lv.stride < nx) multiply_block(Dinv, w.U + at, nz, w.XU + at);
+  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, warps = blockDim.x / kWarp;
+  const double* bj = w.b + static_cast<std::size_t>(j) * nz;
+  for (int r = warp; r < nz; r += warps) {
+    const double x = warp_dot_row(Dinv, nz, r, bj, lane);
+    if (lane == 0) w.Xb[static_cast<std::size_t>(j) * nz + r] = x;
+  }
+}
+
+// Eliminates the level's columns j = lv.first + blockIdx.x lv.step with D_j^-1 from
+// gauss_jordan_registers into shared memory (when `staged`) or in place in w.D. Blocks of kWarps warps;
+// dynamic shared memory: [4][32 kCols] the published rows and columns, [2] the pivots' reciprocals, then
+// [nz][nz] when `staged`.
+template <int kCols, int kWarps>
+__global__ void __launch_bounds__(kWarps* kWarp) reduction_eliminate_registers(DirectWork work, ReductionLevel lv, bool staged) {
+  extern __shared__ double shared[];
+  constexpr int kSpan = kCols * kWarp;
+  const CyclicReduction& w = work.reduction;
+  const int j = lv.first + blockIdx.x * lv.step;
+  const std::size_t at = static_cast<std::size_t>(j) * w.block();
+  if (j >= lv.stride) prefetch_block(w.L + at, w.nz);
+  if (j + lv.stride < w.nx) prefetch_block(w.U + at, w.nz);
+  double* D = w.D + at;
+  double* Dinv = staged ? shared + 4 * kSpan + 2 : D;
   double p = 0.0;
-  const int k = gauss_jordan_invert(S, nz, f, &p);
+  const int k = gauss_jordan_registers<kCols, kWarps>(D, w.nz, Dinv, shared, shared + 2 * kSpan, shared + 4 * kSpan, &p);
   if (k >= 0) {
     report_zero_pivot(work, j, k, p);
     return;
   }
-  if (j >= lv.stride) multiply_block(S, w.L + at, nz, w.XL + at);
-  if (j + lv.stride < nx) multiply_block(S, w.U + at, nz, w.XU + at);
-  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, warps = blockDim.x / kWarp;
-  const double* bj = w.b + static_cast<std::size_t>(j) * nz;
-  for (int r = warp; r < nz; r += warps) {
-    const double x = warp_dot_row(S, nz, r, bj, lane);
-    if (lane == 0) w.Xb[static_cast<std::size_t>(j) * nz + r] = x;
+  finish_elimination(w, lv, j, Dinv);
+}
+
+// The same for blocks beyond the register tiles (nz > 32 kMaxSlots): gauss_jordan_invert in shared memory
+// when `staged`, else in place in w.D. Blocks of 512 threads; dynamic shared memory: [4][nz] the published
+// rows and columns, then [nz][nz] when `staged`.
+__global__ void __launch_bounds__(kEliminateThreads) reduction_eliminate_kernel(DirectWork work, ReductionLevel lv, bool staged) {
+  extern __shared__ double shared[];
+  const CyclicReduction& w = work.reduction;
+  const int nz = w.nz, j = lv.first + blockIdx.x * lv.step;
+  const std::size_t at = static_cast<std::size_t>(j) * w.block();
+  double* S = staged ? shared + 4 * nz : w.D + at;
+  if (staged)
+    for (int t = threadIdx.x; t < nz * nz; t += blockDim.x) S[t] = w.D[at + t];
+  __syncthreads();
+  double p = 0.0;
+  const int k = gauss_jordan_invert(S, nz, shared, shared + 2 * nz, &p);
+  if (k >= 0) {
+    report_zero_pivot(work, j, k, p);
+    return;
   }
+  finish_elimination(w, lv, j, S);
 }
 
 // Updates the columns k = 2 s blockIdx.x that stay at stride s, rows r0 = kTileRows blockIdx.y onward:
 //   D_k -= L_k XU_l + U_k XL_r,  L_k <- -L_k XL_l,  U_k <- -U_k XU_r,  b_k -= L_k Xb_l + U_k Xb_r
 // (l = k - s, r = k + s where they exist). Thread c < nz takes column c of the tile's rows, thread nz the
-// right-hand side; the tile's rows of L_k and U_k are staged in shared memory first, so the thread block
-// may overwrite them in place. Blocks of >= nz + 1 threads; dynamic shared memory [2][kTileRows][nz].
+// right-hand side (blocks of >= nz + 1 threads). The tile's rows of L_k and U_k are staged in shared memory
+// first, so the thread block may overwrite them in place; the neighbours' X rows are staged kChunkRows at a
+// time by all threads together (many loads in flight, where a thread's own loads would each wait on L2).
+// Dynamic shared memory: [2][kTileRows][nz] + [4][kChunkRows][nz] + [2][kChunkRows] (update_bytes).
+constexpr int kChunkRows = 16;
+std::size_t update_bytes(int nz) {
+  return (2 * kTileRows * static_cast<std::size_t>(nz) + 4 * kChunkRows * static_cast<std::size_t>(nz) + 2 * kChunkRows) *
+         sizeof(double);
+}
+
 __global__ void reduction_update_kernel(CyclicReduction w, int s) {
-  extern __shared__ double tile[];
+  extern __shared__ double shared[];
   const int nx = w.nx, nz = w.nz, k = 2 * s * blockIdx.x, r0 = kTileRows * blockIdx.y;
   const int rows = min(kTileRows, nz - r0);
   const bool left = k >= s, right = k + s < nx;
   const std::size_t at = static_cast<std::size_t>(k) * w.block() + static_cast<std::size_t>(r0) * nz;
-  double* Lt = tile;
-  double* Ut = tile + kTileRows * nz;
-  for (int t = threadIdx.x; t < rows * nz; t += blockDim.x) {
-    Lt[t] = w.L[at + t];
-    Ut[t] = w.U[at + t];
+  double* Lt = shared;                   // [kTileRows][nz]
+  double* Ut = Lt + kTileRows * nz;      // [kTileRows][nz]
+  double* XUl = Ut + kTileRows * nz;     // [kChunkRows][nz] each
+  double* XLl = XUl + kChunkRows * nz;
+  double* XLr = XLl + kChunkRows * nz;
+  double* XUr = XLr + kChunkRows * nz;
+  double* Xbl = XUr + kChunkRows * nz;   // [kChunkRows]
+  double* Xbr = Xbl + kChunkRows;        // [kChunkRows]
+  for (int t = threadIdx.x; t < kTileRows * nz; t += blockDim.x) {
+    Lt[t] = t < rows * nz ? w.L[at + t] : 0.0;
+    Ut[t] = t < rows * nz ? w.U[at + t] : 0.0;
   }
-  __syncthreads();
   const std::size_t l = static_cast<std::size_t>(k - s) * w.block(), r = static_cast<std::size_t>(k + s) * w.block();
-  for (int c = threadIdx.x; c <= nz; c += blockDim.x) {
-    double dD[kTileRows] = {}, nL[kTileRows] = {}, nU[kTileRows] = {};
+  const int c = threadIdx.x;
+  double dD[kTileRows] = {}, nL[kTileRows] = {}, nU[kTileRows] = {};
+  for (int m0 = 0; m0 < nz; m0 += kChunkRows) {
+    const int chunk = min(kChunkRows, nz - m0);
+    __syncthreads();  // the previous chunk is used up (and, the first time, Lt and Ut are in place)
+#pragma unroll 4
+    for (int t = threadIdx.x; t < chunk * nz; t += blockDim.x) {
+      const std::size_t g = static_cast<std::size_t>(m0) * nz + t;
+      XUl[t] = left ? w.XU[l + g] : 0.0;
+      XLl[t] = left ? w.XL[l + g] : 0.0;
+      XLr[t] = right ? w.XL[r + g] : 0.0;
+      XUr[t] = right ? w.XU[r + g] : 0.0;
+    }
+    for (int t = threadIdx.x; t < chunk; t += blockDim.x) {
+      Xbl[t] = left ? w.Xb[static_cast<std::size_t>(k - s) * nz + m0 + t] : 0.0;
+      Xbr[t] = right ? w.Xb[static_cast<std::size_t>(k + s) * nz + m0 + t] : 0.0;
+    }
+    __syncthreads();
     if (c < nz) {
-      for (int m = 0; m < nz; ++m) {
-        const std::size_t mc = static_cast<std::size_t>(m) * nz + c;
-        const double xul = left ? w.XU[l + mc] : 0.0, xll = left ? w.XL[l + mc] : 0.0;
-        const double xlr = right ? w.XL[r + mc] : 0.0, xur = right ? w.XU[r + mc] : 0.0;
+      for (int m = 0; m < chunk; ++m) {
+        const double xul = XUl[m * nz + c], xll = XLl[m * nz + c], xlr = XLr[m * nz + c], xur = XUr[m * nz + c];
 #pragma unroll
         for (int q = 0; q < kTileRows; ++q) {
-          const double lq = Lt[q * nz + m], uq = Ut[q * nz + m];  // rows past `rows` are never stored
+          const double lq = Lt[q * nz + m0 + m], uq = Ut[q * nz + m0 + m];
           dD[q] += lq * xul + uq * xlr;
           nL[q] += lq * xll;
           nU[q] += uq * xur;
         }
       }
-      for (int q = 0; q < rows; ++q) {
-        const std::size_t e = at + static_cast<std::size_t>(q) * nz + c;
-        w.D[e] -= dD[q];
-        w.L[e] = -nL[q];
-        w.U[e] = -nU[q];
-      }
-    } else {
-      const double* bl = w.Xb + static_cast<std::size_t>(k - s) * nz;
-      const double* br = w.Xb + static_cast<std::size_t>(k + s) * nz;
-      for (int m = 0; m < nz; ++m) {
-        const double xbl = left ? bl[m] : 0.0, xbr = right ? br[m] : 0.0;
+    } else if (c == nz) {
+      for (int m = 0; m < chunk; ++m)
 #pragma unroll
-        for (int q = 0; q < kTileRows; ++q) dD[q] += Lt[q * nz + m] * xbl + Ut[q * nz + m] * xbr;
-      }
-      for (int q = 0; q < rows; ++q) w.b[static_cast<std::size_t>(k) * nz + r0 + q] -= dD[q];
+        for (int q = 0; q < kTileRows; ++q) dD[q] += Lt[q * nz + m0 + m] * Xbl[m] + Ut[q * nz + m0 + m] * Xbr[m];
+    }
+  }
+  // Unrolled with a guard (not a loop to `rows`): a runtime index would send the accumulators to local memory.
+#pragma unroll
+  for (int q = 0; q < kTileRows; ++q) {
+    if (q >= rows) break;
+    if (c < nz) {
+      const std::size_t e = at + static_cast<std::size_t>(q) * nz + c;
+      w.D[e] -= dD[q];
+      w.L[e] = -nL[q];
+      w.U[e] = -nU[q];
+    } else if (c == nz) {
+      w.b[static_cast<std::size_t>(k) * nz + r0 + q] -= dD[q];
     }
   }
 }
@@ -476,18 +656,33 @@ void direct_solve_cuda(const LinearSystem& s, double* u, const DirectWork& work)
   QUANTA_CUDA_CHECK(cudaGetDevice(&device));
   QUANTA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   const std::size_t limit = static_cast<std::size_t>(optin);
-  const std::size_t tile_bytes = 2 * kTileRows * nz * sizeof(double);
-  QUANTA_REQUIRE(tile_bytes <= limit, "mosfet direct solver: nz = " + std::to_string(s.nz) +
+  const std::size_t tile_bytes = update_bytes(s.nz);
+  QUANTA_REQUIRE(tile_bytes <= limit && s.nz < 1024, "mosfet direct solver: nz = " + std::to_string(s.nz) +
                                           " is beyond the device's shared memory (" + std::to_string(limit) + " bytes)");
-  // The block to invert in shared memory where it fits (nz <= ~165 on an H100), else in global memory.
-  const bool staged = (nz + nz * nz) * sizeof(double) <= limit;
-  const std::size_t eliminate_bytes = (staged ? nz + nz * nz : nz) * sizeof(double);
+  // D_j^-1 kept in shared memory where it fits (nz <= ~165 on an H100), else in global memory.
+  const int slots = (s.nz + kWarp - 1) / kWarp;  // column slots of the register tiles
+  const std::size_t published = slots <= kMaxSlots ? 4 * kWarp * static_cast<std::size_t>(slots) + 2 : 4 * nz;
+  const bool staged = (published + nz * nz) * sizeof(double) <= limit;
+  const std::size_t eliminate_bytes = (published + (staged ? nz * nz : 0)) * sizeof(double);
+  // The elimination kernel for this nz: register tiles of 32 warps up to nz = 96 (3 x 3 entries per
+  // thread), of 16 warps for 97..160 (up to 10 x 5: 1024 threads would run out of registers), else the
+  // shared-memory inversion.
+  void (*eliminate)(DirectWork, ReductionLevel, bool) = reduction_eliminate_kernel;
+  int eliminate_threads = kEliminateThreads;
+  switch (slots) {
+    case 1: eliminate = reduction_eliminate_registers<1, 32>; eliminate_threads = 1024; break;
+    case 2: eliminate = reduction_eliminate_registers<2, 32>; eliminate_threads = 1024; break;
+    case 3: eliminate = reduction_eliminate_registers<3, 32>; eliminate_threads = 1024; break;
+    case 4: eliminate = reduction_eliminate_registers<4, 16>; eliminate_threads = 512; break;
+    case kMaxSlots: eliminate = reduction_eliminate_registers<kMaxSlots, 16>; eliminate_threads = 512; break;
+    default: break;
+  }
   // Above 48 KiB a kernel must opt in to its dynamic shared memory.
-  QUANTA_CUDA_CHECK(cudaFuncSetAttribute(reduction_eliminate_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  QUANTA_CUDA_CHECK(cudaFuncSetAttribute(eliminate, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(eliminate_bytes)));
   QUANTA_CUDA_CHECK(cudaFuncSetAttribute(reduction_update_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(tile_bytes)));
-  const int update_threads = std::min(1024, kWarp * static_cast<int>((nz + 1 + kWarp - 1) / kWarp));
+  const int update_threads = kWarp * static_cast<int>((nz + 1 + kWarp - 1) / kWarp);  // a thread per column, and b
   const unsigned row_tiles = static_cast<unsigned>((nz + kTileRows - 1) / kTileRows);
 
   device::fill_zero(work.failure, 2 * sizeof(int));
@@ -496,7 +691,7 @@ void direct_solve_cuda(const LinearSystem& s, double* u, const DirectWork& work)
   const std::vector<int> strides = reduction_strides(s.nx);
   for (int st : strides) {
     const ReductionLevel lv = reduction_level(s.nx, st);
-    reduction_eliminate_kernel<<<lv.count, kEliminateThreads, eliminate_bytes>>>(work, lv, staged);
+    eliminate<<<lv.count, eliminate_threads, eliminate_bytes>>>(work, lv, staged);
     QUANTA_CUDA_LAUNCH_CHECK("mosfet direct solve (eliminate)");
     if (st >= s.nx) break;  // the root
     const unsigned kept = static_cast<unsigned>((s.nx - 1) / (2 * st) + 1);

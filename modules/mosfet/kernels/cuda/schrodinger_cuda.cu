@@ -1,6 +1,8 @@
 // The Schroedinger kernels on the GPU (seed sec. 4): the matrices, the eigenvalues by multi-section (a warp
 // per eigenvalue) or Newton-Raphson (a thread per eigenvalue), and the eigenvectors by inverse iteration (a
 // thread per eigenvector, the seed's kernel A). Formulas: kernels/schrodinger.hpp, shared with the CPU.
+#include <algorithm>
+
 #include "launch.cuh"
 #include "quanta/core/cuda/check.cuh"
 
@@ -9,10 +11,10 @@ namespace {
 
 constexpr int kWarp = 32;
 constexpr int kBuildBlock = 256;
-constexpr int kNewtonBlock = 128;
-// 32 threads per block for inverse iteration, as the seed: each thread keeps a long Thomas sweep in
-// registers, and small blocks spread the few hundred threads over many SMs.
-constexpr int kVectorBlock = 32;
+// Newton and inverse iteration: about one warp per block, whole matrices' eigenpairs in each (ns = 6: 5
+// matrices, 30 threads), as the seed's 32-thread blocks: each thread runs long serial recurrences, and
+// small blocks spread the few hundred threads over many SMs.
+constexpr int kGroupThreads = 32;
 // At most this many warps (eigenvalues of one matrix) share a block of the multi-section kernel.
 constexpr int kMaxMultisectionWarps = 8;
 // (d, e) of one matrix are staged in shared memory when they fit the default 48 KiB without opt-in.
@@ -69,30 +71,93 @@ __global__ void multisection_kernel(EigenProblem P, bool staged) {  // P.d, P.e 
   if (lane == 0) P.eigenvalues[static_cast<std::size_t>(iv) * P.ns + p] = x + 0.5 * h;
 }
 
-// One thread per eigenvalue t = (i*3 + v)*ns + p: grid ceil(nx*3*ns / 128) x 128.
-__global__ void newton_kernel(EigenProblem P) {  // P.eigenvalues [nx][3][ns]: the previous ones on entry
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= P.nx * valleys * P.ns) return;
-  const int n = P.nz - 2, iv = t / P.ns, p = t % P.ns;
-  const std::size_t m = static_cast<std::size_t>(iv) * n;
-  P.eigenvalues[t] = eigenvalue_newton(P.d + m, P.e + m, n, p, P.eigenvalues[t], P.tol);
+// The Newton and inverse-iteration kernels: block b holds the ns eigenpairs of `group` consecutive matrices
+// iv = b group ..., a thread each (grid ceil(nx*3 / group) x group*ns). When `staged`, the block's matrices
+// are first copied to shared memory: the serial recurrences (Sturm counts, Newton, Thomas) then read
+// them at shared-memory latency instead of each step waiting on a global load. Dynamic shared memory:
+// [group][2][n] when `staged`.
+struct Group {
+  int iv = 0;            // this thread's matrix
+  int p = 0;             // its eigenpair
+  const double* d = nullptr;
+  const double* e = nullptr;
+  bool active = false;   // false for the threads past the last matrix
+};
+
+__device__ Group stage_group(const EigenProblem& P, int group, bool staged, double* matrices) {
+  const int n = P.nz - 2, first = blockIdx.x * group, count = min(group, P.nx * valleys - first);
+  if (staged) {
+    const std::size_t m0 = static_cast<std::size_t>(first) * n;
+    for (int k = threadIdx.x; k < count * n; k += blockDim.x) {
+      matrices[k / n * 2 * n + k % n] = P.d[m0 + k];
+      matrices[k / n * 2 * n + n + k % n] = P.e[m0 + k];
+    }
+    __syncthreads();
+  }
+  Group g;
+  const int local = threadIdx.x / P.ns;
+  g.active = local < count;
+  g.iv = first + local;
+  g.p = threadIdx.x % P.ns;
+  const std::size_t m = static_cast<std::size_t>(g.iv) * n;
+  g.d = staged ? matrices + 2 * n * local : P.d + m;
+  g.e = staged ? g.d + n : P.e + m;
+  return g;
 }
 
-// One thread per eigenvector t = (i*3 + v)*ns + p, blocks of 32 (the seed's kernel A: the matrix is read
-// from global memory at every iteration). P.eigenvectors [nx][3][ns][nz]; P.scratch [nx][3][ns][2 n].
-__global__ void __launch_bounds__(kVectorBlock) inverse_iteration_kernel(EigenProblem P) {
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= P.nx * valleys * P.ns) return;
-  const int n = P.nz - 2, iv = t / P.ns;
-  const std::size_t m = static_cast<std::size_t>(iv) * n;
-  double* psi = P.eigenvectors + static_cast<std::size_t>(t) * P.nz;
+__global__ void newton_kernel(EigenProblem P, int group, bool staged, bool) {  // P.eigenvalues [nx][3][ns]: the previous ones on entry
+  extern __shared__ double matrices[];
+  const Group g = stage_group(P, group, staged, matrices);
+  if (!g.active) return;
+  const std::size_t t = static_cast<std::size_t>(g.iv) * P.ns + g.p;
+  P.eigenvalues[t] = eigenvalue_newton(g.d, g.e, P.nz - 2, g.p, P.eigenvalues[t], P.tol);
+}
+
+// Inverse iteration (the seed's kernel A, one thread per eigenvector). P.eigenvectors [nx][3][ns][nz];
+// P.scratch [nx][3][ns][2 n]. When `work_shared`, each thread's vector and Thomas scratch (3n doubles,
+// rows 3n + 1 apart against bank conflicts) sit in shared memory after the matrices: the sweeps store and
+// reload them at every step, which through global memory would each wait on L2.
+__global__ void inverse_iteration_kernel(EigenProblem P, int group, bool staged, bool work_shared) {
+  extern __shared__ double matrices[];
+  const Group g = stage_group(P, group, staged, matrices);
+  if (!g.active) return;
+  const int n = P.nz - 2;
+  const std::size_t t = static_cast<std::size_t>(g.iv) * P.ns + g.p;
+  double* psi = P.eigenvectors + t * P.nz;
   double* q = psi + 1;  // interior nodes
-  double* y = P.scratch + static_cast<std::size_t>(t) * 2 * n;
+  double* y = P.scratch + t * 2 * n;
+  if (work_shared) {
+    double* mine = matrices + (staged ? 2 * n * group : 0) + static_cast<std::size_t>(threadIdx.x) * (3 * n + 1);
+    if (P.warm)
+      for (int j = 0; j < n; ++j) mine[j] = q[j];
+    q = mine;
+    y = mine + n;
+  }
   if (!P.warm)
     for (int j = 0; j < n; ++j) q[j] = start_vector(j, n);
-  inverse_iteration(P.d + m, P.e + m, n, P.eigenvalues[t], P.vector_tol, P.max_vector_iter, q, y, y + n);
+  inverse_iteration(g.d, g.e, n, P.eigenvalues[t], P.vector_tol, P.max_vector_iter, q, y, y + n);
   normalise_eigenvector(q, n, P.dz);
+  if (work_shared)
+    for (int j = 0; j < n; ++j) psi[1 + j] = q[j];
   psi[0] = psi[P.nz - 1] = 0.0;
+}
+
+// Launches one of the two group kernels over all matrices, with per_thread doubles of shared work for each
+// thread where they fit (after the matrices, staged where they fit the default 48 KiB).
+void launch_grouped(void (*kernel)(EigenProblem, int, bool, bool), const EigenProblem& p, int per_thread) {
+  const int group = std::max(1, kGroupThreads / p.ns);  // matrices per block
+  const std::size_t matrix_bytes = static_cast<std::size_t>(group) * 2 * p.n() * sizeof(double);
+  const bool staged = matrix_bytes <= kSharedLimit;
+  const std::size_t work_bytes = static_cast<std::size_t>(group) * p.ns * per_thread * sizeof(double);
+  int device = 0, optin = 0;
+  QUANTA_CUDA_CHECK(cudaGetDevice(&device));
+  QUANTA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const std::size_t base = staged ? matrix_bytes : 0;
+  const bool work_shared = per_thread > 0 && base + work_bytes <= static_cast<std::size_t>(optin);
+  const std::size_t bytes = base + (work_shared ? work_bytes : 0);
+  if (bytes > kSharedLimit)  // above 48 KiB a kernel must opt in
+    QUANTA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  kernel<<<blocks(static_cast<std::size_t>(p.nx) * valleys, group), group * p.ns, bytes>>>(p, group, staged, work_shared);
 }
 
 }  // namespace
@@ -119,16 +184,14 @@ void eigenvalues_multisection_cuda(const EigenProblem& p) {
 }
 
 void eigenvalues_newton_cuda(const EigenProblem& p) {
-  const std::size_t total = static_cast<std::size_t>(p.nx) * valleys * p.ns;
-  if (total == 0) return;
-  newton_kernel<<<blocks(total, kNewtonBlock), kNewtonBlock>>>(p);
+  if (p.nx == 0 || p.ns == 0) return;
+  launch_grouped(newton_kernel, p, 0);
   QUANTA_CUDA_LAUNCH_CHECK("mosfet eigenvalues_NR");
 }
 
 void eigenvectors_cuda(const EigenProblem& p) {
-  const std::size_t total = static_cast<std::size_t>(p.nx) * valleys * p.ns;
-  if (total == 0) return;
-  inverse_iteration_kernel<<<blocks(total, kVectorBlock), kVectorBlock>>>(p);
+  if (p.nx == 0 || p.ns == 0) return;
+  launch_grouped(inverse_iteration_kernel, p, 3 * p.n() + 1);
   QUANTA_CUDA_LAUNCH_CHECK("mosfet tridiag_Thomas (inverse iteration)");
 }
 
