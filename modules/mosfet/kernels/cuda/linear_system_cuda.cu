@@ -270,20 +270,24 @@ __device__ int gauss_jordan_registers(const double* src, int n, double* dst, dou
     }
     const double inv_p = inv[buf];
     double scaled[kCols];  // the new row k
+    bool pivot_column[kCols];
 #pragma unroll
     for (int cb = 0; cb < kCols; ++cb) {
       const int c = lane + kWarp * cb;
+      pivot_column[cb] = c == k;
       scaled[cb] = (c == k ? 1.0 : row[c]) * inv_p;
     }
 #pragma unroll
     for (int ra = 0; ra < kRows; ++ra) {
       const int r = warp + kWarps * ra;
-      if (r >= n) break;  // the same for the whole warp
-      const double f = col[r];
+      if (r >= n) break;  // rows and their branches are the same for the whole warp
+      if (r == k) {
 #pragma unroll
-      for (int cb = 0; cb < kCols; ++cb) {
-        const int c = lane + kWarp * cb;
-        a[ra][cb] = r == k ? scaled[cb] : (c == k ? 0.0 : a[ra][cb]) - f * scaled[cb];
+        for (int cb = 0; cb < kCols; ++cb) a[ra][cb] = scaled[cb];
+      } else {
+        const double f = col[r];
+#pragma unroll
+        for (int cb = 0; cb < kCols; ++cb) a[ra][cb] = (pivot_column[cb] ? 0.0 : a[ra][cb]) - f * scaled[cb];
       }
       if (r == k + 1) {  // publish row k+1 (and its pivot's reciprocal) for the next step
 #pragma unroll
@@ -314,14 +318,7 @@ __device__ int gauss_jordan_registers(const double* src, int n, double* dst, dou
   return -1;
 }
 
-// Prefetches the n x n block at a into L1 (the multiplies after the inversion then read it at L1 latency).
-__device__ void prefetch_block(const double* a, int n) {
-  const int lines = (n * n * static_cast<int>(sizeof(double)) + 127) / 128;
-  for (int t = threadIdx.x; t < lines; t += blockDim.x)
-    asm volatile("prefetch.global.L1 [%0];" ::"l"(reinterpret_cast<const char*>(a) + 128 * static_cast<std::size_t>(t)));
-}
-
-// out = A B for A [n][n] (shared or global) and B, out [n][n] in global memory. A warp takes 2 rows and up
+// out = A B for A, B [n][n] (shared or global) and out [n][n] in global memory. A warp takes 2 rows and up
 // to kSlots x 32 columns at a time, its lanes along the columns: each entry of B read feeds 2 products and
 // each lane keeps kSlots independent loads in flight (few accumulators: blocks of 1024 threads have 64
 // registers a thread).
@@ -364,12 +361,14 @@ __device__ void report_zero_pivot(const DirectWork& work, int column, int k, dou
   }
 }
 
-// After D_j^-1 (Dinv, shared or global): XL_j, XU_j (where the neighbour exists) and Xb_j.
-__device__ void finish_elimination(const CyclicReduction& w, const ReductionLevel& lv, int j, const double* Dinv) {
+// After D_j^-1 (Dinv, shared or global): XL_j = Dinv L_j, XU_j = Dinv U_j (where the neighbour exists; L_j
+// and U_j read from L, U: shared or global) and Xb_j.
+__device__ void finish_elimination(const CyclicReduction& w, const ReductionLevel& lv, int j, const double* Dinv,
+                                   const double* L, const double* U) {
   const int nx = w.nx, nz = w.nz;
   const std::size_t at = static_cast<std::size_t>(j) * w.block();
-  if (j >= lv.stride) multiply_block(Dinv, w.L + at, nz, w.XL + at);
-  if (j + lv.stride < nx) multiply_block(Dinv, w.U + at, nz, w.XU + at);
+  if (j >= lv.stride) multiply_block(Dinv, L, nz, w.XL + at);
+  if (j + lv.stride < nx) multiply_block(Dinv, U, nz, w.XU + at);
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, warps = blockDim.x / kWarp;
   const double* bj = w.b + static_cast<std::size_t>(j) * nz;
   for (int r = warp; r < nz; r += warps) {
@@ -378,38 +377,67 @@ __device__ void finish_elimination(const CyclicReduction& w, const ReductionLeve
   }
 }
 
+// Starts copying count doubles from global src to shared dst without waiting (cp.async, 8 bytes per
+// copy: the blocks are not 16-byte aligned for odd nz); wait_copies() completes them for the whole block.
+__device__ void copy_async(double* dst, const double* src, int count) {
+  for (int t = threadIdx.x; t < count; t += blockDim.x) {
+    const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(dst + t));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(address), "l"(src + t));
+  }
+  asm volatile("cp.async.commit_group;");
+}
+__device__ void wait_copies() {
+  asm volatile("cp.async.wait_all;");
+  __syncthreads();
+}
+
+// Where an elimination kernel keeps its blocks: D_j^-1 in place in global memory (Global), in shared memory
+// (Inverse), or that and L_j, U_j too (Couplings: copied in while the inversion runs, so that the two
+// products after it read shared memory rather than wait on L2 at every step).
+enum class Staging : int { Global, Inverse, Couplings };
+
 // Eliminates the level's columns j = lv.first + blockIdx.x lv.step with D_j^-1 from
-// gauss_jordan_registers into shared memory (when `staged`) or in place in w.D. Blocks of kWarps warps;
-// dynamic shared memory: [4][32 kCols] the published rows and columns, [2] the pivots' reciprocals, then
-// [nz][nz] when `staged`.
+// gauss_jordan_registers. Blocks of kWarps warps; dynamic shared memory: [4][32 kCols] the published rows
+// and columns, [2] the pivots' reciprocals, then [nz][nz] D_j^-1 unless Global, then [2][nz][nz] L_j and
+// U_j with Couplings.
 template <int kCols, int kWarps>
-__global__ void __launch_bounds__(kWarps* kWarp) reduction_eliminate_registers(DirectWork work, ReductionLevel lv, bool staged) {
+__global__ void __launch_bounds__(kWarps* kWarp) reduction_eliminate_registers(DirectWork work, ReductionLevel lv, Staging staging) {
   extern __shared__ double shared[];
   constexpr int kSpan = kCols * kWarp;
   const CyclicReduction& w = work.reduction;
-  const int j = lv.first + blockIdx.x * lv.step;
+  const int nz = w.nz, j = lv.first + blockIdx.x * lv.step;
   const std::size_t at = static_cast<std::size_t>(j) * w.block();
-  if (j >= lv.stride) prefetch_block(w.L + at, w.nz);
-  if (j + lv.stride < w.nx) prefetch_block(w.U + at, w.nz);
   double* D = w.D + at;
-  double* Dinv = staged ? shared + 4 * kSpan + 2 : D;
+  double* Dinv = staging == Staging::Global ? D : shared + 4 * kSpan + 2;
+  const double* L = w.L + at;
+  const double* U = w.U + at;
+  if (staging == Staging::Couplings) {
+    double* Ls = Dinv + nz * nz;
+    double* Us = Ls + nz * nz;
+    if (j >= lv.stride) copy_async(Ls, L, nz * nz);
+    if (j + lv.stride < w.nx) copy_async(Us, U, nz * nz);
+    L = Ls;
+    U = Us;
+  }
   double p = 0.0;
-  const int k = gauss_jordan_registers<kCols, kWarps>(D, w.nz, Dinv, shared, shared + 2 * kSpan, shared + 4 * kSpan, &p);
+  const int k = gauss_jordan_registers<kCols, kWarps>(D, nz, Dinv, shared, shared + 2 * kSpan, shared + 4 * kSpan, &p);
+  if (staging == Staging::Couplings) wait_copies();
   if (k >= 0) {
     report_zero_pivot(work, j, k, p);
     return;
   }
-  finish_elimination(w, lv, j, Dinv);
+  finish_elimination(w, lv, j, Dinv, L, U);
 }
 
 // The same for blocks beyond the register tiles (nz > 32 kMaxSlots): gauss_jordan_invert in shared memory
-// when `staged`, else in place in w.D. Blocks of 512 threads; dynamic shared memory: [4][nz] the published
-// rows and columns, then [nz][nz] when `staged`.
-__global__ void __launch_bounds__(kEliminateThreads) reduction_eliminate_kernel(DirectWork work, ReductionLevel lv, bool staged) {
+// unless Global (Couplings is taken as Inverse), else in place in w.D. Blocks of 512 threads; dynamic shared memory: [4][nz] the published
+// rows and columns, then [nz][nz] unless Global.
+__global__ void __launch_bounds__(kEliminateThreads) reduction_eliminate_kernel(DirectWork work, ReductionLevel lv, Staging staging) {
   extern __shared__ double shared[];
   const CyclicReduction& w = work.reduction;
   const int nz = w.nz, j = lv.first + blockIdx.x * lv.step;
   const std::size_t at = static_cast<std::size_t>(j) * w.block();
+  const bool staged = staging != Staging::Global;
   double* S = staged ? shared + 4 * nz : w.D + at;
   if (staged)
     for (int t = threadIdx.x; t < nz * nz; t += blockDim.x) S[t] = w.D[at + t];
@@ -420,23 +448,22 @@ __global__ void __launch_bounds__(kEliminateThreads) reduction_eliminate_kernel(
     report_zero_pivot(work, j, k, p);
     return;
   }
-  finish_elimination(w, lv, j, S);
+  finish_elimination(w, lv, j, S, w.L + at, w.U + at);
 }
 
 // Updates the columns k = 2 s blockIdx.x that stay at stride s, rows r0 = kTileRows blockIdx.y onward:
 //   D_k -= L_k XU_l + U_k XL_r,  L_k <- -L_k XL_l,  U_k <- -U_k XU_r,  b_k -= L_k Xb_l + U_k Xb_r
 // (l = k - s, r = k + s where they exist). Thread c < nz takes column c of the tile's rows, thread nz the
 // right-hand side (blocks of >= nz + 1 threads). The tile's rows of L_k and U_k are staged in shared memory
-// first, so the thread block may overwrite them in place; the neighbours' X rows are staged kChunkRows at a
+// first, so the thread block may overwrite them in place; the neighbours' X rows are staged chunk_rows at a
 // time by all threads together (many loads in flight, where a thread's own loads would each wait on L2).
-// Dynamic shared memory: [2][kTileRows][nz] + [4][kChunkRows][nz] + [2][kChunkRows] (update_bytes).
-constexpr int kChunkRows = 16;
-std::size_t update_bytes(int nz) {
-  return (2 * kTileRows * static_cast<std::size_t>(nz) + 4 * kChunkRows * static_cast<std::size_t>(nz) + 2 * kChunkRows) *
+// Dynamic shared memory: [2][kTileRows][nz] + [4][chunk][nz] + [2][chunk] (update_bytes), chunk <= 32 rows.
+std::size_t update_bytes(int nz, int chunk) {
+  return (2 * kTileRows * static_cast<std::size_t>(nz) + 4 * static_cast<std::size_t>(chunk) * nz + 2 * chunk) *
          sizeof(double);
 }
 
-__global__ void reduction_update_kernel(CyclicReduction w, int s) {
+__global__ void reduction_update_kernel(CyclicReduction w, int s, int chunk_rows) {
   extern __shared__ double shared[];
   const int nx = w.nx, nz = w.nz, k = 2 * s * blockIdx.x, r0 = kTileRows * blockIdx.y;
   const int rows = min(kTileRows, nz - r0);
@@ -444,12 +471,12 @@ __global__ void reduction_update_kernel(CyclicReduction w, int s) {
   const std::size_t at = static_cast<std::size_t>(k) * w.block() + static_cast<std::size_t>(r0) * nz;
   double* Lt = shared;                   // [kTileRows][nz]
   double* Ut = Lt + kTileRows * nz;      // [kTileRows][nz]
-  double* XUl = Ut + kTileRows * nz;     // [kChunkRows][nz] each
-  double* XLl = XUl + kChunkRows * nz;
-  double* XLr = XLl + kChunkRows * nz;
-  double* XUr = XLr + kChunkRows * nz;
-  double* Xbl = XUr + kChunkRows * nz;   // [kChunkRows]
-  double* Xbr = Xbl + kChunkRows;        // [kChunkRows]
+  double* XUl = Ut + kTileRows * nz;     // [chunk_rows][nz] each
+  double* XLl = XUl + chunk_rows * nz;
+  double* XLr = XLl + chunk_rows * nz;
+  double* XUr = XLr + chunk_rows * nz;
+  double* Xbl = XUr + chunk_rows * nz;   // [chunk_rows]
+  double* Xbr = Xbl + chunk_rows;        // [chunk_rows]
   for (int t = threadIdx.x; t < kTileRows * nz; t += blockDim.x) {
     Lt[t] = t < rows * nz ? w.L[at + t] : 0.0;
     Ut[t] = t < rows * nz ? w.U[at + t] : 0.0;
@@ -457,8 +484,8 @@ __global__ void reduction_update_kernel(CyclicReduction w, int s) {
   const std::size_t l = static_cast<std::size_t>(k - s) * w.block(), r = static_cast<std::size_t>(k + s) * w.block();
   const int c = threadIdx.x;
   double dD[kTileRows] = {}, nL[kTileRows] = {}, nU[kTileRows] = {};
-  for (int m0 = 0; m0 < nz; m0 += kChunkRows) {
-    const int chunk = min(kChunkRows, nz - m0);
+  for (int m0 = 0; m0 < nz; m0 += chunk_rows) {
+    const int chunk = min(chunk_rows, nz - m0);
     __syncthreads();  // the previous chunk is used up (and, the first time, Lt and Ut are in place)
 #pragma unroll 4
     for (int t = threadIdx.x; t < chunk * nz; t += blockDim.x) {
@@ -656,18 +683,25 @@ void direct_solve_cuda(const LinearSystem& s, double* u, const DirectWork& work)
   QUANTA_CUDA_CHECK(cudaGetDevice(&device));
   QUANTA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   const std::size_t limit = static_cast<std::size_t>(optin);
-  const std::size_t tile_bytes = update_bytes(s.nz);
+  int chunk_rows = 32;  // the update's staging chunk: the largest that fits
+  while (chunk_rows > 1 && update_bytes(s.nz, chunk_rows) > limit) chunk_rows /= 2;
+  const std::size_t tile_bytes = update_bytes(s.nz, chunk_rows);
   QUANTA_REQUIRE(tile_bytes <= limit && s.nz < 1024, "mosfet direct solver: nz = " + std::to_string(s.nz) +
                                           " is beyond the device's shared memory (" + std::to_string(limit) + " bytes)");
-  // D_j^-1 kept in shared memory where it fits (nz <= ~165 on an H100), else in global memory.
+  // D_j^-1 kept in shared memory where it fits (nz <= ~165 on an H100), with L_j and U_j where they fit
+  // too (nz <= ~97), else in global memory.
   const int slots = (s.nz + kWarp - 1) / kWarp;  // column slots of the register tiles
-  const std::size_t published = slots <= kMaxSlots ? 4 * kWarp * static_cast<std::size_t>(slots) + 2 : 4 * nz;
-  const bool staged = (published + nz * nz) * sizeof(double) <= limit;
-  const std::size_t eliminate_bytes = (published + (staged ? nz * nz : 0)) * sizeof(double);
+  const bool registers = slots <= kMaxSlots;
+  const std::size_t published = registers ? 4 * kWarp * static_cast<std::size_t>(slots) + 2 : 4 * nz;
+  Staging staging = Staging::Global;
+  if ((published + nz * nz) * sizeof(double) <= limit) staging = Staging::Inverse;
+  if (registers && (published + 3 * nz * nz) * sizeof(double) <= limit) staging = Staging::Couplings;
+  const std::size_t blocks_held = staging == Staging::Couplings ? 3 : staging == Staging::Inverse ? 1 : 0;
+  const std::size_t eliminate_bytes = (published + blocks_held * nz * nz) * sizeof(double);
   // The elimination kernel for this nz: register tiles of 32 warps up to nz = 96 (3 x 3 entries per
   // thread), of 16 warps for 97..160 (up to 10 x 5: 1024 threads would run out of registers), else the
   // shared-memory inversion.
-  void (*eliminate)(DirectWork, ReductionLevel, bool) = reduction_eliminate_kernel;
+  void (*eliminate)(DirectWork, ReductionLevel, Staging) = reduction_eliminate_kernel;
   int eliminate_threads = kEliminateThreads;
   switch (slots) {
     case 1: eliminate = reduction_eliminate_registers<1, 32>; eliminate_threads = 1024; break;
@@ -691,11 +725,11 @@ void direct_solve_cuda(const LinearSystem& s, double* u, const DirectWork& work)
   const std::vector<int> strides = reduction_strides(s.nx);
   for (int st : strides) {
     const ReductionLevel lv = reduction_level(s.nx, st);
-    eliminate<<<lv.count, eliminate_threads, eliminate_bytes>>>(work, lv, staged);
+    eliminate<<<lv.count, eliminate_threads, eliminate_bytes>>>(work, lv, staging);
     QUANTA_CUDA_LAUNCH_CHECK("mosfet direct solve (eliminate)");
     if (st >= s.nx) break;  // the root
     const unsigned kept = static_cast<unsigned>((s.nx - 1) / (2 * st) + 1);
-    reduction_update_kernel<<<dim3(kept, row_tiles), update_threads, tile_bytes>>>(w, st);
+    reduction_update_kernel<<<dim3(kept, row_tiles), update_threads, tile_bytes>>>(w, st, chunk_rows);
     QUANTA_CUDA_LAUNCH_CHECK("mosfet direct solve (update)");
   }
   for (auto it = strides.rbegin(); it != strides.rend(); ++it) {
