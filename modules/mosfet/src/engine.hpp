@@ -31,6 +31,7 @@ class Engine {
   virtual double solve(LinearSolver solver, const BlockOptions& opt, kernels::SrjStats& stats) = 0;
 
   KernelTimes times;
+  bool timing = true;  // time each stage (the GPU engine synchronizes for it)
 };
 
 // The eigenproblems of a grid with the block's tolerances; the arrays are the engine's (host or device).

@@ -157,6 +157,7 @@ class CudaEngine final : public Engine {
 
   // Waits for the stage's kernels (surfacing their errors under the stage's name) and records its time.
   void finish(const char* stage, const WallTimer& t) {
+    if (!timing) return;
     const cudaError_t err = cudaDeviceSynchronize();
     if (err != cudaSuccess)
       cuda::throw_cuda_error(err, (std::string("cudaDeviceSynchronize after mosfet ") + stage).c_str(), __FILE__, __LINE__);

@@ -165,7 +165,6 @@ __global__ void newton_residual_kernel(LinearSystem s, const double* __restrict_
 
 constexpr int kEliminateThreads = 512;  // the shared-memory Gauss-Jordan block: 16 warps over the rows
 constexpr int kMaxSlots = 5;            // the register tiles: 32 kCols columns, nz <= 160
-constexpr int kTileRows = 8;            // rows of a column's blocks per thread block of the update
 constexpr int kBackThreads = 1024;
 
 // Row j of the row-major n x n matrix a times v, by one warp (lanes over the row: coalesced), the same
@@ -318,39 +317,36 @@ __device__ int gauss_jordan_registers(const double* src, int n, double* dst, dou
   return -1;
 }
 
-// out = A B for A, B [n][n] (shared or global) and out [n][n] in global memory. A warp takes 2 rows and up
-// to kSlots x 32 columns at a time, its lanes along the columns: each entry of B read feeds 2 products and
-// each lane keeps kSlots independent loads in flight (few accumulators: blocks of 1024 threads have 64
-// registers a thread).
-__device__ void multiply_block(const double* A, const double* __restrict__ B, int n, double* __restrict__ out) {
-  constexpr int kRows = 2, kSlots = 3;
+// One mma.m8n8k4 step on the FP64 tensor cores (sm_80 and newer): (c0, c1) += a b for the fragments of
+// lane = 4 g + t (PTX ISA, mma.m8n8k4 .f64): a = A(g, t), b = B(t, g), c = C(g, 2t), C(g, 2t + 1).
+__device__ void mma_step(double& c0, double& c1, double a, double b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#error "the mosfet direct solver needs sm_80 or newer (FP64 tensor cores)"
+#endif
+  asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(c0), "+d"(c1) : "d"(a), "d"(b));
+}
+
+// out = A B for A, B [n][n] (shared memory, or global) and out [n][n] in global memory, on the FP64 tensor
+// cores: a warp per 8 x 8 tile of out, accumulating mma.m8n8k4 over k (entries past n read as zero). Each
+// instruction does 256 multiply-adds, so the product costs a few hundred instructions a warp where scalar
+// FMAs with their operand loads cost thousands (the eliminations are bound by instruction issue).
+__device__ void multiply_block(const double* A, const double* B, int n, double* __restrict__ out) {
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, warps = blockDim.x / kWarp;
-  for (int r0 = kRows * warp; r0 < n; r0 += kRows * warps)
-    for (int c0 = 0; c0 < n; c0 += kSlots * kWarp) {
-      double acc[kRows][kSlots] = {};
-#pragma unroll 8
-      for (int m = 0; m < n; ++m) {
-        double a[kRows];
-#pragma unroll
-        for (int q = 0; q < kRows; ++q) a[q] = r0 + q < n ? A[(r0 + q) * n + m] : 0.0;
-#pragma unroll
-        for (int cs = 0; cs < kSlots; ++cs) {
-          const int c = c0 + cs * kWarp + lane;
-          if (c < n) {
-            const double b = B[static_cast<std::size_t>(m) * n + c];
-#pragma unroll
-            for (int q = 0; q < kRows; ++q) acc[q][cs] += a[q] * b;
-          }
-        }
-      }
-#pragma unroll
-      for (int q = 0; q < kRows; ++q)
-#pragma unroll
-        for (int cs = 0; cs < kSlots; ++cs) {
-          const int c = c0 + cs * kWarp + lane;
-          if (r0 + q < n && c < n) out[static_cast<std::size_t>(r0 + q) * n + c] = acc[q][cs];
-        }
+  const int g = lane / 4, t = lane % 4;
+  const int tiles = (n + 7) / 8, steps = (n + 3) / 4;
+  for (int tile = warp; tile < tiles * tiles; tile += warps) {
+    const int row = tile / tiles * 8 + g, col = tile % tiles * 8;
+    double c0 = 0.0, c1 = 0.0;
+    for (int s = 0; s < steps; ++s) {
+      const int k = 4 * s + t;
+      const double a = (row < n && k < n) ? A[row * n + k] : 0.0;
+      const double b = (k < n && col + g < n) ? B[k * n + col + g] : 0.0;
+      mma_step(c0, c1, a, b);
     }
+    const int c = col + 2 * t;
+    if (row < n && c < n) out[static_cast<std::size_t>(row) * n + c] = c0;
+    if (row < n && c + 1 < n) out[static_cast<std::size_t>(row) * n + c + 1] = c1;
+  }
 }
 
 // Records a zero pivot for the host: the first block to meet one writes column, row and pivot.
@@ -451,85 +447,72 @@ __global__ void __launch_bounds__(kEliminateThreads) reduction_eliminate_kernel(
   finish_elimination(w, lv, j, S, w.L + at, w.U + at);
 }
 
-// Updates the columns k = 2 s blockIdx.x that stay at stride s, rows r0 = kTileRows blockIdx.y onward:
+// Updates the columns k = 2 s blockIdx.x that stay at stride s, rows r0 = 8 blockIdx.y .. r0 + 7:
 //   D_k -= L_k XU_l + U_k XL_r,  L_k <- -L_k XL_l,  U_k <- -U_k XU_r,  b_k -= L_k Xb_l + U_k Xb_r
-// (l = k - s, r = k + s where they exist). Thread c < nz takes column c of the tile's rows, thread nz the
-// right-hand side (blocks of >= nz + 1 threads). The tile's rows of L_k and U_k are staged in shared memory
-// first, so the thread block may overwrite them in place; the neighbours' X rows are staged chunk_rows at a
-// time by all threads together (many loads in flight, where a thread's own loads would each wait on L2).
-// Dynamic shared memory: [2][kTileRows][nz] + [4][chunk][nz] + [2][chunk] (update_bytes), chunk <= 32 rows.
-std::size_t update_bytes(int nz, int chunk) {
-  return (2 * kTileRows * static_cast<std::size_t>(nz) + 4 * static_cast<std::size_t>(chunk) * nz + 2 * chunk) *
-         sizeof(double);
-}
+// (l = k - s, r = k + s where they exist), on the FP64 tensor cores like multiply_block: warp w takes the
+// 8 x 8 tiles of columns 8 (w + warps q), q < kMaxTiles, and warp 0 also the right-hand side. Every warp
+// reads the tile's rows of L_k and U_k, so the results are written only after a barrier. Blocks of
+// 32 min(kUpdateWarps, ceil(nz / 8)) threads; nz <= 8 kUpdateWarps kMaxTiles.
+constexpr int kUpdateWarps = 16;
+constexpr int kMaxTiles = 8;
 
-__global__ void reduction_update_kernel(CyclicReduction w, int s, int chunk_rows) {
-  extern __shared__ double shared[];
-  const int nx = w.nx, nz = w.nz, k = 2 * s * blockIdx.x, r0 = kTileRows * blockIdx.y;
-  const int rows = min(kTileRows, nz - r0);
+__global__ void __launch_bounds__(kUpdateWarps* kWarp) reduction_update_kernel(CyclicReduction w, int s) {
+  const int nx = w.nx, n = w.nz, k = 2 * s * blockIdx.x, r0 = 8 * blockIdx.y;
   const bool left = k >= s, right = k + s < nx;
-  const std::size_t at = static_cast<std::size_t>(k) * w.block() + static_cast<std::size_t>(r0) * nz;
-  double* Lt = shared;                   // [kTileRows][nz]
-  double* Ut = Lt + kTileRows * nz;      // [kTileRows][nz]
-  double* XUl = Ut + kTileRows * nz;     // [chunk_rows][nz] each
-  double* XLl = XUl + chunk_rows * nz;
-  double* XLr = XLl + chunk_rows * nz;
-  double* XUr = XLr + chunk_rows * nz;
-  double* Xbl = XUr + chunk_rows * nz;   // [chunk_rows]
-  double* Xbr = Xbl + chunk_rows;        // [chunk_rows]
-  for (int t = threadIdx.x; t < kTileRows * nz; t += blockDim.x) {
-    Lt[t] = t < rows * nz ? w.L[at + t] : 0.0;
-    Ut[t] = t < rows * nz ? w.U[at + t] : 0.0;
-  }
-  const std::size_t l = static_cast<std::size_t>(k - s) * w.block(), r = static_cast<std::size_t>(k + s) * w.block();
-  const int c = threadIdx.x;
-  double dD[kTileRows] = {}, nL[kTileRows] = {}, nU[kTileRows] = {};
-  for (int m0 = 0; m0 < nz; m0 += chunk_rows) {
-    const int chunk = min(chunk_rows, nz - m0);
-    __syncthreads();  // the previous chunk is used up (and, the first time, Lt and Ut are in place)
-#pragma unroll 4
-    for (int t = threadIdx.x; t < chunk * nz; t += blockDim.x) {
-      const std::size_t g = static_cast<std::size_t>(m0) * nz + t;
-      XUl[t] = left ? w.XU[l + g] : 0.0;
-      XLl[t] = left ? w.XL[l + g] : 0.0;
-      XLr[t] = right ? w.XL[r + g] : 0.0;
-      XUr[t] = right ? w.XU[r + g] : 0.0;
-    }
-    for (int t = threadIdx.x; t < chunk; t += blockDim.x) {
-      Xbl[t] = left ? w.Xb[static_cast<std::size_t>(k - s) * nz + m0 + t] : 0.0;
-      Xbr[t] = right ? w.Xb[static_cast<std::size_t>(k + s) * nz + m0 + t] : 0.0;
-    }
-    __syncthreads();
-    if (c < nz) {
-      for (int m = 0; m < chunk; ++m) {
-        const double xul = XUl[m * nz + c], xll = XLl[m * nz + c], xlr = XLr[m * nz + c], xur = XUr[m * nz + c];
+  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, warps = blockDim.x / kWarp;
+  const int g = lane / 4, t = lane % 4, row = r0 + g, tiles = (n + 7) / 8, steps = (n + 3) / 4;
+  const std::size_t block = w.block(), at = static_cast<std::size_t>(k) * block;
+  const std::size_t l = left ? static_cast<std::size_t>(k - s) * block : 0, r = right ? static_cast<std::size_t>(k + s) * block : 0;
+  double dD[kMaxTiles][2] = {}, nL[kMaxTiles][2] = {}, nU[kMaxTiles][2] = {};
 #pragma unroll
-        for (int q = 0; q < kTileRows; ++q) {
-          const double lq = Lt[q * nz + m0 + m], uq = Ut[q * nz + m0 + m];
-          dD[q] += lq * xul + uq * xlr;
-          nL[q] += lq * xll;
-          nU[q] += uq * xur;
-        }
+  for (int q = 0; q < kMaxTiles; ++q) {
+    const int col = 8 * (warp + warps * q);
+    if (col >= 8 * tiles) break;  // the same for the whole warp
+    for (int st = 0; st < steps; ++st) {
+      const int m = 4 * st + t;
+      const bool a_in = row < n && m < n, b_in = m < n && col + g < n;
+      const double al = a_in ? w.L[at + row * n + m] : 0.0, au = a_in ? w.U[at + row * n + m] : 0.0;
+      const std::size_t bi = static_cast<std::size_t>(m) * n + col + g;
+      if (left) {
+        mma_step(dD[q][0], dD[q][1], al, b_in ? w.XU[l + bi] : 0.0);
+        mma_step(nL[q][0], nL[q][1], al, b_in ? w.XL[l + bi] : 0.0);
       }
-    } else if (c == nz) {
-      for (int m = 0; m < chunk; ++m)
-#pragma unroll
-        for (int q = 0; q < kTileRows; ++q) dD[q] += Lt[q * nz + m0 + m] * Xbl[m] + Ut[q * nz + m0 + m] * Xbr[m];
+      if (right) {
+        mma_step(dD[q][0], dD[q][1], au, b_in ? w.XL[r + bi] : 0.0);
+        mma_step(nU[q][0], nU[q][1], au, b_in ? w.XU[r + bi] : 0.0);
+      }
     }
   }
-  // Unrolled with a guard (not a loop to `rows`): a runtime index would send the accumulators to local memory.
-#pragma unroll
-  for (int q = 0; q < kTileRows; ++q) {
-    if (q >= rows) break;
-    if (c < nz) {
-      const std::size_t e = at + static_cast<std::size_t>(q) * nz + c;
-      w.D[e] -= dD[q];
-      w.L[e] = -nL[q];
-      w.U[e] = -nU[q];
-    } else if (c == nz) {
-      w.b[static_cast<std::size_t>(k) * nz + r0 + q] -= dD[q];
+  double db = 0.0;  // warp 0, lane g < 8: the change of b at row r0 + lane
+  if (warp == 0) {
+    const double* bl = w.Xb + static_cast<std::size_t>(k - s) * n;
+    const double* br = w.Xb + static_cast<std::size_t>(k + s) * n;
+    for (int q = 0; q < 8 && r0 + q < n; ++q) {
+      double sum = 0.0;
+      for (int m = lane; m < n; m += kWarp) {
+        if (left) sum += w.L[at + (r0 + q) * n + m] * bl[m];
+        if (right) sum += w.U[at + (r0 + q) * n + m] * br[m];
+      }
+      for (int offset = kWarp / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(kFullMask, sum, offset);
+      if (lane == q) db = sum;
     }
   }
+  __syncthreads();  // every read of L_k and U_k is done
+#pragma unroll
+  for (int q = 0; q < kMaxTiles; ++q) {
+    const int col = 8 * (warp + warps * q);
+    if (col >= 8 * tiles) break;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int c = col + 2 * t + h;
+      if (row >= n || c >= n) continue;
+      const std::size_t e = at + static_cast<std::size_t>(row) * n + c;
+      w.D[e] -= dD[q][h];
+      w.L[e] = -nL[q][h];
+      w.U[e] = -nU[q][h];
+    }
+  }
+  if (warp == 0 && lane < 8 && r0 + lane < n) w.b[static_cast<std::size_t>(k) * n + r0 + lane] -= db;
 }
 
 // Back substitution at one level: u_j = Xb_j - XL_j u_{j-s} - XU_j u_{j+s} for its columns (a block each,
@@ -683,11 +666,9 @@ void direct_solve_cuda(const LinearSystem& s, double* u, const DirectWork& work)
   QUANTA_CUDA_CHECK(cudaGetDevice(&device));
   QUANTA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   const std::size_t limit = static_cast<std::size_t>(optin);
-  int chunk_rows = 32;  // the update's staging chunk: the largest that fits
-  while (chunk_rows > 1 && update_bytes(s.nz, chunk_rows) > limit) chunk_rows /= 2;
-  const std::size_t tile_bytes = update_bytes(s.nz, chunk_rows);
-  QUANTA_REQUIRE(tile_bytes <= limit && s.nz < 1024, "mosfet direct solver: nz = " + std::to_string(s.nz) +
-                                          " is beyond the device's shared memory (" + std::to_string(limit) + " bytes)");
+  QUANTA_REQUIRE(s.nz <= 8 * kUpdateWarps * kMaxTiles && 4 * nz * sizeof(double) <= limit,
+                 "mosfet direct solver: nz = " + std::to_string(s.nz) + " is beyond its blocks (nz <= " +
+                     std::to_string(8 * kUpdateWarps * kMaxTiles) + "); use the SRJ solver");
   // D_j^-1 kept in shared memory where it fits (nz <= ~165 on an H100), with L_j and U_j where they fit
   // too (nz <= ~97), else in global memory.
   const int slots = (s.nz + kWarp - 1) / kWarp;  // column slots of the register tiles
@@ -714,10 +695,8 @@ void direct_solve_cuda(const LinearSystem& s, double* u, const DirectWork& work)
   // Above 48 KiB a kernel must opt in to its dynamic shared memory.
   QUANTA_CUDA_CHECK(cudaFuncSetAttribute(eliminate, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(eliminate_bytes)));
-  QUANTA_CUDA_CHECK(cudaFuncSetAttribute(reduction_update_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(tile_bytes)));
-  const int update_threads = kWarp * static_cast<int>((nz + 1 + kWarp - 1) / kWarp);  // a thread per column, and b
-  const unsigned row_tiles = static_cast<unsigned>((nz + kTileRows - 1) / kTileRows);
+  const int update_threads = kWarp * std::min(kUpdateWarps, static_cast<int>((nz + 7) / 8));  // a warp per column tile
+  const unsigned row_tiles = static_cast<unsigned>((nz + 7) / 8);
 
   device::fill_zero(work.failure, 2 * sizeof(int));
   reduction_load_kernel<<<blocks(static_cast<std::size_t>(s.nx) * nz * nz, kBlock), kBlock>>>(s, w);
@@ -729,7 +708,7 @@ void direct_solve_cuda(const LinearSystem& s, double* u, const DirectWork& work)
     QUANTA_CUDA_LAUNCH_CHECK("mosfet direct solve (eliminate)");
     if (st >= s.nx) break;  // the root
     const unsigned kept = static_cast<unsigned>((s.nx - 1) / (2 * st) + 1);
-    reduction_update_kernel<<<dim3(kept, row_tiles), update_threads, tile_bytes>>>(w, st, chunk_rows);
+    reduction_update_kernel<<<dim3(kept, row_tiles), update_threads>>>(w, st);
     QUANTA_CUDA_LAUNCH_CHECK("mosfet direct solve (update)");
   }
   for (auto it = strides.rbegin(); it != strides.rend(); ++it) {

@@ -85,6 +85,10 @@ class SchrodingerPoisson {
   const BlockOptions& options() const { return opt_; }
   Backend backend() const { return backend_; }
   const KernelTimes& kernel_times() const;
+  // Per-kernel timing (on by default). The GPU engine synchronizes after every stage to time it; off, the
+  // stages run back to back and a kernel's error surfaces at the next synchronization (the Newton residual
+  // or the potential change of the same iteration), named after that stage.
+  void set_kernel_timing(bool on);
 
  private:
   BlockResult newton(bool equilibrium, double fermi_level);
