@@ -43,14 +43,15 @@ struct SystemBuild {
   LinearSystem out;
 };
 
-// Row (i, j): see the file comment.
+// Row (i, j): see the file comment. Each stored entry is computed whole and written once (the row is not
+// accumulated in place: on the GPU a thread's row is strided across the warp, and read-modify-write
+// passes over it would each wait on memory).
 QUANTA_HD void system_row(const SystemBuild& b, int i, int j) {
   const int nz = b.nz, w = nz + 2;
   const std::size_t r = static_cast<std::size_t>(i) * nz + j;
   double* row = b.out.rows + r * w;
-  for (int k = 0; k < w; ++k) row[k] = 0.0;
   if (b.dirichlet[r]) {
-    row[j] = 1.0;
+    for (int k = 0; k < w; ++k) row[k] = k == j ? 1.0 : 0.0;
     b.out.rhs[r] = b.boundary_value[r];
     b.out.diag[r] = 1.0;
     return;
@@ -62,28 +63,33 @@ QUANTA_HD void system_row(const SystemBuild& b, int i, int j) {
   const double hx = 1.0 / (b.dx * b.dx), hz = 1.0 / (b.dz * b.dz);
   const double cw = 0.5 * (eps(iw, j) + eps(i, j)) * hx, ce = 0.5 * (eps(ie, j) + eps(i, j)) * hx;
   const double cs = 0.5 * (eps(i, js) + eps(i, j)) * hz, cn = 0.5 * (eps(i, jn) + eps(i, j)) * hz;
-  row[j] += cw + ce + cs + cn;
-  row[js] -= cs;
-  row[jn] -= cn;
-  if (iw == ie) {  // both x neighbours are the same node (a Neumann end)
-    row[i > 0 ? nz : nz + 1] -= cw + ce;
-  } else {
-    row[nz] -= cw;
-    row[nz + 1] -= ce;
-  }
+  // The nonlocal term C A_{i,j,j'} w_j' (trapezoid weights), and the entry multiplying V[i][k].
+  const double* a = b.frechet ? b.frechet + r * nz : nullptr;
+  auto nonlocal = [&](int jp) {
+    if (!a) return 0.0;
+    const double weight = (jp == 0 || jp == nz - 1) ? 0.5 * b.dz : b.dz;
+    return b.source_scale * a[jp] * weight;
+  };
+  auto column_entry = [&](int k) {
+    double v = nonlocal(k);
+    if (k == j) v += cw + ce + cs + cn;
+    if (k == js) v -= cs;
+    if (k == jn) v -= cn;
+    return v;
+  };
+  const double dg = column_entry(j);
+  const double* v = b.potential + static_cast<std::size_t>(i) * nz;
   double rhs = b.source_scale * (b.doping[r] - b.density[r]);
-  if (b.frechet) {
-    const double* a = b.frechet + r * nz;
-    const double* v = b.potential + static_cast<std::size_t>(i) * nz;
-    for (int jp = 0; jp < nz; ++jp) {
-      const double weight = (jp == 0 || jp == nz - 1) ? 0.5 * b.dz : b.dz;
-      const double c = b.source_scale * a[jp] * weight;
-      row[jp] += c;
-      rhs += c * v[jp];
-    }
+  for (int k = 0; k < nz; ++k) {
+    const double c = nonlocal(k);
+    rhs += c * v[k];
+    row[k] = column_entry(k) / dg;
   }
-  const double dg = row[j];
-  for (int k = 0; k < w; ++k) row[k] /= dg;
+  // x neighbours: at a Neumann end both are the same node.
+  const double west = iw == ie ? (i > 0 ? -(cw + ce) : 0.0) : -cw;
+  const double east = iw == ie ? (i > 0 ? 0.0 : -(cw + ce)) : -ce;
+  row[nz] = west / dg;
+  row[nz + 1] = east / dg;
   b.out.rhs[r] = rhs / dg;
   b.out.diag[r] = dg;
 }

@@ -107,7 +107,9 @@ BlockResult SchrodingerPoisson::solve_equilibrium(double fermi_level) { return n
 BlockResult SchrodingerPoisson::newton(bool equilibrium, double fermi_level) {
   WallTimer total;
   BlockResult r;
-  update_eigenstates();
+  // The eigenpairs are those of the current potential unless it was set since (every Newton step below
+  // ends with them), so a call from the previous call's state starts without re-solving them.
+  if (!have_eigenstates_) update_eigenstates();
   for (int k = 0; k < opt_.max_newton; ++k) {
     if (equilibrium) equilibrium_populations(fermi_level);
     engine_->density();
