@@ -25,10 +25,14 @@ class Engine {
   virtual void upload_populations(const std::vector<double>& rho, const std::vector<double>& drho) = 0;
   virtual void density() = 0;
   virtual std::vector<double> download_density() = 0;
-  // Frechet derivative and the linear system at the current V; returns |P[V]|_inf.
-  virtual double assemble() = 0;
-  // Solve for the next V in place; returns |V_new - V_old|_inf.
-  virtual double solve(LinearSolver solver, const BlockOptions& opt, kernels::SrjStats& stats) = 0;
+  // Frechet derivative, the linear system and |P[V]|_inf at the current V.
+  virtual void assemble() = 0;
+  // Solve for the next V in place; returns |P[V]|_inf of the assembled V and |V_new - V_old|_inf (the GPU
+  // fetches the two together).
+  struct StepNorms {
+    double residual = 0, change = 0;
+  };
+  virtual StepNorms solve(LinearSolver solver, const BlockOptions& opt, kernels::SrjStats& stats) = 0;
 
   KernelTimes times;
   bool timing = true;  // time each stage (the GPU engine synchronizes for it)

@@ -64,7 +64,7 @@ class CpuEngine final : public Engine {
   }
   std::vector<double> download_density() override { return density_; }
 
-  double assemble() override {
+  void assemble() override {
     WallTimer t;
     kernels::frechet_derivative_cpu(density_input());
     times.add("compute_frechet", t.seconds());
@@ -75,12 +75,11 @@ class CpuEngine final : public Engine {
     kernels::construct_system_cpu(b);
     times.add("constr_linsys", t.seconds());
     t.reset();
-    const double r = kernels::newton_residual_cpu(system(), v_.data());
+    residual_ = kernels::newton_residual_cpu(system(), v_.data());
     times.add("newton_residual", t.seconds());
-    return r;
   }
 
-  double solve(LinearSolver solver, const BlockOptions& opt, kernels::SrjStats& stats) override {
+  StepNorms solve(LinearSolver solver, const BlockOptions& opt, kernels::SrjStats& stats) override {
     WallTimer t;
     old_ = v_;
     if (solver == LinearSolver::Srj) {
@@ -93,7 +92,7 @@ class CpuEngine final : public Engine {
     }
     double change = 0.0;
     for (std::size_t k = 0; k < v_.size(); ++k) change = std::max(change, std::fabs(v_[k] - old_[k]));
-    return change;
+    return {residual_, change};
   }
 
  private:
@@ -111,6 +110,7 @@ class CpuEngine final : public Engine {
   int ns_;
   std::vector<double> v_, old_, d_, e_, eps_, psi_, scratch_, rho_, drho_, density_, frechet_, rows_, rhs_, diag_;
   std::vector<double> work_;  // the linear solver's scratch
+  double residual_ = 0;       // |P[V]|_inf at the last assembly
 };
 
 }  // namespace

@@ -114,9 +114,11 @@ BlockResult SchrodingerPoisson::newton(bool equilibrium, double fermi_level) {
     if (equilibrium) equilibrium_populations(fermi_level);
     engine_->density();
     NewtonStep step;
-    step.residual = engine_->assemble();
+    engine_->assemble();
     kernels::SrjStats srj;
-    step.change = engine_->solve(opt_.linear_solver, opt_, srj);
+    const Engine::StepNorms norms = engine_->solve(opt_.linear_solver, opt_, srj);
+    step.residual = norms.residual;
+    step.change = norms.change;
     step.linear_steps = srj.steps;
     step.linear_residual = srj.residual;
     r.history.push_back(step);

@@ -103,7 +103,7 @@ class CudaEngine final : public Engine {
   }
   std::vector<double> download_density() override { return density_.to_host(); }
 
-  double assemble() override {
+  void assemble() override {
     WallTimer t;
     kernels::frechet_derivative_cuda(density_input());
     finish("compute_frechet", t);
@@ -114,18 +114,17 @@ class CudaEngine final : public Engine {
     kernels::construct_system_cuda(b);
     finish("constr_linsys", t);
     t.reset();
-    const double r = kernels::newton_residual_cuda(system(), v_.data(), reduce_.data());
+    kernels::newton_residual_cuda(system(), v_.data(), reduce_.data());  // fetched with the change, in solve()
     finish("newton_residual", t);
-    return r;
   }
 
-  double solve(LinearSolver solver, const BlockOptions& opt, kernels::SrjStats& stats) override {
+  StepNorms solve(LinearSolver solver, const BlockOptions& opt, kernels::SrjStats& stats) override {
     take_solver_work(solver);  // normally taken in the constructor already
     WallTimer t;
     QUANTA_CUDA_CHECK(cudaMemcpy(old_.data(), v_.data(), v_.bytes(), cudaMemcpyDeviceToDevice));
     if (solver == LinearSolver::Srj) {
       stats = kernels::srj_solve_cuda(system(), v_.data(), opt.srj_tol, opt.srj_max_cycles, omegas_,
-                                      {srj_other_.data(), srj_residual_.data(), reduce_.data()}, srj_graphs_);
+                                      {srj_other_.data(), srj_residual_.data(), srj_scratch_.data()}, srj_graphs_);
       finish("srj_solve", t);
     } else {
       kernels::direct_solve_cuda(system(), v_.data(),
@@ -133,7 +132,9 @@ class CudaEngine final : public Engine {
       stats = {};
       finish("direct_solve", t);
     }
-    return kernels::max_abs_difference_cuda(nodes_, v_.data(), old_.data(), reduce_.data());
+    StepNorms norms;
+    kernels::step_norms_cuda(nodes_, v_.data(), old_.data(), reduce_.data(), &norms.residual, &norms.change);
+    return norms;
   }
 
  private:
@@ -147,6 +148,8 @@ class CudaEngine final : public Engine {
     if (solver == LinearSolver::Srj && srj_other_.size() == 0) {
       srj_other_ = DeviceBuffer<double>(nodes_, "mosfet SRJ iterate");
       srj_residual_ = DeviceBuffer<double>(nodes_, "mosfet SRJ residual");
+      // Its own reduction scratch: reduce_ holds the step's Newton residual until solve() fetches it.
+      srj_scratch_ = DeviceBuffer<double>(kernels::reduction_scratch(), "mosfet SRJ reduction scratch");
     }
     if (solver == LinearSolver::Direct && cyclic_.size() == 0) {
       cyclic_ = DeviceBuffer<double>(kernels::CyclicReduction::doubles(g_.nx, g_.nz), "mosfet direct solver blocks");
@@ -190,6 +193,7 @@ class CudaEngine final : public Engine {
   DeviceBuffer<double> rows_, rhs_, diag_;                      // [nx*nz][nz+2], [nx*nz], [nx*nz]
   DeviceBuffer<double> reduce_;                                 // [reduction_scratch()]
   DeviceBuffer<double> srj_other_, srj_residual_;               // [nx*nz] each
+  DeviceBuffer<double> srj_scratch_;                            // [reduction_scratch()]
   kernels::SrjCycleGraphs srj_graphs_;                          // recorded on the first SRJ solve
   DeviceBuffer<double> cyclic_;                                 // CyclicReduction::doubles(nx, nz)
   DeviceBuffer<int> failure_;                                   // [2]

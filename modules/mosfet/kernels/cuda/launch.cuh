@@ -38,10 +38,11 @@ std::size_t reduction_scratch();
 
 // Rows, rhs, diag of the preconditioned system: one thread per row.
 void construct_system_cuda(const SystemBuild& b);
-// |diag (b - A u)|_inf (see newton_residual_cpu); scratch: reduction_scratch() doubles.
-double newton_residual_cuda(const LinearSystem& s, const double* u, double* scratch);
-// |a - b|_inf over n entries; scratch: reduction_scratch() doubles.
-double max_abs_difference_cuda(std::size_t n, const double* a, const double* b, double* scratch);
+// The Newton step's two norms with one synchronization: newton_residual_cuda leaves |diag (b - A u)|_inf (see
+// newton_residual_cpu) on the device; step_norms_cuda then reduces |a - b|_inf over n entries (the
+// potential's change) and fetches both. scratch: reduction_scratch() doubles, the same for both calls.
+void newton_residual_cuda(const LinearSystem& s, const double* u, double* scratch);
+void step_norms_cuda(std::size_t n, const double* a, const double* b, double* scratch, double* residual, double* change);
 
 // The SRJ solver (seed Algorithm 1) from u, in place, with the stopping rule of srj_solve_cpu.
 struct SrjWork {

@@ -92,12 +92,13 @@ __global__ void difference_max_kernel(std::size_t n, const double* __restrict__ 
   if (threadIdx.x == 0) partial[blockIdx.x] = m;
 }
 
-// Reduces partial [count][nblocks] (in scratch) to count numbers and brings them to the host: one copy.
-void finish_max(double* scratch, unsigned nblocks, int count, double* host) {
+// Reduces partial [count][nblocks] (in scratch) to count numbers, into slots slot.. of the output, and
+// brings slots 0 .. slot + count - 1 to the host (one copy) unless host is null.
+void finish_max(double* scratch, unsigned nblocks, int count, int slot, double* host) {
   double* out = scratch + 2 * kReduceBlocks;
-  final_max_kernel<<<1, kBlock>>>(scratch, static_cast<int>(nblocks), count, out);
+  final_max_kernel<<<1, kBlock>>>(scratch, static_cast<int>(nblocks), count, out + slot);
   QUANTA_CUDA_LAUNCH_CHECK("mosfet final max reduction");
-  device::copy_to_host(host, out, count * sizeof(double));
+  if (host) device::copy_to_host(host, out, (slot + count) * sizeof(double));
 }
 
 // --- the banded product ------------------------------------------------------------------------------
@@ -543,22 +544,21 @@ void construct_system_cuda(const SystemBuild& b) {
   QUANTA_CUDA_LAUNCH_CHECK("mosfet constr_linsys");
 }
 
-double newton_residual_cuda(const LinearSystem& s, const double* u, double* scratch) {
+void newton_residual_cuda(const LinearSystem& s, const double* u, double* scratch) {
   const unsigned nb = reduce_blocks(s.size(), kRowsPerBlock);
   newton_residual_kernel<<<nb, kBlock>>>(s, u, scratch);
   QUANTA_CUDA_LAUNCH_CHECK("mosfet newton_residual");
-  double m = 0.0;
-  finish_max(scratch, nb, 1, &m);
-  return m;
+  finish_max(scratch, nb, 1, 0, nullptr);
 }
 
-double max_abs_difference_cuda(std::size_t n, const double* a, const double* b, double* scratch) {
+void step_norms_cuda(std::size_t n, const double* a, const double* b, double* scratch, double* residual, double* change) {
   const unsigned nb = reduce_blocks(n, kBlock);
   difference_max_kernel<<<nb, kBlock>>>(n, a, b, scratch);
   QUANTA_CUDA_LAUNCH_CHECK("mosfet potential change");
-  double m = 0.0;
-  finish_max(scratch, nb, 1, &m);
-  return m;
+  double norms[2] = {0.0, 0.0};
+  finish_max(scratch, nb, 1, 1, norms);
+  *residual = norms[0];
+  *change = norms[1];
 }
 
 namespace {
