@@ -56,7 +56,7 @@ class CudaEngine final : public Engine {
         rows_(device_zeros<double>(nodes_ * (g.nz + 2), "mosfet system rows")),
         rhs_(device_zeros<double>(nodes_, "mosfet system right-hand side")),
         diag_(device_zeros<double>(nodes_, "mosfet system diagonal")),
-        reduce_(DeviceBuffer<double>(kernels::reduction_scratch(), "mosfet reduction scratch")) {
+        reduce_(device_zeros<double>(kernels::reduction_scratch(), "mosfet reduction scratch")) {
     take_solver_work(opt.linear_solver);
   }
 
@@ -128,13 +128,14 @@ class CudaEngine final : public Engine {
       finish("srj_solve", t);
     } else {
       kernels::direct_solve_cuda(system(), v_.data(),
-                                 {kernels::CyclicReduction::carve(g_.nx, g_.nz, cyclic_.data()), failure_.data(), pivot_.data()});
+                                 {kernels::CyclicReduction::carve(g_.nx, g_.nz, cyclic_.data()), kernels::direct_status(reduce_.data())});
       stats = {};
       finish("direct_solve", t);
     }
-    StepNorms norms;
-    kernels::step_norms_cuda(nodes_, v_.data(), old_.data(), reduce_.data(), &norms.residual, &norms.change);
-    return norms;
+    kernels::StepResults out;  // the residual, the change and the direct solver's status, fetched together
+    kernels::step_norms_cuda(nodes_, v_.data(), old_.data(), reduce_.data(), &out);
+    kernels::check_direct_status(out.status);
+    return {out.residual, out.change};
   }
 
  private:
@@ -153,8 +154,6 @@ class CudaEngine final : public Engine {
     }
     if (solver == LinearSolver::Direct && cyclic_.size() == 0) {
       cyclic_ = DeviceBuffer<double>(kernels::CyclicReduction::doubles(g_.nx, g_.nz), "mosfet direct solver blocks");
-      failure_ = DeviceBuffer<int>(2, "mosfet direct solver status");
-      pivot_ = DeviceBuffer<double>(1, "mosfet direct solver pivot");
     }
   }
 
@@ -196,8 +195,6 @@ class CudaEngine final : public Engine {
   DeviceBuffer<double> srj_scratch_;                            // [reduction_scratch()]
   kernels::SrjCycleGraphs srj_graphs_;                          // recorded on the first SRJ solve
   DeviceBuffer<double> cyclic_;                                 // CyclicReduction::doubles(nx, nz)
-  DeviceBuffer<int> failure_;                                   // [2]
-  DeviceBuffer<double> pivot_;                                  // [1]
 };
 
 }  // namespace

@@ -38,11 +38,19 @@ std::size_t reduction_scratch();
 
 // Rows, rhs, diag of the preconditioned system: one thread per row.
 void construct_system_cuda(const SystemBuild& b);
-// The Newton step's two norms with one synchronization: newton_residual_cuda leaves |diag (b - A u)|_inf (see
-// newton_residual_cpu) on the device; step_norms_cuda then reduces |a - b|_inf over n entries (the
-// potential's change) and fetches both. scratch: reduction_scratch() doubles, the same for both calls.
+// A Newton step's results with one synchronization: newton_residual_cuda leaves |diag (b - A u)|_inf (see
+// newton_residual_cpu) on the device, direct_solve_cuda its zero-pivot status (direct_status), and
+// step_norms_cuda reduces |a - b|_inf over n entries (the potential's change) and fetches all of them.
+// scratch: reduction_scratch() doubles, the same for all three calls, zeroed once when allocated.
+struct StepResults {
+  double residual = 0, change = 0;
+  double status[3] = {0, 0, 0};  // the direct solver's: x column + 1 of a zero pivot (0: none), its row, its value
+};
 void newton_residual_cuda(const LinearSystem& s, const double* u, double* scratch);
-void step_norms_cuda(std::size_t n, const double* a, const double* b, double* scratch, double* residual, double* change);
+void step_norms_cuda(std::size_t n, const double* a, const double* b, double* scratch, StepResults* out);
+// Where in scratch the direct solver records a zero pivot; throws the solver's Error if `status` holds one.
+double* direct_status(double* scratch);
+void check_direct_status(const double status[3]);
 
 // The SRJ solver (seed Algorithm 1) from u, in place, with the stopping rule of srj_solve_cpu.
 struct SrjWork {
@@ -89,11 +97,11 @@ SrjStats srj_solve_cuda(const LinearSystem& s, double* u, double tol, int max_cy
 
 // The direct solver: block cyclic reduction with the levels of direct_solve_cpu, each eliminated block
 // inverted by Gauss-Jordan without pivoting (same pivots as the CPU's LU) by one thread block, in registers
-// (nz <= 160), else in shared or global memory. Throws Error on a zero pivot, like the CPU.
+// (nz <= 160), else in shared or global memory. Enqueues only: a zero pivot is recorded in status (zeroed
+// here first), which step_norms_cuda fetches and check_direct_status turns into the CPU's Error.
 struct DirectWork {
   CyclicReduction reduction;  // CyclicReduction::doubles(nx, nz) doubles
-  int* failure = nullptr;     // [2] zero pivot: column i + 1 and row k (0 0: none)
-  double* pivot = nullptr;    // [1] the offending pivot
+  double* status = nullptr;   // [3] direct_status(scratch)
 };
 void direct_solve_cuda(const LinearSystem& s, double* u, const DirectWork& work);
 

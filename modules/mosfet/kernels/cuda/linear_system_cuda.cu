@@ -20,6 +20,7 @@ constexpr int kWarp = 32;
 constexpr int kBlock = 256;                     // threads of the row and reduction kernels
 constexpr int kRowsPerBlock = kBlock / kWarp;   // warp-per-row kernels: rows per block
 constexpr int kReduceBlocks = 512;              // block partial maxima of a reduction (grid-stride beyond)
+constexpr int kStepResults = 5;                 // the reduction output: residual, change, direct status [3]
 constexpr unsigned kFullMask = 0xffffffffu;
 
 using BlockReduce = cub::BlockReduce<double, kBlock>;
@@ -93,12 +94,12 @@ __global__ void difference_max_kernel(std::size_t n, const double* __restrict__ 
 }
 
 // Reduces partial [count][nblocks] (in scratch) to count numbers, into slots slot.. of the output, and
-// brings slots 0 .. slot + count - 1 to the host (one copy) unless host is null.
-void finish_max(double* scratch, unsigned nblocks, int count, int slot, double* host) {
+// brings the first `fetch` slots of the output to the host (one copy; none when fetch is 0).
+void finish_max(double* scratch, unsigned nblocks, int count, int slot, int fetch, double* host) {
   double* out = scratch + 2 * kReduceBlocks;
   final_max_kernel<<<1, kBlock>>>(scratch, static_cast<int>(nblocks), count, out + slot);
   QUANTA_CUDA_LAUNCH_CHECK("mosfet final max reduction");
-  if (host) device::copy_to_host(host, out, (slot + count) * sizeof(double));
+  if (fetch > 0) device::copy_to_host(host, out, fetch * sizeof(double));
 }
 
 // --- the banded product ------------------------------------------------------------------------------
@@ -350,11 +351,13 @@ __device__ void multiply_block(const double* A, const double* B, int n, double* 
   }
 }
 
-// Records a zero pivot for the host: the first block to meet one writes column, row and pivot.
+// Records a zero pivot for the host: the first block to meet one writes column + 1, row and pivot.
 __device__ void report_zero_pivot(const DirectWork& work, int column, int k, double p) {
-  if (threadIdx.x == 0 && atomicCAS(work.failure, 0, column + 1) == 0) {
-    work.failure[1] = k;
-    *work.pivot = p;
+  auto* first = reinterpret_cast<unsigned long long*>(work.status);
+  const auto mark = static_cast<unsigned long long>(__double_as_longlong(column + 1.0));
+  if (threadIdx.x == 0 && atomicCAS(first, 0ull, mark) == 0ull) {
+    work.status[1] = k;
+    work.status[2] = p;
   }
 }
 
@@ -519,7 +522,7 @@ __global__ void __launch_bounds__(kUpdateWarps* kWarp) reduction_update_kernel(C
 // Back substitution at one level: u_j = Xb_j - XL_j u_{j-s} - XU_j u_{j+s} for its columns (a block each,
 // a warp per row). u [nx*nz].
 __global__ void __launch_bounds__(kBackThreads) reduction_back_kernel(DirectWork work, ReductionLevel lv, double* u) {
-  if (work.failure[0] != 0) return;  // an elimination met a zero pivot; the host reports it
+  if (work.status[0] != 0.0) return;  // an elimination met a zero pivot; the host reports it
   const CyclicReduction& w = work.reduction;
   const int nx = w.nx, nz = w.nz, j = lv.first + blockIdx.x * lv.step;
   const bool left = j >= lv.stride, right = j + lv.stride < nx;
@@ -535,7 +538,7 @@ __global__ void __launch_bounds__(kBackThreads) reduction_back_kernel(DirectWork
 
 }  // namespace
 
-std::size_t reduction_scratch() { return 2 * static_cast<std::size_t>(kReduceBlocks) + 2; }
+std::size_t reduction_scratch() { return 2 * static_cast<std::size_t>(kReduceBlocks) + kStepResults; }
 
 void construct_system_cuda(const SystemBuild& b) {
   const std::size_t n = static_cast<std::size_t>(b.nx) * b.nz;
@@ -548,17 +551,26 @@ void newton_residual_cuda(const LinearSystem& s, const double* u, double* scratc
   const unsigned nb = reduce_blocks(s.size(), kRowsPerBlock);
   newton_residual_kernel<<<nb, kBlock>>>(s, u, scratch);
   QUANTA_CUDA_LAUNCH_CHECK("mosfet newton_residual");
-  finish_max(scratch, nb, 1, 0, nullptr);
+  finish_max(scratch, nb, 1, 0, 0, nullptr);
 }
 
-void step_norms_cuda(std::size_t n, const double* a, const double* b, double* scratch, double* residual, double* change) {
+void step_norms_cuda(std::size_t n, const double* a, const double* b, double* scratch, StepResults* out) {
   const unsigned nb = reduce_blocks(n, kBlock);
   difference_max_kernel<<<nb, kBlock>>>(n, a, b, scratch);
   QUANTA_CUDA_LAUNCH_CHECK("mosfet potential change");
-  double norms[2] = {0.0, 0.0};
-  finish_max(scratch, nb, 1, 1, norms);
-  *residual = norms[0];
-  *change = norms[1];
+  double results[kStepResults] = {};
+  finish_max(scratch, nb, 1, 1, kStepResults, results);
+  out->residual = results[0];
+  out->change = results[1];
+  for (int k = 0; k < 3; ++k) out->status[k] = results[2 + k];
+}
+
+double* direct_status(double* scratch) { return scratch + 2 * kReduceBlocks + 2; }
+
+void check_direct_status(const double status[3]) {
+  if (status[0] == 0.0) return;
+  throw Error("mosfet direct solver: zero pivot in a column block at row " + std::to_string(static_cast<int>(status[1])) +
+              ": " + std::to_string(status[2]) + " (x column " + std::to_string(static_cast<int>(status[0]) - 1) + ")");
 }
 
 namespace {
@@ -698,7 +710,7 @@ void direct_solve_cuda(const LinearSystem& s, double* u, const DirectWork& work)
   const int update_threads = kWarp * std::min(kUpdateWarps, static_cast<int>((nz + 7) / 8));  // a warp per column tile
   const unsigned row_tiles = static_cast<unsigned>((nz + 7) / 8);
 
-  device::fill_zero(work.failure, 2 * sizeof(int));
+  device::fill_zero(work.status, 3 * sizeof(double));
   reduction_load_kernel<<<blocks(static_cast<std::size_t>(s.nx) * nz * nz, kBlock), kBlock>>>(s, w);
   QUANTA_CUDA_LAUNCH_CHECK("mosfet direct solve (load)");
   const std::vector<int> strides = reduction_strides(s.nx);
@@ -715,14 +727,6 @@ void direct_solve_cuda(const LinearSystem& s, double* u, const DirectWork& work)
     const ReductionLevel lv = reduction_level(s.nx, *it);
     reduction_back_kernel<<<lv.count, kBackThreads>>>(work, lv, u);
     QUANTA_CUDA_LAUNCH_CHECK("mosfet direct solve (back substitution)");
-  }
-  int failure[2] = {0, 0};
-  device::copy_to_host(failure, work.failure, sizeof failure);
-  if (failure[0] != 0) {
-    double piv = 0.0;
-    device::copy_to_host(&piv, work.pivot, sizeof piv);
-    throw Error("mosfet direct solver: zero pivot in a column block at row " + std::to_string(failure[1]) + ": " +
-                std::to_string(piv) + " (x column " + std::to_string(failure[0] - 1) + ")");
   }
 }
 
