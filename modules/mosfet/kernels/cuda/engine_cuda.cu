@@ -128,7 +128,8 @@ class CudaEngine final : public Engine {
       finish("srj_solve", t);
     } else {
       kernels::direct_solve_cuda(system(), v_.data(),
-                                 {kernels::CyclicReduction::carve(g_.nx, g_.nz, cyclic_.data()), kernels::direct_status(reduce_.data())});
+                                 {kernels::CyclicReduction::carve(g_.nx, g_.nz, cyclic_.data()), kernels::direct_status(reduce_.data())},
+                                 direct_plan_);
       stats = {};
       finish("direct_solve", t);
     }
@@ -153,6 +154,7 @@ class CudaEngine final : public Engine {
       srj_scratch_ = DeviceBuffer<double>(kernels::reduction_scratch(), "mosfet SRJ reduction scratch");
     }
     if (solver == LinearSolver::Direct && cyclic_.size() == 0) {
+      direct_plan_ = kernels::plan_direct_solve(g_.nx, g_.nz);
       cyclic_ = DeviceBuffer<double>(kernels::CyclicReduction::doubles(g_.nx, g_.nz), "mosfet direct solver blocks");
     }
   }
@@ -195,6 +197,7 @@ class CudaEngine final : public Engine {
   DeviceBuffer<double> srj_scratch_;                            // [reduction_scratch()]
   kernels::SrjCycleGraphs srj_graphs_;                          // recorded on the first SRJ solve
   DeviceBuffer<double> cyclic_;                                 // CyclicReduction::doubles(nx, nz)
+  kernels::DirectPlan direct_plan_;                             // its launch configuration
 };
 
 }  // namespace

@@ -103,6 +103,24 @@ struct DirectWork {
   CyclicReduction reduction;  // CyclicReduction::doubles(nx, nz) doubles
   double* status = nullptr;   // [3] direct_status(scratch)
 };
-void direct_solve_cuda(const LinearSystem& s, double* u, const DirectWork& work);
+// Where an elimination keeps its blocks: D_j^-1 in place in global memory (Global), in shared memory
+// (Inverse), or that and L_j, U_j too (Couplings: copied in while the inversion runs, so that the two
+// products after it read shared memory rather than wait on L2 at every step).
+enum class DirectStaging : int { Global, Inverse, Couplings };
+// The launch configuration of a grid's solves, fixed by nx, nz and the device: made once (by the engine,
+// with its work arrays), it also gives the elimination kernel its shared-memory opt-in. Throws Error for
+// an nz beyond the solver's blocks.
+struct DirectPlan {
+  int nx = 0, nz = 0;
+  int slots = 0;                    // register-tile column slots of the elimination (beyond 5: shared memory)
+  DirectStaging staging = DirectStaging::Global;
+  std::size_t eliminate_bytes = 0;  // its dynamic shared memory
+  std::vector<int> strides;         // reduction_strides(nx)
+};
+DirectPlan plan_direct_solve(int nx, int nz);
+void direct_solve_cuda(const LinearSystem& s, double* u, const DirectWork& work, const DirectPlan& plan);
+
+// The current device's shared memory per block with opt-in, bytes.
+std::size_t shared_memory_optin();
 
 }  // namespace quanta::mosfet::kernels

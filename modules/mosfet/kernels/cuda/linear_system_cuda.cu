@@ -391,27 +391,22 @@ __device__ void wait_copies() {
   __syncthreads();
 }
 
-// Where an elimination kernel keeps its blocks: D_j^-1 in place in global memory (Global), in shared memory
-// (Inverse), or that and L_j, U_j too (Couplings: copied in while the inversion runs, so that the two
-// products after it read shared memory rather than wait on L2 at every step).
-enum class Staging : int { Global, Inverse, Couplings };
-
 // Eliminates the level's columns j = lv.first + blockIdx.x lv.step with D_j^-1 from
 // gauss_jordan_registers. Blocks of kWarps warps; dynamic shared memory: [4][32 kCols] the published rows
 // and columns, [2] the pivots' reciprocals, then [nz][nz] D_j^-1 unless Global, then [2][nz][nz] L_j and
 // U_j with Couplings.
 template <int kCols, int kWarps>
-__global__ void __launch_bounds__(kWarps* kWarp) reduction_eliminate_registers(DirectWork work, ReductionLevel lv, Staging staging) {
+__global__ void __launch_bounds__(kWarps* kWarp) reduction_eliminate_registers(DirectWork work, ReductionLevel lv, DirectStaging staging) {
   extern __shared__ double shared[];
   constexpr int kSpan = kCols * kWarp;
   const CyclicReduction& w = work.reduction;
   const int nz = w.nz, j = lv.first + blockIdx.x * lv.step;
   const std::size_t at = static_cast<std::size_t>(j) * w.block();
   double* D = w.D + at;
-  double* Dinv = staging == Staging::Global ? D : shared + 4 * kSpan + 2;
+  double* Dinv = staging == DirectStaging::Global ? D : shared + 4 * kSpan + 2;
   const double* L = w.L + at;
   const double* U = w.U + at;
-  if (staging == Staging::Couplings) {
+  if (staging == DirectStaging::Couplings) {
     double* Ls = Dinv + nz * nz;
     double* Us = Ls + nz * nz;
     if (j >= lv.stride) copy_async(Ls, L, nz * nz);
@@ -421,7 +416,7 @@ __global__ void __launch_bounds__(kWarps* kWarp) reduction_eliminate_registers(D
   }
   double p = 0.0;
   const int k = gauss_jordan_registers<kCols, kWarps>(D, nz, Dinv, shared, shared + 2 * kSpan, shared + 4 * kSpan, &p);
-  if (staging == Staging::Couplings) wait_copies();
+  if (staging == DirectStaging::Couplings) wait_copies();
   if (k >= 0) {
     report_zero_pivot(work, j, k, p);
     return;
@@ -430,14 +425,14 @@ __global__ void __launch_bounds__(kWarps* kWarp) reduction_eliminate_registers(D
 }
 
 // The same for blocks beyond the register tiles (nz > 32 kMaxSlots): gauss_jordan_invert in shared memory
-// unless Global (Couplings is taken as Inverse), else in place in w.D. Blocks of 512 threads; dynamic shared memory: [4][nz] the published
-// rows and columns, then [nz][nz] unless Global.
-__global__ void __launch_bounds__(kEliminateThreads) reduction_eliminate_kernel(DirectWork work, ReductionLevel lv, Staging staging) {
+// unless Global (plan_direct_solve never picks Couplings here), else in place in w.D. Blocks of 512
+// threads; dynamic shared memory: [4][nz] the published rows and columns, then [nz][nz] unless Global.
+__global__ void __launch_bounds__(kEliminateThreads) reduction_eliminate_kernel(DirectWork work, ReductionLevel lv, DirectStaging staging) {
   extern __shared__ double shared[];
   const CyclicReduction& w = work.reduction;
   const int nz = w.nz, j = lv.first + blockIdx.x * lv.step;
   const std::size_t at = static_cast<std::size_t>(j) * w.block();
-  const bool staged = staging != Staging::Global;
+  const bool staged = staging != DirectStaging::Global;
   double* S = staged ? shared + 4 * nz : w.D + at;
   if (staged)
     for (int t = threadIdx.x; t < nz * nz; t += blockDim.x) S[t] = w.D[at + t];
@@ -669,61 +664,80 @@ SrjStats srj_solve_cuda(const LinearSystem& s, double* u, double tol, int max_cy
   return st;
 }
 
-void direct_solve_cuda(const LinearSystem& s, double* u, const DirectWork& work) {
-  if (s.nx == 0 || s.nz == 0) return;
-  const CyclicReduction& w = work.reduction;
-  QUANTA_REQUIRE(w.nx == s.nx && w.nz == s.nz, "mosfet direct solver: work arrays for another grid");
-  const std::size_t nz = static_cast<std::size_t>(s.nz);
+std::size_t shared_memory_optin() {
   int device = 0, optin = 0;
   QUANTA_CUDA_CHECK(cudaGetDevice(&device));
   QUANTA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const std::size_t limit = static_cast<std::size_t>(optin);
-  QUANTA_REQUIRE(s.nz <= 8 * kUpdateWarps * kMaxTiles && 4 * nz * sizeof(double) <= limit,
-                 "mosfet direct solver: nz = " + std::to_string(s.nz) + " is beyond its blocks (nz <= " +
+  return static_cast<std::size_t>(optin);
+}
+
+namespace {
+// The elimination kernel for `slots` column slots and its threads: register tiles of 32 warps up to
+// nz = 96 (3 x 3 entries per thread), of 16 warps for 97..160 (up to 10 x 5: 1024 threads would run out of
+// registers), else the shared-memory inversion.
+struct Eliminate {
+  void (*kernel)(DirectWork, ReductionLevel, DirectStaging);
+  int threads;
+};
+Eliminate eliminate_kernel(int slots) {
+  switch (slots) {
+    case 1: return {reduction_eliminate_registers<1, 32>, 1024};
+    case 2: return {reduction_eliminate_registers<2, 32>, 1024};
+    case 3: return {reduction_eliminate_registers<3, 32>, 1024};
+    case 4: return {reduction_eliminate_registers<4, 16>, 512};
+    case kMaxSlots: return {reduction_eliminate_registers<kMaxSlots, 16>, 512};
+    default: return {reduction_eliminate_kernel, kEliminateThreads};
+  }
+}
+}  // namespace
+
+DirectPlan plan_direct_solve(int nx, int nz_) {
+  const std::size_t nz = static_cast<std::size_t>(nz_), limit = shared_memory_optin();
+  QUANTA_REQUIRE(nz_ <= 8 * kUpdateWarps * kMaxTiles && 4 * nz * sizeof(double) <= limit,
+                 "mosfet direct solver: nz = " + std::to_string(nz_) + " is beyond its blocks (nz <= " +
                      std::to_string(8 * kUpdateWarps * kMaxTiles) + "); use the SRJ solver");
+  DirectPlan plan;
+  plan.nx = nx;
+  plan.nz = nz_;
+  plan.slots = (nz_ + kWarp - 1) / kWarp;
   // D_j^-1 kept in shared memory where it fits (nz <= ~165 on an H100), with L_j and U_j where they fit
   // too (nz <= ~97), else in global memory.
-  const int slots = (s.nz + kWarp - 1) / kWarp;  // column slots of the register tiles
-  const bool registers = slots <= kMaxSlots;
-  const std::size_t published = registers ? 4 * kWarp * static_cast<std::size_t>(slots) + 2 : 4 * nz;
-  Staging staging = Staging::Global;
-  if ((published + nz * nz) * sizeof(double) <= limit) staging = Staging::Inverse;
-  if (registers && (published + 3 * nz * nz) * sizeof(double) <= limit) staging = Staging::Couplings;
-  const std::size_t blocks_held = staging == Staging::Couplings ? 3 : staging == Staging::Inverse ? 1 : 0;
-  const std::size_t eliminate_bytes = (published + blocks_held * nz * nz) * sizeof(double);
-  // The elimination kernel for this nz: register tiles of 32 warps up to nz = 96 (3 x 3 entries per
-  // thread), of 16 warps for 97..160 (up to 10 x 5: 1024 threads would run out of registers), else the
-  // shared-memory inversion.
-  void (*eliminate)(DirectWork, ReductionLevel, Staging) = reduction_eliminate_kernel;
-  int eliminate_threads = kEliminateThreads;
-  switch (slots) {
-    case 1: eliminate = reduction_eliminate_registers<1, 32>; eliminate_threads = 1024; break;
-    case 2: eliminate = reduction_eliminate_registers<2, 32>; eliminate_threads = 1024; break;
-    case 3: eliminate = reduction_eliminate_registers<3, 32>; eliminate_threads = 1024; break;
-    case 4: eliminate = reduction_eliminate_registers<4, 16>; eliminate_threads = 512; break;
-    case kMaxSlots: eliminate = reduction_eliminate_registers<kMaxSlots, 16>; eliminate_threads = 512; break;
-    default: break;
-  }
+  const bool registers = plan.slots <= kMaxSlots;
+  const std::size_t published = registers ? 4 * kWarp * static_cast<std::size_t>(plan.slots) + 2 : 4 * nz;
+  if ((published + nz * nz) * sizeof(double) <= limit) plan.staging = DirectStaging::Inverse;
+  if (registers && (published + 3 * nz * nz) * sizeof(double) <= limit) plan.staging = DirectStaging::Couplings;
+  const std::size_t blocks_held = plan.staging == DirectStaging::Couplings ? 3 : plan.staging == DirectStaging::Inverse ? 1 : 0;
+  plan.eliminate_bytes = (published + blocks_held * nz * nz) * sizeof(double);
   // Above 48 KiB a kernel must opt in to its dynamic shared memory.
-  QUANTA_CUDA_CHECK(cudaFuncSetAttribute(eliminate, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(eliminate_bytes)));
+  QUANTA_CUDA_CHECK(cudaFuncSetAttribute(eliminate_kernel(plan.slots).kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(plan.eliminate_bytes)));
+  plan.strides = reduction_strides(nx);
+  return plan;
+}
+
+void direct_solve_cuda(const LinearSystem& s, double* u, const DirectWork& work, const DirectPlan& plan) {
+  if (s.nx == 0 || s.nz == 0) return;
+  const CyclicReduction& w = work.reduction;
+  QUANTA_REQUIRE(w.nx == s.nx && w.nz == s.nz && plan.nx == s.nx && plan.nz == s.nz,
+                 "mosfet direct solver: work arrays or plan for another grid");
+  const std::size_t nz = static_cast<std::size_t>(s.nz);
+  const Eliminate eliminate = eliminate_kernel(plan.slots);
   const int update_threads = kWarp * std::min(kUpdateWarps, static_cast<int>((nz + 7) / 8));  // a warp per column tile
   const unsigned row_tiles = static_cast<unsigned>((nz + 7) / 8);
 
   device::fill_zero(work.status, 3 * sizeof(double));
   reduction_load_kernel<<<blocks(static_cast<std::size_t>(s.nx) * nz * nz, kBlock), kBlock>>>(s, w);
   QUANTA_CUDA_LAUNCH_CHECK("mosfet direct solve (load)");
-  const std::vector<int> strides = reduction_strides(s.nx);
-  for (int st : strides) {
+  for (int st : plan.strides) {
     const ReductionLevel lv = reduction_level(s.nx, st);
-    eliminate<<<lv.count, eliminate_threads, eliminate_bytes>>>(work, lv, staging);
+    eliminate.kernel<<<lv.count, eliminate.threads, plan.eliminate_bytes>>>(work, lv, plan.staging);
     QUANTA_CUDA_LAUNCH_CHECK("mosfet direct solve (eliminate)");
     if (st >= s.nx) break;  // the root
     const unsigned kept = static_cast<unsigned>((s.nx - 1) / (2 * st) + 1);
     reduction_update_kernel<<<dim3(kept, row_tiles), update_threads>>>(w, st);
     QUANTA_CUDA_LAUNCH_CHECK("mosfet direct solve (update)");
   }
-  for (auto it = strides.rbegin(); it != strides.rend(); ++it) {
+  for (auto it = plan.strides.rbegin(); it != plan.strides.rend(); ++it) {
     const ReductionLevel lv = reduction_level(s.nx, *it);
     reduction_back_kernel<<<lv.count, kBackThreads>>>(work, lv, u);
     QUANTA_CUDA_LAUNCH_CHECK("mosfet direct solve (back substitution)");

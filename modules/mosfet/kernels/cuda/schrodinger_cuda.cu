@@ -149,11 +149,8 @@ void launch_grouped(void (*kernel)(EigenProblem, int, bool, bool), const EigenPr
   const std::size_t matrix_bytes = static_cast<std::size_t>(group) * 2 * p.n() * sizeof(double);
   const bool staged = matrix_bytes <= kSharedLimit;
   const std::size_t work_bytes = static_cast<std::size_t>(group) * p.ns * per_thread * sizeof(double);
-  int device = 0, optin = 0;
-  QUANTA_CUDA_CHECK(cudaGetDevice(&device));
-  QUANTA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   const std::size_t base = staged ? matrix_bytes : 0;
-  const bool work_shared = per_thread > 0 && base + work_bytes <= static_cast<std::size_t>(optin);
+  const bool work_shared = per_thread > 0 && base + work_bytes <= shared_memory_optin();
   const std::size_t bytes = base + (work_shared ? work_bytes : 0);
   if (bytes > kSharedLimit)  // above 48 KiB a kernel must opt in
     QUANTA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
