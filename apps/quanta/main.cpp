@@ -10,6 +10,7 @@
 #include "quanta/core/version.hpp"
 #include "quanta/core/comm.hpp"
 #include "quanta/kbe/run.hpp"
+#include "quanta/linelist/run.hpp"
 #include "quanta/mosfet/run.hpp"
 #include "quanta/phonon/run.hpp"
 
@@ -82,6 +83,18 @@ int main(int argc, char** argv) {
   kb->add_option("--stop-after", kbe.stop_after, "stop after this step without the final outputs, as a killed run would (to test --resume)");
   add_common_options(kb, common);
 
+  quanta::linelist::RunOptions linelist;
+  std::string linelist_input, linelist_output, linelist_checkpoints;
+  auto* ll = app.add_subcommand("linelist", "line strengths, Einstein A coefficients and intensities from TROVE checkpoints");
+  ll->add_option("INPUT", linelist_input, "TROVE input file with SYMGROUP and an INTENSITY block")->required();
+  ll->add_option("--checkpoints", linelist_checkpoints, "folder with TROVE's j0eigen_*.chk and j0_extfield.chk (default: the input's folder)");
+  ll->add_option("-o,--output-dir", linelist_output, "where the .states, .trans and quanta-linelist.h5 go (default: the input's folder)");
+  ll->add_option("--method", linelist.method, "half-linestrengths: gemm (batched matrix products) | cr (the seed's cache-and-reduce kernel)")->capture_default_str();
+  ll->add_option("--dipole-blocks", linelist.dipole_blocks, "split the dipole matrices into p blocks by v (0: as device memory requires)");
+  ll->add_option("--batch", linelist.batch, "lower states per matrix product (gemm)")->capture_default_str();
+  ll->add_flag("--gain-table", linelist.gain_table, "also write GAIN's text table (<stem>.gain.txt)");
+  add_common_options(ll, common);
+
   quanta::mosfet::RunOptions mosfet;
   std::string mosfet_config, mosfet_output;
   auto* mo = app.add_subcommand("mosfet", "Schroedinger-Poisson equilibrium of a double-gate MOSFET (subband model)");
@@ -124,6 +137,21 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "quanta kbe: nk = %d, %d steps, %d process%s, %s backend, %s self-energy, |N(t) - N(0)| <= %.2e, %.2f s -> %s\n",
                      s.nk, s.steps, s.ranks, s.ranks == 1 ? "" : "es", s.backend.c_str(), s.self_energy.c_str(),
                      s.particles_drift, s.seconds_total, s.results.string().c_str());
+      return 0;
+    }
+    if (app.got_subcommand("linelist")) {
+      linelist.input = linelist_input;
+      linelist.checkpoint_dir = linelist_checkpoints.empty() ? output_dir_for(linelist.input, "") : std::filesystem::path(linelist_checkpoints);
+      linelist.output_dir = output_dir_for(linelist.input, linelist_output);
+      linelist.backend = quanta::parse_backend(common.backend);
+      if (!common.gpu_mem_limit.empty()) linelist.gpu_mem_limit = quanta::parse_memory_size(common.gpu_mem_limit);
+      linelist.threads = common.threads;
+      linelist.quiet = common.quiet;
+      const auto s = quanta::linelist::run(linelist);
+      if (!linelist.quiet && quanta::Comm::world().root())
+        std::fprintf(stderr, "quanta linelist: %zu levels, %lld lower states, %zu transitions, Q = %.6g, %s, %.2f s -> %s, %s\n",
+                     s.levels, s.lower_states, s.transitions, s.partition_function, s.engine.c_str(), s.seconds_total,
+                     s.states.string().c_str(), s.trans.string().c_str());
       return 0;
     }
     if (app.got_subcommand("mosfet")) {

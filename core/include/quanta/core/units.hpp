@@ -46,4 +46,14 @@ inline constexpr double nm3_to_m3 = double(1e-27f);
 inline constexpr double gruneisen_factor = 9.6472e4;
 }  // namespace shengbte
 
+// The constants of TROVE's accuracy.f90 (cgs), with the values its Fortran actually holds: the literals
+// carry no kind suffix, so they are rounded to single precision. quanta's linelist module uses these to
+// reproduce TROVE's Einstein A coefficients and intensities line by line; with the literals' decimal
+// values instead, A moves by 3.0e-8 relative (through h) and exp(-E/kT) by up to ~1e-8 E/kT.
+namespace trove {
+inline constexpr double planck = double(6.62606896e-27f);   // erg s
+inline constexpr double light_speed = double(2.99792458e10f);  // cm/s
+inline constexpr double boltzmann = double(1.380658e-16f);  // erg/K
+}  // namespace trove
+
 }  // namespace quanta::units

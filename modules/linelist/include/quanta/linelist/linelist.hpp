@@ -1,0 +1,54 @@
+#pragma once
+// The line list: every transition between the levels that the INTENSITY block's filters admit, with its
+// linestrength, Einstein A coefficient and absolute intensity (seed eqs. 1, 2, 13-15), computed in
+// batches of lower states on a LinestrengthEngine.
+#include <string>
+#include <vector>
+
+#include "quanta/core/backend.hpp"
+#include "quanta/linelist/checkpoints.hpp"
+#include "quanta/linelist/input.hpp"
+#include "quanta/linelist/levels.hpp"
+
+namespace quanta::linelist {
+
+enum class Method;
+struct EngineOptions;
+
+struct Transition {
+  int upper = 0, lower = 0;   // indices into Levels::levels
+  double wavenumber = 0;      // E_f - E_i, cm^-1
+  double linestrength = 0;    // S(f <- i), Debye^2 (with g_ns and (2J+1)(2J'+1), as TROVE prints it)
+  double einstein_a = 0;      // 1/s
+  double intensity = 0;       // cm/molecule
+  double amplitude = 0;       // s(f <- i) of the first degenerate components, Debye (its sign is TROVE's)
+};
+
+struct LineListOptions {
+  Backend backend = Backend::Cpu;
+  int batch = 256;                 // lower states per engine call
+  bool quiet = false;
+};
+
+struct LineList {
+  std::vector<Transition> transitions;  // sorted by lower energy, then upper energy
+  double partition_function = 0;        // Q used for the intensities
+  bool partition_from_states = false;   // Q computed from the loaded levels (no QSTAT)
+  std::string engine;
+  double seconds_half = 0, seconds_completion = 0;
+  long long lower_states = 0;           // lower states this process computed
+};
+
+// TROVE's pairing of irreps from the `selection` numbers: the unique other irrep with the same number,
+// or the irrep itself; 0-based. Without `selection`, the pairs follow from the product table.
+std::vector<int> selection_pairs(const SymmetryGroup& group, const std::vector<int>& selection, const std::string& file);
+
+// Q(T) = sum over levels of g_ns (2J+1) exp(-(E - ZPE) hc/kT).
+double partition_function(const Levels& levels, const IntensityInput& input);
+
+// Every process of Comm::world() computes the lower states i with i mod nprocs == rank (seed eq. 20);
+// the returned list is complete on every process.
+LineList compute_linelist(const Levels& levels, const IntensityInput& input, const DipoleMatrices& dipole,
+                          const LineListOptions& options, const EngineOptions& engine_options);
+
+}  // namespace quanta::linelist

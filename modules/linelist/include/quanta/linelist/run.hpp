@@ -1,0 +1,36 @@
+#pragma once
+#include <cstddef>
+#include <filesystem>
+#include <string>
+
+#include "quanta/core/backend.hpp"
+
+namespace quanta::linelist {
+
+struct RunOptions {
+  std::filesystem::path input;            // TROVE input file with an INTENSITY block
+  std::filesystem::path checkpoint_dir;   // where the j0eigen_*.chk and j0_extfield.chk files are
+  std::filesystem::path output_dir;
+  Backend backend = Backend::Auto;
+  std::string method = "gemm";            // gemm | cr
+  int dipole_blocks = 0;                  // 0: from the device memory; p: split the dipole into p blocks by v
+  std::size_t gpu_mem_limit = 0;          // bytes; 0: free device memory
+  int batch = 256;                        // lower states per engine call (gemm)
+  bool gain_table = false;                // also write GAIN's text table
+  int threads = 0;
+  bool quiet = false;
+};
+
+struct RunSummary {
+  std::size_t levels = 0, transitions = 0;
+  long long lower_states = 0;
+  std::string backend, engine;
+  double partition_function = 0;
+  double seconds_total = 0, seconds_half = 0, seconds_completion = 0;
+  std::filesystem::path states, trans, results;
+};
+
+// quanta linelist: TROVE's intensity step (see src/run.cpp for the stages).
+RunSummary run(const RunOptions& options);
+
+}  // namespace quanta::linelist

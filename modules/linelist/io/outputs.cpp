@@ -1,0 +1,124 @@
+#include "outputs.hpp"
+
+#include <cstdint>
+#include <cstdio>
+
+#include "quanta/core/io/atomic_file.hpp"
+#include "quanta/core/io/hdf5.hpp"
+#include "quanta/core/version.hpp"
+
+namespace quanta::linelist {
+namespace {
+
+std::string format(const char* fmt, auto... args) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, fmt, args...);
+  return buf;
+}
+
+std::string label(const SymmetryGroup& g, int gamma1) {
+  return gamma1 >= 1 && gamma1 <= g.nirreps() ? g.irreps[gamma1 - 1] : "?";
+}
+
+}  // namespace
+
+void write_exomol_states(const std::filesystem::path& path, const Levels& L, const IntensityInput& in) {
+  io::AtomicFile f(path);
+  const SymmetryGroup& G = *L.group;
+  for (const Level& l : L.levels) {
+    const RootDescription& r = l.root;
+    std::string line = format("%12d %12.6f %6d %7d  %-3s  ", l.id, l.energy - L.zpe, static_cast<int>(in.gns[l.gamma - 1]) * (2 * l.J + 1),
+                              l.J, label(G, l.gamma).c_str());
+    for (int m = 1; m <= L.nmodes; ++m) line += format("%3d", r.quanta[m]);
+    line += " ";
+    for (int c = 1; c <= L.nclasses; ++c) line += format(" %-3s", label(G, r.cgamma[c]).c_str());
+    // TROVE's rotational label q0: 0 -> (0, J mod 2), 2k-1 -> (k, 0), 2k -> (k, 1).
+    const int q0 = r.quanta[0];
+    const int k = (q0 + 1) / 2, tau = q0 == 0 ? l.J % 2 : (q0 % 2 == 1 ? 0 : 1);
+    // TROVE marks the levels of the run's highest J ":;" (their transitions to J + 1 are not in the list).
+    line += format("%4d%4d %-3s  %5.2f %s %9d ", k, tau, label(G, r.cgamma[0]).c_str(), r.largest_coeff, l.J == in.jmax ? ":;" : "::", r.level);
+    for (int m = 1; m <= L.nmodes; ++m) line += format("%3d", r.normal[m]);
+    line += format(" %8d\n", r.vib_index);
+    f.stream() << line;
+  }
+  f.commit();
+}
+
+void write_exomol_trans(const std::filesystem::path& path, const Levels& L, const LineList& list) {
+  io::AtomicFile f(path);
+  for (const Transition& t : list.transitions)
+    f.stream() << format("%12d %12d  %16.8E %16.6f\n", L.levels[t.upper].id, L.levels[t.lower].id, t.einstein_a, t.wavenumber);
+  f.commit();
+}
+
+void write_gain_table(const std::filesystem::path& path, const Levels& L, const LineList& list) {
+  io::AtomicFile f(path);
+  f.stream() << "#  nu_if (cm-1)     nf   Jf  Gf  <-     ni   Ji  Gi     A_fi (1/s)       I (cm/molecule)  S (Debye^2)\n";
+  for (const Transition& t : list.transitions) {
+    const Level& u = L.levels[t.upper];
+    const Level& l = L.levels[t.lower];
+    f.stream() << format("# %14.6f %6d %4d %3d  <- %6d %4d %3d %16.8E %16.8E %16.8E\n", t.wavenumber, u.root.level, u.J, u.gamma,
+                         l.root.level, l.J, l.gamma, t.einstein_a, t.intensity, t.linestrength);
+  }
+  f.commit();
+}
+
+void write_results(const std::filesystem::path& path, const Levels& L, const IntensityInput& in, const LineList& list,
+                   const RunMetadata& meta) {
+  const auto tmp = io::temporary_path_for(path);
+  {
+    io::H5File h5(tmp, io::H5File::Mode::Create);
+    const std::size_t nl = L.levels.size(), nt = list.transitions.size();
+    std::vector<std::int64_t> id(nl), J(nl), gamma(nl), level(nl);
+    std::vector<double> energy(nl);
+    for (std::size_t i = 0; i < nl; ++i) {
+      id[i] = L.levels[i].id;
+      J[i] = L.levels[i].J;
+      gamma[i] = L.levels[i].gamma;
+      level[i] = L.levels[i].root.level;
+      energy[i] = L.levels[i].energy - L.zpe;
+    }
+    h5.write("levels/id", id, {nl});
+    h5.write("levels/J", J, {nl});
+    h5.write("levels/gamma", gamma, {nl});
+    h5.write("levels/level", level, {nl});
+    h5.write("levels/energy", energy, {nl});
+    h5.write_attribute("levels/energy", "units", "cm^-1 above the ZPE");
+    std::vector<std::int64_t> up(nt), lo(nt);
+    std::vector<double> nu(nt), S(nt), A(nt), I(nt);
+    for (std::size_t i = 0; i < nt; ++i) {
+      const Transition& t = list.transitions[i];
+      up[i] = L.levels[t.upper].id;
+      lo[i] = L.levels[t.lower].id;
+      nu[i] = t.wavenumber;
+      S[i] = t.linestrength;
+      A[i] = t.einstein_a;
+      I[i] = t.intensity;
+    }
+    h5.write("transitions/upper_id", up, {nt});
+    h5.write("transitions/lower_id", lo, {nt});
+    h5.write("transitions/wavenumber", nu, {nt});
+    h5.write("transitions/linestrength", S, {nt});
+    h5.write("transitions/einstein_a", A, {nt});
+    h5.write("transitions/intensity", I, {nt});
+    h5.write_attribute("transitions/wavenumber", "units", "cm^-1");
+    h5.write_attribute("transitions/linestrength", "units", "Debye^2");
+    h5.write_attribute("transitions/einstein_a", "units", "1/s");
+    h5.write_attribute("transitions/intensity", "units", "cm/molecule");
+    h5.write_scalar("parameters/temperature", in.temperature);
+    h5.write_scalar("parameters/partition_function", list.partition_function);
+    h5.write_scalar("parameters/zpe", L.zpe);
+    h5.write_string("parameters/symmetry_group", L.group->name);
+    h5.write_string("metadata/quanta_version", version());
+    h5.write_string("metadata/input_file", meta.input_file);
+    h5.write_string("metadata/checkpoint_dir", meta.checkpoint_dir);
+    h5.write_string("metadata/backend", meta.backend);
+    h5.write_string("metadata/device", meta.device);
+    h5.write_string("metadata/engine", meta.engine);
+    for (const auto& [stage, s] : meta.timings) h5.write_scalar("metadata/timings/" + stage, s);
+    h5.close();
+  }
+  io::commit_rename(tmp, path);
+}
+
+}  // namespace quanta::linelist

@@ -1,0 +1,276 @@
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "quanta/core/error.hpp"
+#include "quanta/core/io/text_reader.hpp"
+#include "quanta/linelist/checkpoints.hpp"
+
+namespace quanta::linelist {
+namespace {
+
+void expect_line(io::TextReader& r, const std::string& text, const std::string& field) {
+  std::string line = r.read_rest_of_line();
+  while (line.find_first_not_of(" \t\r") == std::string::npos && !r.at_end()) line = r.read_rest_of_line();
+  const auto b = line.find_first_not_of(" \t");
+  const std::string got = b == std::string::npos ? "" : line.substr(b, text.size());
+  if (got != text) r.fail(field, "'" + line + "'", "'" + text + "'");
+}
+
+int positive(io::TextReader& r, const std::string& field, bool allow_zero = false) {
+  const long v = r.read_int(field);
+  if (v < (allow_zero ? 0 : 1)) r.fail(field, std::to_string(v), allow_zero ? "a count >= 0" : "a count >= 1");
+  return static_cast<int>(v);
+}
+
+}  // namespace
+
+ContractedBasis read_contracted_basis(const std::filesystem::path& file, int J, const std::vector<int>& irrep_degeneracy) {
+  io::TextReader r(file.string());
+  ContractedBasis b;
+  b.J = J;
+  expect_line(r, "Start Primitive basis set", "header");
+  b.ncases = positive(r, "Maxsymcoeffs");
+  const int max_deg = positive(r, "max_deg_size");
+  const int ncontr = positive(r, "Maxcontracts");
+  b.nclasses = positive(r, "Nclasses");
+  r.read_rest_of_line();
+  std::vector<int> case_level(b.ncases), func_ideg(ncontr), func_case(ncontr);
+  b.vib_key.resize(ncontr);
+  b.case_first.assign(b.ncases + 1, 0);
+  int icontr = 0;
+  for (int c = 0; c < b.ncases; ++c) {
+    const int nl = positive(r, "case size (nlambdas)");
+    if (nl > max_deg) r.fail("case size", std::to_string(nl), "<= max_deg_size " + std::to_string(max_deg));
+    std::vector<int> cs(b.nclasses + 1);
+    for (int& x : cs) x = static_cast<int>(r.read_int("contractive_space"));
+    case_level[c] = cs[0];
+    b.case_first[c] = icontr;
+    for (int l = 0; l < nl; ++l) {
+      const long iroot = r.read_int("contracted function number");
+      if (iroot != icontr + 1) r.fail("contracted function number", std::to_string(iroot), std::to_string(icontr + 1));
+      if (icontr >= ncontr) r.fail("contracted functions", "more than Maxcontracts", std::to_string(ncontr));
+      std::vector<int> ic(b.nclasses + 1);
+      for (int& x : ic) x = static_cast<int>(r.read_int("icoeffs"));
+      func_ideg[icontr] = ic[0];
+      func_case[icontr] = c;
+      std::vector<int> key(cs.begin() + 1, cs.end());
+      key.insert(key.end(), ic.begin() + 1, ic.end());
+      b.vib_key[icontr] = std::move(key);
+      ++icontr;
+    }
+  }
+  b.case_first[b.ncases] = icontr;
+  if (icontr != ncontr) r.fail("contracted functions", std::to_string(icontr), "Maxcontracts = " + std::to_string(ncontr));
+
+  // Rotational table: "icase ilambda j k tau" rows until the footer.
+  positive(r, "rot-size");
+  positive(r, "rot-max-degen");
+  r.read_rest_of_line();
+  std::map<std::pair<int, int>, int> rot_of;
+  for (;;) {
+    const std::string line = r.read_rest_of_line();
+    if (line.find("End Primitive basis set") != std::string::npos) break;
+    if (r.at_end()) r.fail("rotational table", "end of file", "'End Primitive basis set'");
+    std::istringstream in(line);
+    int ilevel, ideg, j, k, tau;
+    if (!(in >> ilevel >> ideg >> j >> k >> tau)) r.fail("rotational table row", "'" + line + "'", "icase ilambda J k tau");
+    if (j != J) r.fail("rotational table J", std::to_string(j), "J = " + std::to_string(J) + " (from the file name)");
+    if (k < 0 || k > J || (tau != 0 && tau != 1)) r.fail("rotational table (k, tau)", std::to_string(k) + ", " + std::to_string(tau), "0 <= k <= J, tau 0 or 1");
+    rot_of[{ilevel, ideg}] = b.nrot();
+    b.rot_k.push_back(k);
+    b.rot_tau.push_back(tau);
+  }
+  b.k.resize(ncontr);
+  b.tau.resize(ncontr);
+  b.irot.resize(ncontr);
+  for (int f = 0; f < ncontr; ++f) {
+    const auto it = rot_of.find({case_level[func_case[f]], func_ideg[f]});
+    if (it == rot_of.end())
+      throw InputError(file.string(), "contracted function " + std::to_string(f + 1) + " names rotational function (" +
+                                          std::to_string(case_level[func_case[f]]) + ", " + std::to_string(func_ideg[f]) +
+                                          "), which the rotational table does not list");
+    b.irot[f] = it->second;
+    b.k[f] = b.rot_k[it->second];
+    b.tau[f] = b.rot_tau[it->second];
+  }
+
+  expect_line(r, "Start irreducible transformation", "symmetrization header");
+  b.mat_size = positive(r, "total maximal degeneracy (mat_size)");
+  for (int c = 0; c < b.ncases; ++c)
+    if (b.case_first[c + 1] - b.case_first[c] > b.mat_size)
+      r.fail("mat_size", std::to_string(b.mat_size), ">= the largest case size " + std::to_string(b.case_first[c + 1] - b.case_first[c]));
+  r.read_rest_of_line();
+  const int nrep = static_cast<int>(irrep_degeneracy.size());
+  b.irreps.resize(nrep);
+  for (int g = 0; g < nrep; ++g) b.irreps[g].ntotal = positive(r, "number of vectors in irrep " + std::to_string(g + 1), true);
+  r.read_rest_of_line();
+  for (int g = 0; g < nrep; ++g) {
+    auto& ir = b.irreps[g];
+    ir.degen = irrep_degeneracy[g];
+    ir.N.resize(b.ncases);
+    int total = 0;
+    for (int c = 0; c < b.ncases; ++c) total += (ir.N[c] = positive(r, "N(case) of irrep " + std::to_string(g + 1), true));
+    if (total != ir.ntotal)
+      r.fail("irrep " + std::to_string(g + 1) + " N(case)", "sum " + std::to_string(total), std::to_string(ir.ntotal));
+    ir.repres.resize(static_cast<std::size_t>(ir.ntotal) * ir.degen * b.mat_size);
+    for (double& x : ir.repres) x = r.read_real("irreducible transformation coefficient");
+  }
+  r.read_rest_of_line();
+  expect_line(r, "End irreducible transformation", "symmetrization footer");
+  return b;
+}
+
+void correlate_with_j0(ContractedBasis& basis, const ContractedBasis& j0, const std::filesystem::path& file) {
+  std::map<std::vector<int>, int> index;
+  for (int f = 0; f < j0.ncontr(); ++f) index[j0.vib_key[f]] = f;
+  basis.ivib.resize(basis.ncontr());
+  for (int f = 0; f < basis.ncontr(); ++f) {
+    const auto it = index.find(basis.vib_key[f]);
+    if (it == index.end())
+      throw InputError(file.string(), "contracted function " + std::to_string(f + 1) +
+                                          " has no J = 0 counterpart (its vibrational labels are not in j0eigen_quanta0.chk)");
+    basis.ivib[f] = it->second;
+  }
+}
+
+int read_nmodes(const std::filesystem::path& descr_file) {
+  io::TextReader r(descr_file.string());
+  expect_line(r, "Start Fingerprints", "header");
+  r.read_int("PTorder");
+  return positive(r, "Nmodes");
+}
+
+RootsFile read_root_descriptions(const std::filesystem::path& file, int nmodes, int nclasses) {
+  std::ifstream in(file);
+  if (!in) throw InputError(file.string(), "cannot open (the J and symmetry are named in the input's J range)");
+  std::string line;
+  int number = 0;
+  bool started = false;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.find("Start Quantum numbers and energies") != std::string::npos) {
+      started = true;
+      break;
+    }
+  }
+  if (!started) throw InputError(file.string(), number, "descr", "no 'Start Quantum numbers and energies'", "TROVE's descr layout");
+  RootsFile out;
+  bool have_counts = false;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.find("End Quantum numbers and energies") != std::string::npos) {
+      if (!have_counts) break;
+      if (static_cast<int>(out.roots.size()) != out.nroots)
+        throw InputError(file.string(), number, "roots", std::to_string(out.roots.size()) + " lines",
+                         std::to_string(out.nroots) + " (the count at the top)");
+      return out;
+    }
+    if (line.find("<==") != std::string::npos || line.find("Class #") != std::string::npos) continue;
+    if (!have_counts) {
+      std::istringstream s(line);
+      if (!(s >> out.nroots >> out.dim) || out.nroots < 0 || out.dim < 0)
+        throw InputError(file.string(), number, "number of roots and dimension", "'" + line + "'", "two counts");
+      have_counts = true;
+      continue;
+    }
+    std::istringstream s(line);
+    RootDescription d;
+    d.quanta.resize(nmodes + 1);
+    d.cgamma.resize(nclasses + 1);
+    d.normal.resize(nmodes + 1);
+    bool ok = static_cast<bool>(s >> d.record >> d.gamma >> d.level >> d.degen_component >> d.energy);
+    for (int& q : d.quanta) ok = ok && static_cast<bool>(s >> q);
+    ok = ok && static_cast<bool>(s >> d.largest_index);
+    for (int& q : d.cgamma) ok = ok && static_cast<bool>(s >> q);
+    for (int& q : d.normal) ok = ok && static_cast<bool>(s >> q);
+    ok = ok && static_cast<bool>(s >> d.largest_coeff >> d.vib_index);
+    if (!ok)
+      throw InputError(file.string(), number, "root description", "'" + line + "'",
+                       "record, Gamma, level, component, energy, " + std::to_string(nmodes + 1) + " quanta, index, " +
+                           std::to_string(nclasses + 1) + " symmetries, " + std::to_string(nmodes + 1) +
+                           " normal quanta, coefficient, vibrational index");
+    if (d.record < 1 || d.record > out.nroots)
+      throw InputError(file.string(), number, "record", std::to_string(d.record), "1 .. " + std::to_string(out.nroots));
+    out.roots.push_back(std::move(d));
+  }
+  throw InputError(file.string(), number, "descr", "end of file", "'End Quantum numbers and energies'");
+}
+
+std::vector<double> read_root_vectors(const std::filesystem::path& file, int n, int dim) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(file.string(), "cannot open the eigenvector file");
+  const std::uintmax_t need = static_cast<std::uintmax_t>(n) * dim * 8;
+  const std::uintmax_t have = std::filesystem::file_size(file);
+  if (have < need)
+    throw InputError(file.string(), "truncated: " + std::to_string(have) + " bytes, expected " + std::to_string(need) +
+                                        " (" + std::to_string(n) + " roots of dimension " + std::to_string(dim) + ")");
+  std::vector<double> v(static_cast<std::size_t>(n) * dim);
+  in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(need));
+  if (!in) throw InputError(file.string(), "read failed");
+  return v;
+}
+
+namespace {
+
+// Fortran sequential unformatted records: int32 length, payload, int32 length.
+class FortranRecords {
+ public:
+  explicit FortranRecords(const std::filesystem::path& file) : file_(file), in_(file, std::ios::binary) {
+    if (!in_) throw InputError(file.string(), "cannot open the dipole checkpoint");
+  }
+  std::vector<char> next(const std::string& what) {
+    std::int32_t n = 0, m = 0;
+    in_.read(reinterpret_cast<char*>(&n), 4);
+    if (!in_ || n < 0) fail(what, "end of file or a bad record marker");
+    std::vector<char> payload(n);
+    in_.read(payload.data(), n);
+    in_.read(reinterpret_cast<char*>(&m), 4);
+    if (!in_ || m != n) fail(what, "a truncated record");
+    ++index_;
+    return payload;
+  }
+  [[noreturn]] void fail(const std::string& what, const std::string& found) {
+    throw InputError(file_.string(), "record " + std::to_string(index_ + 1) + " (" + what + "): found " + found +
+                                         ", expected TROVE's layout (Start external field, N, three N x N matrices)");
+  }
+
+ private:
+  std::filesystem::path file_;
+  std::ifstream in_;
+  int index_ = 0;
+};
+
+}  // namespace
+
+DipoleMatrices read_dipole_matrices(const std::filesystem::path& file) {
+  FortranRecords rec(file);
+  auto head = rec.next("header");
+  if (std::string(head.begin(), head.end()).rfind("Start external field", 0) != 0) rec.fail("header", "'" + std::string(head.begin(), head.end()) + "'");
+  auto nrec = rec.next("N");
+  if (nrec.size() != 4) rec.fail("N", std::to_string(nrec.size()) + " bytes");
+  DipoleMatrices d;
+  std::int32_t n;
+  std::memcpy(&n, nrec.data(), 4);
+  if (n <= 0) rec.fail("N", std::to_string(n));
+  d.n = n;
+  d.mu.resize(3 * static_cast<std::size_t>(n) * n);
+  for (int a = 0; a < 3; ++a) {
+    auto irec = rec.next("component index");
+    std::int32_t imu;
+    std::memcpy(&imu, irec.data(), 4);
+    if (irec.size() != 4 || imu != a + 1) rec.fail("component index", std::to_string(imu));
+    auto m = rec.next("dipole matrix");
+    if (m.size() != static_cast<std::size_t>(n) * n * 8) rec.fail("dipole matrix", std::to_string(m.size()) + " bytes");
+    const double* col = reinterpret_cast<const double*>(m.data());
+    double* out = d.mu.data() + static_cast<std::size_t>(a) * n * n;
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) out[static_cast<std::size_t>(i) * n + j] = col[static_cast<std::size_t>(j) * n + i];
+  }
+  auto tail = rec.next("footer");
+  if (std::string(tail.begin(), tail.end()).rfind("End external field", 0) != 0) rec.fail("footer", "'" + std::string(tail.begin(), tail.end()) + "'");
+  return d;
+}
+
+}  // namespace quanta::linelist

@@ -1,0 +1,72 @@
+#pragma once
+// The linestrength in two steps (seed section 2):
+//   half-linestrength (eq. 14)  h_{r'v'}(<- i) = sum_{r, a} T^a_{r'r} sum_v mu_a(v', v) c^i_{r v}
+//   completion        (eq. 15)  s(f <- i)      = sum_{r'v'} c^f_{r'v'} h_{r'v'}(<- i)
+// on the product basis (rotational function r = (k, tau)) x (J = 0 vibrational function v). T holds
+// TROVE's rotational factors (3j symbol, Wang-basis phases) for each pair of rotational functions with
+// |k - k'| <= 1 and names the one molecule-fixed component a = x, y, z it couples through.
+//
+// Two methods compute the half-linestrengths, on both backends:
+//   Method::CacheReduce  the seed's Cache-and-Reduce scheme (eqs. 18-19), one lower state at a time;
+//   Method::Gemm         a batch of lower states at once: P_a = mu_a C for all rotational blocks of all
+//                        states is one matrix product ([mu_x; mu_y; mu_z] times the coefficient matrix),
+//                        then h = sum T P (a sparse reduction over rotational blocks).
+// The completion of a batch against the upper states of one (J', Gamma') is one matrix product.
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "quanta/core/backend.hpp"
+#include "quanta/linelist/checkpoints.hpp"
+#include "quanta/linelist/levels.hpp"
+
+namespace quanta::linelist {
+
+enum class Method { Gemm, CacheReduce };
+Method parse_method(const std::string& text);  // "gemm" | "cr"
+std::string to_string(Method m);
+
+// T^a_{r'r} for lower J -> upper J': for upper rotational function r', entries first[r'] .. first[r'+1]-1.
+struct RotationalCoupling {
+  int nrot_lower = 0, nrot_upper = 0;
+  std::vector<int> first;       // [nrot_upper + 1]
+  std::vector<int> rot_lower;   // [nnz] r
+  std::vector<int> component;   // [nnz] a: 0 = x, 1 = y, 2 = z
+  std::vector<double> factor;   // [nnz] T
+};
+// 3j symbols with |3j| < thresh_coeff are dropped, as TROVE does.
+RotationalCoupling rotational_coupling(const RotVibBasis& lower, const RotVibBasis& upper, double thresh_coeff);
+
+// Wigner 3j symbol (J1 1 J2; k1, k2 - k1, -k2), from the closed forms of the Clebsch-Gordan coefficients
+// <J1 k1; 1 q | J2 k2> (Edmonds, Table 2); 0 outside the triangle and projection rules.
+double three_j_rank1(int J1, int k1, int J2, int k2);
+
+// Where a backend computes. One engine per run: it holds the dipole matrices (split into `dipole_blocks`
+// column blocks of v when they must be streamed) and the current batch of lower states.
+class LinestrengthEngine {
+ public:
+  virtual ~LinestrengthEngine() = default;
+  // Lower states of one J: coefficients [nstates][nrot * nvib] in the product basis.
+  virtual void set_lower(const double* coefficients, int nstates, int nrot) = 0;
+  // Half-linestrengths of the current lower states for upper J' (kept by the engine): [nstates][nrot' * nvib].
+  virtual void half_linestrengths(const RotationalCoupling& coupling) = 0;
+  // The half-linestrengths back on the host (for tests and diagnostics).
+  virtual std::vector<double> half_linestrengths_host() const = 0;
+  // s[i][f] = sum_p h_i[p] upper[f][p] for the current half-linestrengths and `nupper` upper vectors.
+  // `key` names the upper block so a backend may keep its vectors resident between calls.
+  virtual void completions(int key, const double* upper, int nupper, double* amplitudes) = 0;
+  virtual std::string description() const = 0;
+};
+
+struct EngineOptions {
+  Method method = Method::Gemm;
+  int dipole_blocks = 0;                 // 0: chosen from the memory budget; p >= 1: split into p blocks by v
+  std::size_t memory_limit_bytes = 0;    // device memory budget (0: free memory)
+};
+
+std::unique_ptr<LinestrengthEngine> make_cpu_engine(const DipoleMatrices& dipole, const EngineOptions& options);
+std::unique_ptr<LinestrengthEngine> make_cuda_engine(const DipoleMatrices& dipole, const EngineOptions& options);
+std::unique_ptr<LinestrengthEngine> make_engine(Backend backend, const DipoleMatrices& dipole, const EngineOptions& options);
+
+}  // namespace quanta::linelist
