@@ -1,0 +1,213 @@
+// Independent physics checks of the linestrength machinery: 3j symbols against Racah's formula, a rigid
+// symmetric top against the Honl-London factors, the sum rule over a complete set of final states, and
+// the symmetry groups' character tables.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "../kernels/linestrength.hpp"
+#include "quanta/linelist/linelist.hpp"
+#include "test_support.hpp"
+
+using namespace quanta::linelist;
+
+namespace {
+
+double log_factorial(int n) { return std::lgamma(n + 1.0); }
+
+// Racah's formula for (j1 j2 j3; m1 m2 m3), an implementation independent of three_j_rank1.
+double racah_3j(int j1, int j2, int j3, int m1, int m2, int m3) {
+  if (m1 + m2 + m3 != 0 || j3 < std::abs(j1 - j2) || j3 > j1 + j2 || std::abs(m1) > j1 || std::abs(m2) > j2 || std::abs(m3) > j3) return 0;
+  const double pre = 0.5 * (log_factorial(j1 + j2 - j3) + log_factorial(j1 - j2 + j3) + log_factorial(-j1 + j2 + j3) - log_factorial(j1 + j2 + j3 + 1) +
+                            log_factorial(j1 + m1) + log_factorial(j1 - m1) + log_factorial(j2 + m2) + log_factorial(j2 - m2) +
+                            log_factorial(j3 + m3) + log_factorial(j3 - m3));
+  double sum = 0;
+  for (int k = 0; k <= j1 + j2 + j3; ++k) {
+    const int a = j1 + j2 - j3 - k, b = j1 - m1 - k, c = j2 + m2 - k, d = j3 - j2 + m1 + k, e = j3 - j1 - m2 + k;
+    if (a < 0 || b < 0 || c < 0 || d < 0 || e < 0) continue;
+    const double term = std::exp(pre - log_factorial(k) - log_factorial(a) - log_factorial(b) - log_factorial(c) - log_factorial(d) - log_factorial(e));
+    sum += (k % 2 ? -term : term);
+  }
+  return ((j1 - j2 - m3) % 2 != 0 ? -sum : sum);
+}
+
+// The symmetric-top (k, tau) functions of J in TROVE's order: k = 0 (tau = J mod 2), then k = 1..J with
+// tau = 0, 1; one vibrational function.
+RotVibBasis top(int J) {
+  RotVibBasis b;
+  b.J = J;
+  b.nvib = 1;
+  b.k.push_back(0);
+  b.tau.push_back(J % 2);
+  for (int k = 1; k <= J; ++k)
+    for (int t = 0; t < 2; ++t) {
+      b.k.push_back(k);
+      b.tau.push_back(t);
+    }
+  return b;
+}
+
+// S(J' r' <- J r) / (2J+1)(2J'+1) = s^2 for every pair of rotational functions: [r][r'].
+std::vector<double> rigid_top_strengths(int J, int Jp, int axis, double mu0) {
+  DipoleMatrices d;
+  d.n = 1;
+  d.mu = {0, 0, 0};
+  d.mu[axis] = mu0;
+  auto engine = make_cpu_engine(d, EngineOptions{});
+  const RotVibBasis lo = top(J), up = top(Jp);
+  std::vector<double> identity_lo(lo.size() * lo.size(), 0.0), identity_up(up.size() * up.size(), 0.0);
+  for (std::size_t r = 0; r < lo.size(); ++r) identity_lo[r * lo.size() + r] = 1;
+  for (std::size_t r = 0; r < up.size(); ++r) identity_up[r * up.size() + r] = 1;
+  engine->set_lower(identity_lo.data(), lo.nrot(), lo.nrot());
+  engine->half_linestrengths(rotational_coupling(lo, up, -1));
+  std::vector<double> amp(lo.size() * up.size());
+  engine->completions(0, identity_up.data(), up.nrot(), amp.data());
+  for (double& a : amp) a *= a;
+  return amp;
+}
+
+}  // namespace
+
+TEST(LinelistPhysics, ThreeJMatchesRacahFormula) {
+  double worst = 0;
+  for (int J = 0; J <= 40; ++J)
+    for (int Jp = std::max(0, J - 1); Jp <= J + 1; ++Jp)
+      for (int k = -J; k <= J; ++k)
+        for (int kp = k - 1; kp <= k + 1; ++kp) {
+          if (std::abs(kp) > Jp) continue;
+          const double a = three_j_rank1(J, k, Jp, kp), b = racah_3j(J, 1, Jp, k, kp - k, -kp);
+          worst = std::max(worst, std::abs(a - b));
+        }
+  EXPECT_LT(worst, 1e-12);  // lgamma-based reference: ~1e-14 at J = 40
+  EXPECT_EQ(three_j_rank1(0, 0, 0, 0), 0.0);
+}
+
+// Parallel band (dipole along the symmetry axis, Delta k = 0): sum over the final tau of
+// S(J' k <- J k) = mu0^2 x Honl-London factor: R (J+1-k)(J+1+k)/(J+1), Q (2J+1) k^2/(J(J+1)), P (J-k)(J+k)/J.
+TEST(LinelistPhysics, RigidSymmetricTopParallelBandFollowsHonlLondon) {
+  const double mu0 = 1.7;
+  for (int J = 0; J <= 12; ++J)
+    for (int Jp = std::max(0, J - 1); Jp <= J + 1; ++Jp) {
+      if (J + Jp < 1) continue;
+      const auto s2 = rigid_top_strengths(J, Jp, 2, mu0);
+      const RotVibBasis lo = top(J), up = top(Jp);
+      for (int r = 0; r < lo.nrot(); ++r) {
+        const int k = lo.k[r];
+        double S = 0;
+        for (int rp = 0; rp < up.nrot(); ++rp) {
+          if (up.k[rp] != k) {
+            EXPECT_EQ(s2[r * up.nrot() + rp], 0.0) << "Delta k != 0 in a parallel band";
+            continue;
+          }
+          S += (2 * J + 1) * (2 * Jp + 1) * s2[r * up.nrot() + rp];
+        }
+        double hl = 0;
+        if (Jp == J + 1) hl = double(J + 1 - k) * (J + 1 + k) / (J + 1);
+        if (Jp == J && J > 0) hl = (2.0 * J + 1) * k * k / (J * (J + 1.0));
+        if (Jp == J - 1) hl = double(J - k) * (J + k) / J;
+        EXPECT_NEAR(S, mu0 * mu0 * hl, 1e-12 * (1 + hl)) << "J " << J << " k " << k << " -> J' " << Jp;
+      }
+    }
+}
+
+// Perpendicular dipole (x or y, Delta k = +-1) and the parallel one: for each initial function the
+// strengths to all final J' = J-1, J, J+1 sum to (2J+1) mu0^2 (the rotational sum rule).
+TEST(LinelistPhysics, RigidSymmetricTopSumRuleEachAxis) {
+  const double mu0 = 0.8;
+  for (int axis = 0; axis < 3; ++axis)
+    for (int J = 1; J <= 10; ++J) {
+      const RotVibBasis lo = top(J);
+      std::vector<double> total(lo.nrot(), 0.0);
+      for (int Jp = J - 1; Jp <= J + 1; ++Jp) {
+        const auto s2 = rigid_top_strengths(J, Jp, axis, mu0);
+        const int nup = top(Jp).nrot();
+        for (int r = 0; r < lo.nrot(); ++r)
+          for (int rp = 0; rp < nup; ++rp) total[r] += (2 * J + 1) * (2 * Jp + 1) * s2[r * nup + rp];
+      }
+      for (int r = 0; r < lo.nrot(); ++r) EXPECT_NEAR(total[r], (2 * J + 1) * mu0 * mu0, 1e-12) << "axis " << axis << " J " << J << " r " << r;
+    }
+}
+
+// SiH2, real wavefunctions: for each J = 1 level i, sum over all final levels f of J' = 0, 1, 2 and
+// every symmetry of (2J'+1) s(f <- i)^2 equals <i| mu_x^2 + mu_y^2 + mu_z^2 |i> (the eigenvectors of
+// each J' span its product basis). Final symmetries the selection rules forbid contribute zero.
+TEST(LinelistPhysics, SumRuleOverCompleteFinalStatesSiH2) {
+  using namespace linelist_test;
+  IntensityInput in = read_trove_input(reference_dir() / "step4_std.inp");
+  in.gns = {1, 1, 1, 1};
+  const Levels L = read_levels(checkpoints(), in);
+  const DipoleMatrices d = read_dipole_matrices(checkpoints() / "j0_extfield.chk");
+  auto engine = make_cpu_engine(d, EngineOptions{});
+  const int n = d.n;
+  for (const LevelBlock& lb : L.blocks) {
+    if (lb.J != 1 || lb.levels.empty()) continue;
+    std::vector<int> records;
+    for (int li : lb.levels) records.push_back(L.levels[li].root.record);
+    const std::vector<double> C = expanded_vectors(L, lb, records, -1);
+    const int nrot = L.basis(1).nrot(), ns = static_cast<int>(records.size());
+    engine->set_lower(C.data(), ns, nrot);
+    std::vector<double> total(ns, 0.0), forbidden(ns, 0.0);
+    for (int Jp = 0; Jp <= 2; ++Jp) {
+      engine->half_linestrengths(rotational_coupling(L.basis(1), L.basis(Jp), -1));
+      for (std::size_t ub = 0; ub < L.blocks.size(); ++ub) {
+        const LevelBlock& fb = L.blocks[ub];
+        if (fb.J != Jp || fb.levels.empty()) continue;
+        std::vector<int> rec;
+        for (int li : fb.levels) rec.push_back(L.levels[li].root.record);
+        const std::vector<double> U = expanded_vectors(L, fb, rec, -1);
+        std::vector<double> amp(std::size_t(ns) * rec.size());
+        engine->completions(static_cast<int>(ub), U.data(), static_cast<int>(rec.size()), amp.data());
+        const bool allowed = L.group->dipole_allowed(lb.gamma - 1, fb.gamma - 1);
+        for (int i = 0; i < ns; ++i)
+          for (std::size_t f = 0; f < rec.size(); ++f) (allowed ? total : forbidden)[i] += (2 * Jp + 1) * amp[i * rec.size() + f] * amp[i * rec.size() + f];
+      }
+    }
+    for (int i = 0; i < ns; ++i) {
+      double mu2 = 0;
+      for (int a = 0; a < 3; ++a)
+        for (int r = 0; r < nrot; ++r)
+          for (int v = 0; v < n; ++v) {
+            double x = 0;
+            for (int w = 0; w < n; ++w) x += d.mu[(std::size_t(a) * n + v) * n + w] * C[(std::size_t(i) * nrot + r) * n + w];
+            mu2 += x * x;
+          }
+      EXPECT_NEAR(total[i], mu2, 1e-10 * mu2) << "J = 1, Gamma " << lb.gamma << ", level " << i + 1;
+      EXPECT_LT(forbidden[i], 1e-20 * mu2) << "symmetry-forbidden strength, Gamma " << lb.gamma;
+    }
+  }
+}
+
+TEST(LinelistPhysics, CharacterTablesAreOrthonormalAndPairTheRightIrreps) {
+  for (const auto& name : symmetry_group_names()) {
+    const SymmetryGroup& g = symmetry_group(name);
+    for (int a = 0; a < g.nirreps(); ++a)
+      for (int b = 0; b < g.nirreps(); ++b) {
+        double s = 0;
+        for (std::size_t c = 0; c < g.class_size.size(); ++c) s += g.class_size[c] * g.characters[a][c] * g.characters[b][c];
+        EXPECT_DOUBLE_EQ(s, a == b ? g.order() : 0.0) << name << " irreps " << a << ", " << b;
+      }
+  }
+  const SymmetryGroup& c2v = symmetry_group("C2V(M)");
+  EXPECT_TRUE(c2v.dipole_allowed(0, 1));   // A1 <-> A2
+  EXPECT_TRUE(c2v.dipole_allowed(2, 3));   // B1 <-> B2
+  EXPECT_FALSE(c2v.dipole_allowed(0, 2));  // A1 <-> B1
+  EXPECT_FALSE(c2v.dipole_allowed(0, 0));
+  const SymmetryGroup& td = symmetry_group("Td(M)");
+  EXPECT_TRUE(td.dipole_allowed(2, 2));    // E <-> E
+  EXPECT_TRUE(td.dipole_allowed(3, 4));    // F1 <-> F2
+  EXPECT_FALSE(td.dipole_allowed(3, 3));
+  const SymmetryGroup& d3h = symmetry_group("D3h");
+  EXPECT_TRUE(d3h.dipole_allowed(0, 3));   // A1' <-> A1"
+  EXPECT_TRUE(d3h.dipole_allowed(2, 5));   // E' <-> E"
+  EXPECT_FALSE(d3h.dipole_allowed(2, 2));
+  // TROVE's "selection 1 1 2 2" and the product table pair C2v(M) the same way.
+  EXPECT_EQ(selection_pairs(c2v, {1, 1, 2, 2}, "in"), selection_pairs(c2v, {}, "in"));
+  EXPECT_EQ(selection_pairs(c2v, {}, "in"), (std::vector<int>{1, 0, 3, 2}));
+  EXPECT_EQ(selection_pairs(symmetry_group("C3v(M)"), {1, 1, 2}, "in"), (std::vector<int>{1, 0, 2}));
+  try {
+    selection_pairs(c2v, {1, 2, 1, 2}, "my.inp");
+    ADD_FAILURE() << "A1 paired with B1 accepted";
+  } catch (const quanta::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("does not contain A2"), std::string::npos) << e.what();
+  }
+}
