@@ -86,7 +86,8 @@ TEST(LinelistBadInput, InputKeywordsNameTheLine) {
   quanta::test::expect_error<quanta::InputError>([&] { c.input(); }, {"step4_std.inp:82", "TEMPERATURE", "'hot'", "a number"});
   replace_in(c.dir / "step4_std.inp", "  TEMPERATURE   hot", "  TEMPERATUR 500");
   quanta::test::expect_error<quanta::InputError>([&] { c.input(); }, {"step4_std.inp:82", "TEMPERATUR", "one of"});
-  replace_in(c.dir / "step4_std.inp", "  TEMPERATUR 500", "  TEMPERATURE 500\n  GNS 1.0 1.0 3.0");
+  replace_in(c.dir / "step4_std.inp", "  TEMPERATUR 500", "  TEMPERATURE 500");
+  replace_in(c.dir / "step4_std.inp", "GNS           1.0 1.0 3.0 3.0", "GNS 1.0 1.0 3.0");
   quanta::test::expect_error<quanta::InputError>([&] { read_levels(c.dir.path(), c.input()); }, {"GNS", "found 3 values", "expected 4"});
 }
 
