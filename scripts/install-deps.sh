@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config git
+  build-essential cmake pkg-config git xz-utils
   libopenblas-dev liblapacke-dev
   libhdf5-dev
   libsymspg-dev

@@ -57,6 +57,7 @@ class LinestrengthEngine {
   // `key` names the upper block so a backend may keep its vectors resident between calls.
   virtual void completions(int key, const double* upper, int nupper, double* amplitudes) = 0;
   virtual std::string description() const = 0;
+  virtual void synchronize() {}  // waits for queued device work (timing)
 };
 
 struct EngineOptions {

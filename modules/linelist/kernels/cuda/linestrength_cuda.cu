@@ -145,6 +145,8 @@ class CudaEngine final : public LinestrengthEngine {
     amplitudes_.download(std::span<double>(amp, std::size_t(ns_) * nupper));
   }
 
+  void synchronize() override { QUANTA_CUDA_CHECK(cudaDeviceSynchronize()); }
+
   std::string description() const override {
     return "CUDA (" + to_string(method_) + (blocks_ > 1 ? ", dipole in " + std::to_string(blocks_) + " blocks" : std::string()) + ")";
   }
