@@ -21,6 +21,20 @@ const ContractedBasis& Levels::contracted_basis(int J) const {
   throw Error("linelist: no basis loaded for J = " + std::to_string(J));
 }
 
+RotVibBasis symmetric_top_basis(int J, int nvib) {
+  RotVibBasis b;
+  b.J = J;
+  b.nvib = nvib;
+  b.k.push_back(0);
+  b.tau.push_back(J % 2);
+  for (int k = 1; k <= J; ++k)
+    for (int t = 0; t < 2; ++t) {
+      b.k.push_back(k);
+      b.tau.push_back(t);
+    }
+  return b;
+}
+
 namespace {
 
 std::filesystem::path checkpoint(const std::filesystem::path& dir, const std::string& name) {

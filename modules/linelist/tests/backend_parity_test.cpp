@@ -13,19 +13,7 @@ using namespace quanta::linelist;
 
 namespace {
 
-RotVibBasis top(int J, int nvib) {
-  RotVibBasis b;
-  b.J = J;
-  b.nvib = nvib;
-  b.k.push_back(0);
-  b.tau.push_back(J % 2);
-  for (int k = 1; k <= J; ++k)
-    for (int t = 0; t < 2; ++t) {
-      b.k.push_back(k);
-      b.tau.push_back(t);
-    }
-  return b;
-}
+RotVibBasis top(int J, int nvib) { return symmetric_top_basis(J, nvib); }
 
 double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
   double m = 0, s = 0;

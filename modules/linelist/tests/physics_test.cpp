@@ -31,21 +31,8 @@ double racah_3j(int j1, int j2, int j3, int m1, int m2, int m3) {
   return ((j1 - j2 - m3) % 2 != 0 ? -sum : sum);
 }
 
-// The symmetric-top (k, tau) functions of J in TROVE's order: k = 0 (tau = J mod 2), then k = 1..J with
-// tau = 0, 1; one vibrational function.
-RotVibBasis top(int J) {
-  RotVibBasis b;
-  b.J = J;
-  b.nvib = 1;
-  b.k.push_back(0);
-  b.tau.push_back(J % 2);
-  for (int k = 1; k <= J; ++k)
-    for (int t = 0; t < 2; ++t) {
-      b.k.push_back(k);
-      b.tau.push_back(t);
-    }
-  return b;
-}
+// The rigid symmetric top: all (k, tau) of J, one vibrational function.
+RotVibBasis top(int J) { return symmetric_top_basis(J, 1); }
 
 // S(J' r' <- J r) / (2J+1)(2J'+1) = s^2 for every pair of rotational functions: [r][r'].
 std::vector<double> rigid_top_strengths(int J, int Jp, int axis, double mu0) {

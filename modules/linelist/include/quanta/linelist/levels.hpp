@@ -21,6 +21,10 @@ struct RotVibBasis {
   std::size_t size() const { return static_cast<std::size_t>(nrot()) * nvib; }
 };
 
+// The complete (k, tau) set of J in TROVE's order, k = 0 (tau = J mod 2), then k = 1..J with tau = 0, 1,
+// times nvib vibrational functions (the rigid-rotor basis; synthetic cases and tests).
+RotVibBasis symmetric_top_basis(int J, int nvib);
+
 struct Level {
   int J = 0, gamma = 0;     // gamma 1-based, TROVE's numbering
   int id = 0;               // ExoMol ID (TROVE's numbering, with gaps)

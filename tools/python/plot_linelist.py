@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Stick spectrum and Doppler-broadened cross-section from quanta-linelist.h5.
+
+    plot_linelist.py quanta-linelist.h5 --mass 30.0 [--step 0.01] [--range 0 10000] [-o spectrum.png]
+
+The intensities are those of the run (its TEMPERATURE, in the file's parameters/temperature). The
+cross-section sums Gaussian (Doppler) profiles, HWHM = nu / c * sqrt(2 ln 2 k T / m), on a uniform grid;
+its integral over wavenumber equals the sum of the line intensities (cm/molecule -> cm^2/molecule).
+"""
+import argparse
+
+import h5py
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+
+C = 2.99792458e10  # cm/s
+K = 1.380649e-16  # erg/K
+AMU = 1.66053906660e-24  # g
+
+
+def cross_section(nu, intensity, temperature, mass_amu, grid):
+    sigma = nu / C * np.sqrt(K * temperature / (mass_amu * AMU))  # Gaussian standard deviation, cm^-1
+    xs = np.zeros_like(grid)
+    step = grid[1] - grid[0]
+    for n, s, i in zip(nu, sigma, intensity):
+        lo, hi = np.searchsorted(grid, [n - 6 * s, n + 6 * s])
+        if hi <= lo:  # narrower than the grid: all of it in the nearest bin
+            j = min(max(int(round((n - grid[0]) / step)), 0), len(grid) - 1)
+            xs[j] += i / step
+            continue
+        x = grid[lo:hi]
+        xs[lo:hi] += i * np.exp(-0.5 * ((x - n) / s) ** 2) / (s * np.sqrt(2 * np.pi))
+    return xs
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("results")
+    p.add_argument("--mass", type=float, required=True, help="molecular mass in amu")
+    p.add_argument("--step", type=float, default=0.01, help="grid step of the cross-section, cm^-1")
+    p.add_argument("--range", type=float, nargs=2, default=None, help="wavenumber range, cm^-1")
+    p.add_argument("-o", "--output", default="spectrum.png")
+    a = p.parse_args()
+    with h5py.File(a.results, "r") as f:
+        nu = f["transitions/wavenumber"][:]
+        inten = f["transitions/intensity"][:]
+        temperature = float(f["parameters/temperature"][()])
+    lo, hi = a.range if a.range else (nu.min(), nu.max())
+    keep = (nu >= lo) & (nu <= hi)
+    nu, inten = nu[keep], inten[keep]
+    grid = np.arange(lo, hi + a.step, a.step)
+    xs = cross_section(nu, inten, temperature, a.mass, grid)
+    fig, ax = plt.subplots(2, 1, figsize=(10, 7), sharex=True)
+    ax[0].vlines(nu, 0, inten, lw=0.5)
+    ax[0].set_yscale("log")
+    ax[0].set_ylim(max(inten.max() * 1e-12, inten[inten > 0].min()), inten.max() * 2)
+    ax[0].set_ylabel("I (cm/molecule)")
+    ax[0].set_title(f"{len(nu)} lines at T = {temperature:g} K")
+    ax[1].plot(grid, xs, lw=0.6)
+    ax[1].set_yscale("log")
+    ax[1].set_ylim(max(xs.max() * 1e-12, 1e-40), xs.max() * 2)
+    ax[1].set_xlabel("wavenumber (cm$^{-1}$)")
+    ax[1].set_ylabel("cross-section (cm$^2$/molecule)")
+    fig.tight_layout()
+    fig.savefig(a.output, dpi=150)
+    print(f"{a.output}: {len(nu)} lines, integrated cross-section {xs.sum() * a.step:.4e} vs sum of intensities {inten.sum():.4e}")
+
+
+if __name__ == "__main__":
+    main()
