@@ -15,6 +15,18 @@ namespace {
 
 RotVibBasis top(int J, int nvib) { return symmetric_top_basis(J, nvib); }
 
+// Three random symmetric n x n matrices.
+DipoleMatrices random_dipole(int n, std::mt19937_64& rng) {
+  std::normal_distribution<double> g;
+  DipoleMatrices d;
+  d.n = n;
+  d.mu.resize(3 * std::size_t(n) * n);
+  for (int a = 0; a < 3; ++a)
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j <= i; ++j) d.mu[(std::size_t(a) * n + i) * n + j] = d.mu[(std::size_t(a) * n + j) * n + i] = g(rng);
+  return d;
+}
+
 double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
   double m = 0, s = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -31,12 +43,7 @@ TEST(LinelistParity, CudaMatchesCpuBothMethodsAndDipoleBlocks) {
   std::mt19937_64 rng(7);
   std::normal_distribution<double> g;
   const int n = 301, J = 4, ns = 5, nup = 23;
-  DipoleMatrices d;
-  d.n = n;
-  d.mu.resize(3 * std::size_t(n) * n);
-  for (int a = 0; a < 3; ++a)
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j <= i; ++j) d.mu[(std::size_t(a) * n + i) * n + j] = d.mu[(std::size_t(a) * n + j) * n + i] = g(rng);
+  const DipoleMatrices d = random_dipole(n, rng);
   const RotVibBasis lo = top(J, n);
   std::vector<double> c(ns * lo.size());
   for (double& x : c) x = g(rng);
@@ -82,12 +89,7 @@ TEST(LinelistParity, CpuMethodsAgree) {
   std::mt19937_64 rng(3);
   std::normal_distribution<double> g;
   const int n = 57, J = 3, ns = 4;
-  DipoleMatrices d;
-  d.n = n;
-  d.mu.resize(3 * std::size_t(n) * n);
-  for (int a = 0; a < 3; ++a)
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j <= i; ++j) d.mu[(std::size_t(a) * n + i) * n + j] = d.mu[(std::size_t(a) * n + j) * n + i] = g(rng);
+  const DipoleMatrices d = random_dipole(n, rng);
   const RotVibBasis lo = top(J, n);
   std::vector<double> c(ns * lo.size());
   for (double& x : c) x = g(rng);
