@@ -198,20 +198,6 @@ RootsFile read_root_descriptions(const std::filesystem::path& file, int nmodes, 
   throw InputError(file.string(), number, "descr", "end of file", "'End Quantum numbers and energies'");
 }
 
-std::vector<double> read_root_vectors(const std::filesystem::path& file, int n, int dim) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(file.string(), "cannot open the eigenvector file");
-  const std::uintmax_t need = static_cast<std::uintmax_t>(n) * dim * 8;
-  const std::uintmax_t have = std::filesystem::file_size(file);
-  if (have < need)
-    throw InputError(file.string(), "truncated: " + std::to_string(have) + " bytes, expected " + std::to_string(need) +
-                                        " (" + std::to_string(n) + " roots of dimension " + std::to_string(dim) + ")");
-  std::vector<double> v(static_cast<std::size_t>(n) * dim);
-  in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(need));
-  if (!in) throw InputError(file.string(), "read failed");
-  return v;
-}
-
 namespace {
 
 // Fortran sequential unformatted records: int32 length, payload, int32 length.

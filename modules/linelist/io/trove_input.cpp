@@ -144,8 +144,9 @@ IntensityInput read_trove_input(const std::filesystem::path& path) {
       }
     } else if (k == "symgroup") {
       if (l.count() < 1) l.fail("SYMGROUP", "no group", "a molecular symmetry group, e.g. C2v(M)");
-      in.symgroup = raw.substr(raw.find_first_not_of(" \t", raw.find_first_not_of(" \t") + l.keyword().size()));
-      in.symgroup = in.symgroup.substr(0, in.symgroup.find_first_of(" \t\r"));
+      std::istringstream words(raw);
+      std::string keyword;
+      words >> keyword >> in.symgroup;
     } else if (k == "intensity") {
       in_block = have_block = true;
       block_line = number;

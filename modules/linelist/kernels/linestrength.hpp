@@ -42,6 +42,10 @@ RotationalCoupling rotational_coupling(const RotVibBasis& lower, const RotVibBas
 // <J1 k1; 1 q | J2 k2> (Edmonds, Table 2); 0 outside the triangle and projection rules.
 double three_j_rank1(int J1, int k1, int J2, int k2);
 
+// [mu_x; mu_y; mu_z] as one 3n x n column-major matrix, element (a n + i, j) = <i|mu_a|j>: the left
+// operand of the products P = mu C, and (the matrices being symmetric) row v' of mu_a read as a column.
+std::vector<double> stacked_dipole(const DipoleMatrices& dipole);
+
 // Where a backend computes. One engine per run: it holds the dipole matrices (split into `dipole_blocks`
 // column blocks of v when they must be streamed) and the current batch of lower states.
 class LinestrengthEngine {

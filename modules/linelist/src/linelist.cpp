@@ -55,11 +55,6 @@ double beta_of(const IntensityInput& in) {
   return units::trove::planck * units::trove::light_speed / (units::trove::boltzmann * in.temperature);
 }
 
-// TROVE's windows when the input gives none.
-Window or_default(const Window& w, double lo, double hi) {
-  return (w.min < -1e299 && w.max > 1e299) ? Window{lo, hi} : w;
-}
-
 }  // namespace
 
 double partition_function(const Levels& L, const IntensityInput& in) {
@@ -89,7 +84,7 @@ LineList compute_linelist(const Levels& L, const IntensityInput& in, const Dipol
   out.partition_from_states = in.qstat <= 0;
   out.partition_function = out.partition_from_states ? partition_function(L, in) : in.qstat;
   const double Q = out.partition_function;
-  const Window freq = or_default(in.freq, -0.1, 1e6), low = or_default(in.lower, -0.1, 1e6), up = or_default(in.upper, -0.1, 1e6);
+  const Window &freq = in.freq, &low = in.lower, &up = in.upper;
 
   auto block_of = [&](int J, int gamma) -> int {
     for (std::size_t b = 0; b < L.blocks.size(); ++b)
@@ -179,7 +174,6 @@ LineList compute_linelist(const Levels& L, const IntensityInput& in, const Dipol
         for (std::size_t i = 0; i < n; ++i) {
           const Level& li = L.levels[lowers[first + i]];
           const double boltz = std::exp(-(li.energy - L.zpe) * beta);
-          if (!low.contains(li.energy - L.zpe)) continue;
           for (std::size_t f = 0; f < U.levels.size(); ++f) {
             const Level& lf = L.levels[U.levels[f]];
             const double nu = lf.energy - li.energy;

@@ -79,6 +79,15 @@ RotationalCoupling rotational_coupling(const RotVibBasis& lower, const RotVibBas
   return c;
 }
 
+std::vector<double> stacked_dipole(const DipoleMatrices& d) {
+  const std::size_t n = d.n;
+  std::vector<double> s(3 * n * n);
+  for (std::size_t a = 0; a < 3; ++a)
+    for (std::size_t j = 0; j < n; ++j)
+      for (std::size_t i = 0; i < n; ++i) s[j * 3 * n + a * n + i] = d.mu[(a * n + i) * n + j];
+  return s;
+}
+
 std::unique_ptr<LinestrengthEngine> make_engine(Backend backend, const DipoleMatrices& dipole, const EngineOptions& options) {
   if (backend == Backend::Cuda) return make_cuda_engine(dipole, options);
   return make_cpu_engine(dipole, options);

@@ -1,7 +1,6 @@
 // CPU engine (OpenMP + BLAS): the oracle for the CUDA engine, and a production path for hosts without a GPU.
 #include <omp.h>
 
-#include <cstring>
 
 #include "../linestrength.hpp"
 
@@ -20,13 +19,7 @@ void gemm(char ta, char tb, int m, int n, int k, const double* a, int lda, const
 
 class CpuEngine final : public LinestrengthEngine {
  public:
-  CpuEngine(const DipoleMatrices& d, const EngineOptions& o) : n_(d.n), method_(o.method), stacked_(3 * std::size_t(d.n) * d.n) {
-    // [mu_x; mu_y; mu_z] as a 3n x n column-major matrix: element (a n + i, j) = <i|mu_a|j>.
-    for (int a = 0; a < 3; ++a)
-      for (int j = 0; j < n_; ++j)
-        for (int i = 0; i < n_; ++i)
-          stacked_[std::size_t(j) * 3 * n_ + std::size_t(a) * n_ + i] = d.mu[(std::size_t(a) * n_ + i) * n_ + j];
-  }
+  CpuEngine(const DipoleMatrices& d, const EngineOptions& o) : n_(d.n), method_(o.method), stacked_(stacked_dipole(d)) {}
 
   void set_lower(const double* c, int nstates, int nrot) override {
     ns_ = nstates;

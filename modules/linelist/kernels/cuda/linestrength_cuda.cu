@@ -5,7 +5,6 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 
 #include "../linestrength.hpp"
@@ -72,12 +71,8 @@ void check_cublas(cublasStatus_t st, const char* call) {
 
 class CudaEngine final : public LinestrengthEngine {
  public:
-  CudaEngine(const DipoleMatrices& d, const EngineOptions& o) : n_(d.n), method_(o.method), host_stacked_(3 * std::size_t(d.n) * d.n) {
+  CudaEngine(const DipoleMatrices& d, const EngineOptions& o) : n_(d.n), method_(o.method), host_stacked_(stacked_dipole(d)) {
     check_cublas(cublasCreate(&blas_), "cublasCreate");
-    for (int a = 0; a < 3; ++a)
-      for (int j = 0; j < n_; ++j)
-        for (int i = 0; i < n_; ++i)
-          host_stacked_[std::size_t(j) * 3 * n_ + std::size_t(a) * n_ + i] = d.mu[(std::size_t(a) * n_ + i) * n_ + j];
     const std::size_t dipole_bytes = host_stacked_.size() * sizeof(double);
     budget_ = o.memory_limit_bytes;
     blocks_ = o.dipole_blocks > 0 ? o.dipole_blocks
@@ -162,14 +157,18 @@ class CudaEngine final : public LinestrengthEngine {
     used_ += b.bytes();
   }
 
+  // The coupling's arrays into buffers that grow only when needed (no allocation per call).
+  template <class T>
+  static void upload_into(DeviceBuffer<T>& b, const std::vector<T>& v, const char* what) {
+    if (b.size() < v.size()) b = DeviceBuffer<T>(v.size(), what);
+    b.upload(v);
+  }
   void upload_coupling(const RotationalCoupling& rc) {
-    first_ = DeviceBuffer<int>(std::span<const int>(rc.first), "coupling offsets");
-    const std::size_t nnz = rc.rot_lower.size();
-    nnz_ = nnz;
-    if (nnz == 0) return;
-    rot_lower_ = DeviceBuffer<int>(std::span<const int>(rc.rot_lower), "coupling blocks");
-    component_ = DeviceBuffer<int>(std::span<const int>(rc.component), "coupling components");
-    factor_ = DeviceBuffer<double>(std::span<const double>(rc.factor), "coupling factors");
+    nnz_ = rc.rot_lower.size();
+    upload_into(first_, rc.first, "coupling offsets");
+    upload_into(rot_lower_, rc.rot_lower, "coupling blocks");
+    upload_into(component_, rc.component, "coupling components");
+    upload_into(factor_, rc.factor, "coupling factors");
   }
 
   // Dipole block b: columns v0 .. v0+nb-1 of the stacked matrix, on the device.

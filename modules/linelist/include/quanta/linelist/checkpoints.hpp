@@ -2,7 +2,8 @@
 // TROVE's checkpoint files for an intensity calculation, read as TROVE writes them:
 //   j0eigen_quanta<J>.chk         the contracted basis of one J and its symmetrization
 //   j0eigen_descr<J>_<G>.chk      energies and assignments of the roots of (J, Gamma)
-//   j0eigen_vectors<J>_<G>.chk    the roots' coefficients in the symmetrized basis (direct access)
+//   j0eigen_vectors<J>_<G>.chk    the roots' coefficients in the symmetrized basis (direct access:
+//                                 root r is `dim` doubles at byte offset (r-1)*dim*8)
 //   j0_extfield.chk               the molecule-fixed dipole matrices on the J = 0 contracted basis
 // Layouts: ../shared/reference/linelist/sih2-trove/README.md and docs/linelist.md.
 #include <cstdint>
@@ -67,8 +68,6 @@ RootsFile read_root_descriptions(const std::filesystem::path& file, int nmodes, 
 // Nmodes from the fingerprint block of a descr file.
 int read_nmodes(const std::filesystem::path& descr_file);
 
-// Records 1..n of a j0eigen_vectors file (root r: `dim` doubles at byte offset (r-1)*dim*8): [n][dim].
-std::vector<double> read_root_vectors(const std::filesystem::path& file, int n, int dim);
 
 // j0_extfield.chk: three N x N matrices (x, y, z) in Debye; returned [3][N][N] with element (a, i, j)
 // = <i|mu_a|j> (the file's column-major order, transposed to row-major; the matrices are symmetric).

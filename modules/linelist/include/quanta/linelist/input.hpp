@@ -29,9 +29,10 @@ struct IntensityInput {
   std::vector<double> gns;           // GNS per irrep
   std::vector<int> selection;        // `selection` numbers per irrep
   int jmin = 0, jmax = 0;            // `J, jmin, jmax`
-  Window freq{-1e300, 1e300};        // `freq-window`, cm^-1
-  Window lower{-1e300, 1e300};       // `energy low`, cm^-1 (above the ZPE)
-  Window upper{-1e300, 1e300};       // `energy ... upper`, cm^-1 (above the ZPE)
+  // Windows, cm^-1 (energies above the ZPE); the defaults are TROVE's.
+  Window freq{-0.1, 1e6};            // `freq-window`
+  Window lower{-0.1, 1e6};           // `energy low`
+  Window upper{-0.1, 1e6};           // `energy ... upper`
   bool exomol = false;               // `exomol`: write .states and .trans
   std::string linelist_name;         // `linelist NAME`: stem of the ExoMol files
 };
