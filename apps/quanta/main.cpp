@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
   ll->add_option("-o,--output-dir", linelist_output, "where the .states, .trans and quanta-linelist.h5 go (default: the input's folder)");
   ll->add_option("--method", linelist.method, "half-linestrengths: gemm (batched matrix products) | cr (the seed's cache-and-reduce kernel)")->capture_default_str();
   ll->add_option("--dipole-blocks", linelist.dipole_blocks, "split the dipole matrices into p blocks by v (0: as device memory requires)");
-  ll->add_option("--batch", linelist.batch, "lower states per matrix product (gemm)")->capture_default_str();
+  ll->add_option("--batch", linelist.batch, "most lower states whose half-linestrengths are held at once (0: as many as memory holds)")->capture_default_str();
   ll->add_flag("--gain-table", linelist.gain_table, "also write GAIN's text table (<stem>.gain.txt)");
   add_common_options(ll, common);
 

@@ -2,20 +2,24 @@
 // largest basis (H2CO, d_vib = 7642, J = 70: d_J = 141 x 7642 = 1,077,522): a random symmetric dipole,
 // normalized random coefficient vectors in the (k, tau) x v product basis, lower J to upper J + 1.
 // Reports per-state half-linestrength times (gemm and the seed's cache-and-reduce kernel), completion
-// throughput (transitions/s), achieved FLOP/s, and the projected time of a 10^9-transition line list.
+// throughput (transitions/s), achieved FLOP/s, the projected time of a 10^9-transition line list, and
+// (with --e2e-upper) a measured end-to-end run of the streamed pipeline that compute_linelist uses.
 //
 //   bench_linelist [--backend cuda|cpu] [--nvib 7642] [--J 70] [--lower 256] [--upper 2000]
-//                  [--cr-states 2] [--out results.json]
+//                  [--cr-states 2] [--e2e-lower 4096] [--e2e-upper 0] [--out results.json]
 #include <omp.h>
 
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
+#include <algorithm>
 #include <random>
 #include <string>
 
 #include "../kernels/linestrength.hpp"
+#include "../src/transitions.hpp"
 #include "quanta/core/backend.hpp"
 #include "quanta/core/timer.hpp"
 
@@ -25,6 +29,13 @@ using namespace quanta::linelist;
 namespace {
 
 RotVibBasis top(int J, int nvib) { return symmetric_top_basis(J, nvib); }
+
+struct E2E {
+  int lower = 0, chunk = 0;
+  long long upper = 0;
+  double transitions = 0, total_s = 0, half_s = 0, fill_s = 0, digest_s = 0, tflops = 0;
+  std::size_t kept = 0;
+};
 
 // Normalized random vectors, generated in parallel (one stream per vector).
 std::vector<double> random_vectors(std::size_t count, std::size_t dim, unsigned seed) {
@@ -46,7 +57,8 @@ std::vector<double> random_vectors(std::size_t count, std::size_t dim, unsigned 
 
 int main(int argc, char** argv) {
   std::string backend_name = "auto", out;
-  int nvib = 7642, J = 70, nlower = 256, nupper = 2000, cr_states = 2;
+  int nvib = 7642, J = 70, nlower = 256, nupper = 2000, cr_states = 2, e2e_lower = 4096;
+  long long e2e_upper = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--backend") backend_name = argv[i + 1];
@@ -55,6 +67,8 @@ int main(int argc, char** argv) {
     else if (a == "--lower") nlower = std::stoi(argv[i + 1]);
     else if (a == "--upper") nupper = std::stoi(argv[i + 1]);
     else if (a == "--cr-states") cr_states = std::stoi(argv[i + 1]);
+    else if (a == "--e2e-lower") e2e_lower = std::stoi(argv[i + 1]);
+    else if (a == "--e2e-upper") e2e_upper = std::stoll(argv[i + 1]);
     else if (a == "--out") out = argv[i + 1];
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
@@ -80,7 +94,8 @@ int main(int argc, char** argv) {
   for (int a = 0; a < 3; ++a)
     for (int i = 0; i < nvib; ++i)
       for (int j = i + 1; j < nvib; ++j) d.mu[(std::size_t(a) * nvib + i) * nvib + j] = d.mu[(std::size_t(a) * nvib + j) * nvib + i];
-  const std::vector<double> lower = random_vectors(nlower, lo.size(), 1), upper = random_vectors(nupper, up.size(), 2);
+  const std::vector<double> lower = random_vectors(nlower, lo.size(), 1);
+  std::vector<double> upper = random_vectors(nupper, up.size(), 2);
   const RotationalCoupling rc = rotational_coupling(lo, up, -1);
   std::printf("set-up (random inputs) %.1f s\n", t.seconds());
 
@@ -91,24 +106,27 @@ int main(int argc, char** argv) {
   std::vector<double> amp(std::size_t(nlower) * nupper);
   gemm->set_lower(lower.data(), 1, lo.nrot());  // warm-up: library handles, first allocations
   gemm->half_linestrengths(rc);
-  gemm->completions(0, upper.data(), nupper, amp.data());  // also makes the upper vectors resident
-  gemm->synchronize();
-  t.reset();
+  gemm->completions(upper.data(), nupper, amp.data());
   gemm->set_lower(lower.data(), nlower, lo.nrot());
   gemm->synchronize();
-  const double t_upload = t.seconds();
   t.reset();
   gemm->half_linestrengths(rc);
   gemm->synchronize();
   const double t_half = t.seconds();
+  // Completions alone: the upper vectors already in slot 0's buffer (the copy into it is host work).
+  std::copy_n(upper.data(), upper.size(), gemm->upper_buffer(0, upper.size()));
+  gemm->start_completions(0, nupper);
+  gemm->finish_completions(0);
   t.reset();
-  gemm->completions(0, upper.data(), nupper, amp.data());
+  gemm->start_completions(0, nupper);
+  gemm->finish_completions(0);
   const double t_comp = t.seconds();
   const double flop_half = 2.0 * 3 * nvib * double(nvib) * lo.nrot() * nlower;
   const double flop_comp = 2.0 * double(up.size()) * nlower * nupper;
   const double rate = double(nlower) * nupper / t_comp;
-  std::printf("gemm: upload %.3f s; half-linestrengths %.3f s = %.2f ms per lower state (%.1f TFLOP/s); completions %.3f s = %.3g transitions/s (%.1f TFLOP/s)\n",
-              t_upload, t_half, 1e3 * t_half / nlower, flop_half / t_half / 1e12, t_comp, rate, flop_comp / t_comp / 1e12);
+  std::printf("gemm: half-linestrengths %.3f s = %.2f ms per lower state (%.1f TFLOP/s, products in sub-batches); completions (with the upper upload) %.3f s = %.3g transitions/s (%.1f TFLOP/s)\n",
+              t_half, 1e3 * t_half / nlower, flop_half / t_half / 1e12, t_comp, rate, flop_comp / t_comp / 1e12);
+  gemm.reset();
 
   // The seed's cache-and-reduce kernel, one lower state at a time.
   EngineOptions co;
@@ -125,6 +143,78 @@ int main(int argc, char** argv) {
   cr->synchronize();
   const double t_cr = t.seconds() / cr_states;
   std::printf("cache-and-reduce: %.3f s per lower state (seed: < 1 s on an M2090 for this basis)\n", t_cr);
+  cr.reset();
+  std::vector<double>().swap(upper);
+
+  // End to end, as compute_linelist streams a large list: one group of lower states (as many as the
+  // engine holds, at most --e2e-lower) with their half-linestrengths resident, then --e2e-upper upper
+  // vectors streamed past them in chunks through the two slots; every chunk is copied into its slot's
+  // host buffer (from a source chunk in host memory: the stand-in for vectors read from the checkpoints)
+  // and every amplitude goes through collect_transitions (S, A, I and the filters) while the device
+  // computes the next chunk.
+  E2E e2e;
+  if (e2e_upper > 0) {
+    auto engine = make_engine(backend, d, eo);
+    const EnginePlan plan = engine->plan(lo.size(), up.size());
+    e2e.lower = std::min(e2e_lower, plan.lower_states);
+    e2e.chunk = plan.upper_chunk;
+    e2e.upper = e2e_upper;
+    std::printf("end to end: plan %d lower states, %d upper vectors per chunk; running %d lower x %lld upper\n", plan.lower_states,
+                plan.upper_chunk, e2e.lower, e2e.upper);
+    t.reset();
+    std::vector<double> group = random_vectors(e2e.lower, lo.size(), 3);
+    std::vector<double> source = random_vectors(e2e.chunk, up.size(), 4);
+    std::vector<double> e_lower(e2e.lower), e_upper(e2e.chunk);
+    std::vector<int> idx_lower(e2e.lower), idx_upper(e2e.chunk);
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<double> energy(0, 20000);
+    for (int i = 0; i < e2e.lower; ++i) e_lower[i] = energy(rng) / 2, idx_lower[i] = i;
+    for (int f = 0; f < e2e.chunk; ++f) e_upper[f] = energy(rng), idx_upper[f] = f;
+    IntensityInput in;  // TROVE's default windows; a threshold no line passes (every line is evaluated, none stored)
+    in.temperature = 296;
+    in.thresh_intens = std::numeric_limits<double>::max();
+    const IntensityConstants k(in, 1000.0, 0.0);
+    std::printf("end to end: set-up (random inputs) %.1f s\n", t.seconds());
+
+    engine->synchronize();
+    WallTimer total;
+    engine->set_lower(group.data(), e2e.lower, lo.nrot());
+    engine->half_linestrengths(rc);
+    engine->synchronize();
+    e2e.half_s = total.seconds();
+    const StateSet lower_set{idx_lower.data(), e_lower.data(), e2e.lower, J, 1, 1.0};
+    std::vector<Transition> kept;
+    double fill_s = 0, digest_s = 0;
+    const long long nchunks = (e2e.upper + e2e.chunk - 1) / e2e.chunk;
+    auto digest = [&](long long c) {
+      const int m = int(std::min<long long>(e2e.chunk, e2e.upper - c * e2e.chunk));
+      const double* a = engine->finish_completions(int(c % 2));
+      WallTimer w;
+      collect_transitions(in, k, lower_set, StateSet{idx_upper.data(), e_upper.data(), m, J + 1, 1, 1.0}, a, kept);
+      digest_s += w.seconds();
+    };
+    for (long long c = 0; c < nchunks; ++c) {
+      const int m = int(std::min<long long>(e2e.chunk, e2e.upper - c * e2e.chunk));
+      const std::size_t count = std::size_t(m) * up.size();
+      WallTimer w;
+      double* buf = engine->upper_buffer(int(c % 2), count);
+#pragma omp parallel for schedule(static)
+      for (std::size_t p = 0; p < count; ++p) buf[p] = source[p];
+      fill_s += w.seconds();
+      engine->start_completions(int(c % 2), m);
+      if (c > 0) digest(c - 1);
+    }
+    digest(nchunks - 1);
+    e2e.total_s = total.seconds();
+    e2e.transitions = double(e2e.lower) * double(e2e.upper);
+    e2e.kept = kept.size();
+    e2e.fill_s = fill_s;
+    e2e.digest_s = digest_s;
+    const double flop = 2.0 * double(up.size()) * e2e.transitions + flop_half / nlower * e2e.lower;
+    e2e.tflops = flop / e2e.total_s / 1e12;
+    std::printf("end to end: %.3g transitions in %.1f s (half-linestrengths %.1f s; host copy into the slots %.1f s, digest %.1f s, both overlapped) = %.3g transitions/s, %.1f TFLOP/s; %zu kept\n",
+                e2e.transitions, e2e.total_s, e2e.half_s, e2e.fill_s, e2e.digest_s, e2e.transitions / e2e.total_s, e2e.tflops, e2e.kept);
+  }
 
   // A 10^9-transition line list of this size: 4000 lower states, each with its half-linestrengths for
   // three J' (J-1, J, J+1), and 10^9 completions.
@@ -136,11 +226,17 @@ int main(int argc, char** argv) {
     std::ofstream f(out);
     f << "{\n  \"device\": \"" << device_description(backend) << "\",\n  \"threads\": " << omp_get_max_threads() << ",\n  \"nvib\": " << nvib
       << ",\n  \"J\": " << J << ",\n  \"dim_lower\": " << lo.size() << ",\n  \"dim_upper\": " << up.size() << ",\n  \"lower_states\": " << nlower
-      << ",\n  \"upper_states\": " << nupper << ",\n  \"gemm_upload_s\": " << t_upload << ",\n  \"gemm_half_s\": " << t_half
+      << ",\n  \"upper_states\": " << nupper << ",\n  \"gemm_half_s\": " << t_half
       << ",\n  \"gemm_half_per_state_s\": " << t_half / nlower << ",\n  \"gemm_half_tflops\": " << flop_half / t_half / 1e12
       << ",\n  \"completion_s\": " << t_comp << ",\n  \"completion_transitions_per_s\": " << rate
       << ",\n  \"completion_tflops\": " << flop_comp / t_comp / 1e12 << ",\n  \"cr_half_per_state_s\": " << t_cr
-      << ",\n  \"projected_1e9_linelist_s\": " << projected << "\n}\n";
+      << ",\n  \"projected_1e9_linelist_s\": " << projected;
+    if (e2e.upper > 0)
+      f << ",\n  \"e2e_lower\": " << e2e.lower << ",\n  \"e2e_upper\": " << e2e.upper << ",\n  \"e2e_upper_chunk\": " << e2e.chunk
+        << ",\n  \"e2e_transitions\": " << e2e.transitions << ",\n  \"e2e_total_s\": " << e2e.total_s << ",\n  \"e2e_half_s\": " << e2e.half_s
+        << ",\n  \"e2e_fill_s\": " << e2e.fill_s << ",\n  \"e2e_digest_s\": " << e2e.digest_s << ",\n  \"e2e_tflops\": " << e2e.tflops
+        << ",\n  \"e2e_kept\": " << e2e.kept;
+    f << "\n}\n";
   }
   return 0;
 }

@@ -47,25 +47,48 @@ double three_j_rank1(int J1, int k1, int J2, int k2);
 std::vector<double> stacked_dipole(const DipoleMatrices& dipole);
 
 // Where a backend computes. One engine per run: it holds the dipole matrices (split into `dipole_blocks`
-// column blocks of v when they must be streamed) and the current batch of lower states.
+// column blocks of v when they must be streamed), a group of lower states and their half-linestrengths
+// for one J'. The upper vectors stream past the resident half-linestrengths in chunks, through two
+// slots so that the host fills one chunk and digests the amplitudes of another while the device
+// computes (on a device backend start_completions returns at once).
+struct EnginePlan {
+  int lower_states = 1;  // lower states per set_lower (their half-linestrengths stay resident)
+  int upper_chunk = 1;   // upper vectors per start_completions
+};
+
 class LinestrengthEngine {
  public:
   virtual ~LinestrengthEngine() = default;
-  // Lower states of one J: coefficients [nstates][nrot * nvib] in the product basis.
+  // How many lower states (product dimension dim_lower) and upper vectors (dim_upper) fit at once.
+  virtual EnginePlan plan(std::size_t dim_lower, std::size_t dim_upper) const = 0;
+  // Lower states of one J: coefficients [nstates][nrot * nvib] in the product basis. The engine reads
+  // them until the next set_lower, so they must stay valid (and unchanged) that long.
   virtual void set_lower(const double* coefficients, int nstates, int nrot) = 0;
   // Half-linestrengths of the current lower states for upper J' (kept by the engine): [nstates][nrot' * nvib].
   virtual void half_linestrengths(const RotationalCoupling& coupling) = 0;
   // The half-linestrengths back on the host (for tests and diagnostics).
   virtual std::vector<double> half_linestrengths_host() const = 0;
-  // s[i][f] = sum_p h_i[p] upper[f][p] for the current half-linestrengths and `nupper` upper vectors.
-  // `key` names the upper block so a backend may keep its vectors resident between calls.
-  virtual void completions(int key, const double* upper, int nupper, double* amplitudes) = 0;
+  // Host buffer of slot 0 or 1 for at least `count` doubles of upper vectors (page-locked on a device);
+  // valid until the next call for the same slot.
+  virtual double* upper_buffer(int slot, std::size_t count) = 0;
+  // s[i][f] = sum_p h_i[p] upper[f][p] for the current half-linestrengths and the `nupper` vectors in
+  // the slot's buffer. A slot must be finished before its buffer is refilled or the lower states change.
+  virtual void start_completions(int slot, int nupper) = 0;
+  // Waits for the slot's completions; the amplitudes [nstates][nupper], valid until the slot restarts.
+  virtual const double* finish_completions(int slot) = 0;
+  virtual int lower_states() const = 0;          // of the last set_lower
+  virtual std::size_t upper_dim() const = 0;     // nrot' * nvib of the last half_linestrengths
   virtual std::string description() const = 0;
   virtual void synchronize() {}  // waits for queued device work (timing)
+
+  // Synchronous completions through slot 0 (tests, small cases): amplitudes [lower_states()][nupper].
+  void completions(const double* upper, int nupper, double* amplitudes);
 };
 
 struct EngineOptions {
   Method method = Method::Gemm;
+  int max_lower_states = 0;              // cap on EnginePlan::lower_states (0: as memory allows)
+  int max_upper_chunk = 0;               // cap on EnginePlan::upper_chunk (0: as memory allows)
   int dipole_blocks = 0;                 // 0: chosen from the memory budget; p >= 1: split into p blocks by v
   std::size_t memory_limit_bytes = 0;    // device memory budget (0: free memory)
 };

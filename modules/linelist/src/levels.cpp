@@ -141,12 +141,18 @@ Levels read_levels(const std::filesystem::path& dir, const IntensityInput& input
   return L;
 }
 
-std::vector<double> expanded_vectors(const Levels& L, const LevelBlock& block, const std::vector<int>& records, double thresh_coeff) {
+std::vector<double> expanded_vectors(const Levels& L, const LevelBlock& block, std::span<const int> records, double thresh_coeff) {
+  std::vector<double> out(records.size() * L.group->degeneracy(block.gamma - 1) * L.basis(block.J).size());
+  expand_vectors(L, block, records, thresh_coeff, out.data());
+  return out;
+}
+
+void expand_vectors(const Levels& L, const LevelBlock& block, std::span<const int> records, double thresh_coeff, double* out) {
   const ContractedBasis& c = L.contracted_basis(block.J);
   const RotVibBasis& b = L.basis(block.J);
   const auto& irr = c.irreps[block.gamma - 1];
   const int degen = irr.degen;
-  std::vector<double> out(records.size() * degen * b.size(), 0.0);
+  std::fill_n(out, records.size() * degen * b.size(), 0.0);
   std::vector<std::size_t> product(c.ncontr());
   for (int f = 0; f < c.ncontr(); ++f) product[f] = static_cast<std::size_t>(c.irot[f]) * b.nvib + c.ivib[f];
   std::ifstream in(block.vectors, std::ios::binary);
@@ -157,7 +163,7 @@ std::vector<double> expanded_vectors(const Levels& L, const LevelBlock& block, c
     in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(block.dim) * 8);
     if (!in) throw InputError(block.vectors.string(), "truncated: cannot read record " + std::to_string(records[i]));
     for (int d = 0; d < degen; ++d) {
-      double* o = out.data() + (i * degen + d) * b.size();
+      double* o = out + (i * degen + d) * b.size();
       int s = 0;  // running symmetrized index
       for (int cs = 0; cs < c.ncases; ++cs) {
         const int first = c.case_first[cs], size = c.case_first[cs + 1] - first;
@@ -171,7 +177,6 @@ std::vector<double> expanded_vectors(const Levels& L, const LevelBlock& block, c
           if (std::abs(o[p]) <= thresh_coeff) o[p] = 0.0;
     }
   }
-  return out;
 }
 
 }  // namespace quanta::linelist

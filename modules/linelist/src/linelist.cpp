@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
+#include <span>
 #include <limits>
 #include <map>
 
@@ -12,6 +14,7 @@
 #include "quanta/core/progress.hpp"
 #include "quanta/core/timer.hpp"
 #include "quanta/core/units.hpp"
+#include "transitions.hpp"
 
 namespace quanta::linelist {
 
@@ -64,27 +67,60 @@ double partition_function(const Levels& L, const IntensityInput& in) {
   return q;
 }
 
+IntensityConstants::IntensityConstants(const IntensityInput& in, double Q, double zpe_)
+    : beta(beta_of(in)),
+      a_coef(64.0e-36 * std::pow(units::pi, 4) / (3.0 * units::trove::planck)),
+      i_coef(8.0e-36 * std::pow(units::pi, 3) / (3.0 * units::trove::planck * units::trove::light_speed)),
+      partition(Q),
+      zpe(zpe_) {}
+
+void collect_transitions(const IntensityInput& in, const IntensityConstants& k, const StateSet& lo, const StateSet& up,
+                         const double* amp, std::vector<Transition>& out) {
+  const double small = std::numeric_limits<double>::epsilon();
+  const int degI = lo.degen, degF = up.degen;
+  const std::size_t nf = std::size_t(up.count) * degF;
+  const double jfac = (2.0 * lo.J + 1) * (2.0 * up.J + 1);
+  for (int i = 0; i < lo.count; ++i) {
+    const double boltz = std::exp(-(lo.energy[i] - k.zpe) * k.beta);
+    const double* a_i = amp + std::size_t(i) * degI * nf;
+    for (int f = 0; f < up.count; ++f) {
+      const double nu = up.energy[f] - lo.energy[i];
+      if (nu <= -small || !in.freq.contains(nu)) continue;
+      double s0 = 0;
+      for (int di = 0; di < degI; ++di)
+        for (int df = 0; df < degF; ++df) {
+          const double a = a_i[di * nf + std::size_t(f) * degF + df];
+          s0 += a * a;
+        }
+      s0 /= degI;
+      Transition t;
+      t.lower = lo.level[i];
+      t.upper = up.level[f];
+      t.wavenumber = nu;
+      t.amplitude = a_i[std::size_t(f) * degF];
+      t.linestrength = s0 * lo.gns * jfac;
+      const double anu = std::abs(nu);
+      t.einstein_a = k.a_coef * (2.0 * lo.J + 1) * s0 * anu * anu * anu;
+      t.intensity = t.linestrength * k.i_coef * anu * boltz * (1.0 - std::exp(-anu * k.beta)) / k.partition;
+      if (t.intensity >= in.thresh_intens && t.linestrength >= in.thresh_line) out.push_back(t);
+    }
+  }
+}
+
 LineList compute_linelist(const Levels& L, const IntensityInput& in, const DipoleMatrices& dipole, const LineListOptions& opt,
                           const EngineOptions& eo) {
   const Comm& comm = Comm::world();
   const SymmetryGroup& G = *L.group;
   const std::vector<int> pair = selection_pairs(G, in.selection, in.file.string());
   if (dipole.n != L.bases[0].nvib)
-    throw Error("j0_extfield.chk: dipole matrices are " + std::to_string(dipole.n) + " x " + std::to_string(dipole.n) +
-                ", expected the " + std::to_string(L.bases[0].nvib) + " J = 0 contracted functions of j0eigen_quanta0.chk");
+    throw Error("dipole matrices are " + std::to_string(dipole.n) + " x " + std::to_string(dipole.n) + ", expected the " +
+                std::to_string(L.bases[0].nvib) + " vibrational functions of the levels' product basis");
   LineList out;
   auto engine = make_engine(opt.backend, dipole, eo);
   out.engine = engine->description();
-
-  const double small = std::numeric_limits<double>::epsilon();
-  const double beta = beta_of(in);
-  const double pi = units::pi, h = units::trove::planck, c = units::trove::light_speed;
-  const double a_coef = 64.0e-36 * std::pow(pi, 4) / (3.0 * h);     // s^-1 / (Debye^2 cm^-3)
-  const double i_coef = 8.0e-36 * std::pow(pi, 3) / (3.0 * h * c);  // cm/molecule / (Debye^2 cm^-1)
   out.partition_from_states = in.qstat <= 0;
   out.partition_function = out.partition_from_states ? partition_function(L, in) : in.qstat;
-  const double Q = out.partition_function;
-  const Window &freq = in.freq, &low = in.lower, &up = in.upper;
+  const IntensityConstants konst(in, out.partition_function, L.zpe);
 
   auto block_of = [&](int J, int gamma) -> int {
     for (std::size_t b = 0; b < L.blocks.size(); ++b)
@@ -108,30 +144,37 @@ LineList compute_linelist(const Levels& L, const IntensityInput& in, const Dipol
   for (std::size_t b = 0; b < L.blocks.size(); ++b) {
     if (upper_blocks(L.blocks[b]).empty()) continue;
     for (int li : L.blocks[b].levels)
-      if (low.contains(L.levels[li].energy - L.zpe)) lower_all.push_back(li);
+      if (in.lower.contains(L.levels[li].energy - L.zpe)) lower_all.push_back(li);
   }
   std::stable_sort(lower_all.begin(), lower_all.end(), [&](int a, int b) { return L.levels[a].energy < L.levels[b].energy; });
   std::map<int, std::vector<int>> mine;  // block -> my lower levels
   for (std::size_t i = 0; i < lower_all.size(); ++i)
     if (static_cast<int>(i % comm.size()) == comm.rank()) mine[L.levels[lower_all[i]].block].push_back(lower_all[i]);
 
-  // Upper states of a block inside the upper window, and their expanded vectors (computed once).
+  // Upper states of a block inside the upper window; their expanded vectors are kept on the host while
+  // they fit opt.upper_cache_bytes, and otherwise read chunk by chunk when needed.
   struct Upper {
-    std::vector<int> levels;
-    std::vector<double> vectors;  // [nlevels * degen][dim]
+    std::vector<int> levels, records;
+    std::vector<double> energies;
+    std::vector<double> vectors;  // [nlevels * degen][dim], or empty: read from the block's file
   };
   std::map<int, Upper> uppers;
+  std::size_t cached = 0;
   auto upper = [&](int b) -> const Upper& {
     auto it = uppers.find(b);
     if (it != uppers.end()) return it->second;
     Upper u;
-    std::vector<int> records;
     for (int li : L.blocks[b].levels)
-      if (up.contains(L.levels[li].energy - L.zpe)) {
+      if (in.upper.contains(L.levels[li].energy - L.zpe)) {
         u.levels.push_back(li);
-        records.push_back(L.levels[li].root.record);
+        u.records.push_back(L.levels[li].root.record);
+        u.energies.push_back(L.levels[li].energy);
       }
-    u.vectors = expanded_vectors(L, L.blocks[b], records, -1.0);
+    const std::size_t bytes = u.levels.size() * G.degeneracy(L.blocks[b].gamma - 1) * L.basis(L.blocks[b].J).size() * sizeof(double);
+    if (cached + bytes <= opt.upper_cache_bytes) {
+      u.vectors = expanded_vectors(L, L.blocks[b], u.records, -1.0);
+      cached += bytes;
+    }
     return uppers.emplace(b, std::move(u)).first->second;
   };
   std::map<std::pair<int, int>, RotationalCoupling> couplings;
@@ -141,66 +184,76 @@ LineList compute_linelist(const Levels& L, const IntensityInput& in, const Dipol
     return couplings.emplace(std::make_pair(J, Jp), rotational_coupling(L.basis(J), L.basis(Jp), in.thresh_coeff)).first->second;
   };
 
+  // Groups of lower states, as many per group as the engine holds for the block's largest J'.
+  struct Group {
+    int block;
+    std::vector<int> levels;
+  };
+  std::vector<Group> groups;
+  for (auto& [b, lowers] : mine) {
+    const LevelBlock& lb = L.blocks[b];
+    std::size_t dim_up = 0;
+    for (int ub : upper_blocks(lb)) dim_up = std::max(dim_up, L.basis(L.blocks[ub].J).size());
+    const int degI = G.degeneracy(lb.gamma - 1);
+    const int size = std::max(1, engine->plan(L.basis(lb.J).size(), dim_up).lower_states / degI);
+    for (std::size_t first = 0; first < lowers.size(); first += size)
+      groups.push_back({b, std::vector<int>(lowers.begin() + first, lowers.begin() + std::min(lowers.size(), first + size))});
+  }
+  // The expanded vectors of a group (read and expanded on a second thread while the previous group computes).
+  auto group_vectors = [&](const Group& g) {
+    std::vector<int> records;
+    for (int li : g.levels) records.push_back(L.levels[li].root.record);
+    return expanded_vectors(L, L.blocks[g.block], records, in.thresh_coeff);
+  };
+
   std::size_t total = 0;
   for (auto& [b, v] : mine) total += v.size();
   Progress progress("half-linestrengths", total, opt.quiet || !comm.root());
   WallTimer timer;
   std::vector<Transition> found;
-  for (auto& [b, lowers] : mine) {
-    const LevelBlock& lb = L.blocks[b];
-    const int degI = G.degeneracy(lb.gamma - 1);
-    const double gns = in.gns[lb.gamma - 1];
-    const std::vector<int> ubs = upper_blocks(lb);
-    for (std::size_t first = 0; first < lowers.size(); first += opt.batch) {
-      const std::size_t n = std::min<std::size_t>(opt.batch, lowers.size() - first);
-      std::vector<int> records(n);
-      for (std::size_t i = 0; i < n; ++i) records[i] = L.levels[lowers[first + i]].root.record;
-      const std::vector<double> C = expanded_vectors(L, lb, records, in.thresh_coeff);
-      engine->set_lower(C.data(), static_cast<int>(n) * degI, L.basis(lb.J).nrot());
-      for (int ub : ubs) {
-        const LevelBlock& fb = L.blocks[ub];
-        const Upper& U = upper(ub);
-        if (U.levels.empty()) continue;
-        const int degF = G.degeneracy(fb.gamma - 1);
-        timer.reset();
-        engine->half_linestrengths(coupling(lb.J, fb.J));
-        out.seconds_half += timer.seconds();
-        timer.reset();
-        const int nf = static_cast<int>(U.levels.size()) * degF;
-        std::vector<double> amp(n * degI * nf);
-        engine->completions(ub, U.vectors.data(), nf, amp.data());
-        out.seconds_completion += timer.seconds();
-        const double jfac = (2.0 * lb.J + 1) * (2.0 * fb.J + 1);
-        for (std::size_t i = 0; i < n; ++i) {
-          const Level& li = L.levels[lowers[first + i]];
-          const double boltz = std::exp(-(li.energy - L.zpe) * beta);
-          for (std::size_t f = 0; f < U.levels.size(); ++f) {
-            const Level& lf = L.levels[U.levels[f]];
-            const double nu = lf.energy - li.energy;
-            if (nu <= -small || !freq.contains(nu)) continue;
-            double s0 = 0;
-            for (int di = 0; di < degI; ++di)
-              for (int df = 0; df < degF; ++df) {
-                const double a = amp[(i * degI + di) * nf + f * degF + df];
-                s0 += a * a;
-              }
-            s0 /= degI;
-            Transition t;
-            t.lower = lowers[first + i];
-            t.upper = U.levels[f];
-            t.wavenumber = nu;
-            t.amplitude = amp[(i * degI) * nf + f * degF];
-            t.linestrength = s0 * gns * jfac;
-            const double anu = std::abs(nu);
-            t.einstein_a = a_coef * (2.0 * lb.J + 1) * s0 * anu * anu * anu;
-            t.intensity = t.linestrength * i_coef * anu * boltz * (1.0 - std::exp(-anu * beta)) / Q;
-            if (t.intensity >= in.thresh_intens && t.linestrength >= in.thresh_line) found.push_back(t);
-          }
-        }
+  std::future<std::vector<double>> next;
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    const Group& g = groups[gi];
+    const LevelBlock& lb = L.blocks[g.block];
+    const std::vector<double> C = gi == 0 ? group_vectors(g) : next.get();
+    if (gi + 1 < groups.size()) next = std::async(std::launch::async, group_vectors, std::cref(groups[gi + 1]));
+    std::vector<double> lower_energy;
+    for (int li : g.levels) lower_energy.push_back(L.levels[li].energy);
+    const StateSet lower{g.levels.data(), lower_energy.data(), int(g.levels.size()), lb.J, G.degeneracy(lb.gamma - 1), in.gns[lb.gamma - 1]};
+    engine->set_lower(C.data(), lower.count * lower.degen, L.basis(lb.J).nrot());
+    for (int ub : upper_blocks(lb)) {
+      const LevelBlock& fb = L.blocks[ub];
+      const Upper& U = upper(ub);
+      if (U.levels.empty()) continue;
+      timer.reset();
+      engine->half_linestrengths(coupling(lb.J, fb.J));
+      out.seconds_half += timer.seconds();
+      timer.reset();
+      // Upper chunks through the engine's two slots: the host fills chunk k and digests chunk k-1
+      // while the device computes.
+      const int degF = G.degeneracy(fb.gamma - 1);
+      const std::size_t dim = L.basis(fb.J).size();
+      const int chunk = std::max(1, engine->plan(L.basis(lb.J).size(), dim).upper_chunk / degF);
+      const int nchunks = int((U.levels.size() + chunk - 1) / chunk);
+      auto digest = [&](int k) {
+        const int f0 = k * chunk, m = std::min<int>(chunk, int(U.levels.size()) - f0);
+        const StateSet upper_set{U.levels.data() + f0, U.energies.data() + f0, m, fb.J, degF, 0.0};
+        collect_transitions(in, konst, lower, upper_set, engine->finish_completions(k % 2), found);
+      };
+      for (int k = 0; k < nchunks; ++k) {
+        const int f0 = k * chunk, m = std::min<int>(chunk, int(U.levels.size()) - f0);
+        const std::size_t count = std::size_t(m) * degF * dim;
+        double* buf = engine->upper_buffer(k % 2, count);
+        if (!U.vectors.empty()) std::copy_n(U.vectors.data() + std::size_t(f0) * degF * dim, count, buf);
+        else expand_vectors(L, fb, std::span<const int>(U.records).subspan(f0, m), -1.0, buf);
+        engine->start_completions(k % 2, m * degF);
+        if (k > 0) digest(k - 1);
       }
-      progress.advance(n);
-      out.lower_states += static_cast<long long>(n);
+      digest(nchunks - 1);
+      out.seconds_completion += timer.seconds();
     }
+    progress.advance(g.levels.size());
+    out.lower_states += static_cast<long long>(g.levels.size());
   }
   progress.finish();
 

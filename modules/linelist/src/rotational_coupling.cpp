@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -86,6 +87,15 @@ std::vector<double> stacked_dipole(const DipoleMatrices& d) {
     for (std::size_t j = 0; j < n; ++j)
       for (std::size_t i = 0; i < n; ++i) s[j * 3 * n + a * n + i] = d.mu[(a * n + i) * n + j];
   return s;
+}
+
+void LinestrengthEngine::completions(const double* upper, int nupper, double* amplitudes) {
+  if (nupper == 0 || lower_states() == 0) return;
+  const std::size_t count = std::size_t(nupper) * upper_dim();
+  std::copy(upper, upper + count, upper_buffer(0, count));
+  start_completions(0, nupper);
+  const double* a = finish_completions(0);
+  std::copy(a, a + std::size_t(lower_states()) * nupper, amplitudes);
 }
 
 std::unique_ptr<LinestrengthEngine> make_engine(Backend backend, const DipoleMatrices& dipole, const EngineOptions& options) {

@@ -38,10 +38,10 @@ RunSummary run(const RunOptions& opt) {
   EngineOptions eo;
   eo.method = parse_method(opt.method);
   eo.dipole_blocks = opt.dipole_blocks;
-  eo.memory_limit_bytes = GpuMemoryBudget{opt.gpu_mem_limit}.usable_bytes();
+  eo.memory_limit_bytes = backend == Backend::Cuda ? GpuMemoryBudget{opt.gpu_mem_limit}.usable_bytes() : 0;
+  eo.max_lower_states = opt.batch;
   LineListOptions lo;
   lo.backend = backend;
-  lo.batch = eo.method == Method::Gemm ? opt.batch : 1;
   lo.quiet = opt.quiet;
 
   // 3. Half-linestrengths and completions for every lower state, then A and intensities.

@@ -48,7 +48,7 @@ std::vector<double> rigid_top_strengths(int J, int Jp, int axis, double mu0) {
   engine->set_lower(identity_lo.data(), lo.nrot(), lo.nrot());
   engine->half_linestrengths(rotational_coupling(lo, up, -1));
   std::vector<double> amp(lo.size() * up.size());
-  engine->completions(0, identity_up.data(), up.nrot(), amp.data());
+  engine->completions(identity_up.data(), up.nrot(), amp.data());
   for (double& a : amp) a *= a;
   return amp;
 }
@@ -143,7 +143,7 @@ TEST(LinelistPhysics, SumRuleOverCompleteFinalStatesSiH2) {
         for (int li : fb.levels) rec.push_back(L.levels[li].root.record);
         const std::vector<double> U = expanded_vectors(L, fb, rec, -1);
         std::vector<double> amp(std::size_t(ns) * rec.size());
-        engine->completions(static_cast<int>(ub), U.data(), static_cast<int>(rec.size()), amp.data());
+        engine->completions(U.data(), static_cast<int>(rec.size()), amp.data());
         const bool allowed = L.group->dipole_allowed(lb.gamma - 1, fb.gamma - 1);
         for (int i = 0; i < ns; ++i)
           for (std::size_t f = 0; f < rec.size(); ++f) (allowed ? total : forbidden)[i] += (2 * Jp + 1) * amp[i * rec.size() + f] * amp[i * rec.size() + f];

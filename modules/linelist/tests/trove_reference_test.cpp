@@ -25,7 +25,14 @@ struct Computed {
   LineList list;
 };
 
-Computed compute(quanta::Backend backend, Method method, int dipole_blocks = 0) {
+// Small groups: at most `group` lower states and `chunk` upper vectors at a time, no upper vectors
+// cached on the host (all re-read from the checkpoints): the streamed path of a large calculation.
+struct Streaming {
+  int group = 0, chunk = 0;
+  bool cache_uppers = true;
+};
+
+Computed compute(quanta::Backend backend, Method method, int dipole_blocks = 0, Streaming streaming = {}) {
   Computed c;
   c.input = read_trove_input(reference_dir() / "step4_std.inp");
   c.levels = read_levels(checkpoints(), c.input);
@@ -33,10 +40,12 @@ Computed compute(quanta::Backend backend, Method method, int dipole_blocks = 0) 
   LineListOptions o;
   o.backend = backend;
   o.quiet = true;
-  o.batch = method == Method::Gemm ? 64 : 1;
+  if (!streaming.cache_uppers) o.upper_cache_bytes = 0;
   EngineOptions eo;
   eo.method = method;
   eo.dipole_blocks = dipole_blocks;
+  eo.max_lower_states = streaming.group;
+  eo.max_upper_chunk = streaming.chunk;
   c.list = compute_linelist(c.levels, c.input, dipole, o, eo);
   return c;
 }
@@ -74,10 +83,16 @@ TEST(LinelistTrove, CpuGemmReproducesTrovesTable) { expect_matches_trove(compute
 
 TEST(LinelistTrove, CpuCacheReduceReproducesTrovesTable) { expect_matches_trove(compute(quanta::Backend::Cpu, Method::CacheReduce)); }
 
+TEST(LinelistTrove, CpuStreamedGroupsReproduceTrovesTable) {
+  expect_matches_trove(compute(quanta::Backend::Cpu, Method::Gemm, 0, {7, 5, false}));
+}
+
 TEST(LinelistTrove, CudaReproducesTrovesTable) {
   if (quanta::cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
   expect_matches_trove(compute(quanta::Backend::Cuda, Method::Gemm));
   expect_matches_trove(compute(quanta::Backend::Cuda, Method::CacheReduce, 3));
+  expect_matches_trove(compute(quanta::Backend::Cuda, Method::Gemm, 0, {7, 5, false}));
+  expect_matches_trove(compute(quanta::Backend::Cuda, Method::CacheReduce, 2, {11, 3, true}));
 }
 
 // The command on TROVE's input: .states identical to TROVE's file, .trans with the same (upper, lower)

@@ -1,6 +1,7 @@
 // CPU engine (OpenMP + BLAS): the oracle for the CUDA engine, and a production path for hosts without a GPU.
 #include <omp.h>
 
+#include <algorithm>
 
 #include "../linestrength.hpp"
 
@@ -17,14 +18,31 @@ void gemm(char ta, char tb, int m, int n, int k, const double* a, int lda, const
   dgemm_(&ta, &tb, &m, &n, &k, &one, a, &lda, b, &ldb, &zero, c, &ldc);
 }
 
+// Host memory the engine plans to use for a group of lower states and two upper chunks.
+constexpr std::size_t kHostBudget = std::size_t(4) << 30;
+
 class CpuEngine final : public LinestrengthEngine {
  public:
-  CpuEngine(const DipoleMatrices& d, const EngineOptions& o) : n_(d.n), method_(o.method), stacked_(stacked_dipole(d)) {}
+  CpuEngine(const DipoleMatrices& d, const EngineOptions& o)
+      : n_(d.n), method_(o.method), max_lower_(o.max_lower_states), max_chunk_(o.max_upper_chunk), stacked_(stacked_dipole(d)) {}
+
+  // Products (3 dim_lower), half-linestrengths (dim_upper) and two amplitude rows per lower state;
+  // two chunks of upper vectors.
+  EnginePlan plan(std::size_t dim_lower, std::size_t dim_upper) const override {
+    EnginePlan p;
+    p.upper_chunk = int(std::clamp<std::size_t>(kHostBudget / 8 / (8 * dim_upper), 1, 4096));
+    const std::size_t fixed = 2 * std::size_t(p.upper_chunk) * dim_upper * 8;
+    const std::size_t per_state = 8 * (3 * dim_lower + dim_upper + 2 * std::size_t(p.upper_chunk));
+    p.lower_states = int(std::clamp<std::size_t>(kHostBudget > fixed ? (kHostBudget - fixed) / per_state : 1, 1, 1 << 20));
+    if (max_lower_ > 0) p.lower_states = std::min(p.lower_states, max_lower_);
+    if (max_chunk_ > 0) p.upper_chunk = std::min(p.upper_chunk, max_chunk_);
+    return p;
+  }
 
   void set_lower(const double* c, int nstates, int nrot) override {
     ns_ = nstates;
     nrot_ = nrot;
-    lower_.assign(c, c + std::size_t(nstates) * nrot * n_);
+    lower_ = c;
     have_products_ = false;
   }
 
@@ -37,11 +55,21 @@ class CpuEngine final : public LinestrengthEngine {
 
   std::vector<double> half_linestrengths_host() const override { return half_; }
 
-  void completions(int, const double* upper, int nupper, double* amp) override {
-    const int dim = nrot_up_ * n_;
-    if (nupper == 0 || ns_ == 0) return;
-    gemm('T', 'N', nupper, ns_, dim, upper, dim, half_.data(), dim, amp, nupper);
+  double* upper_buffer(int slot, std::size_t count) override {
+    if (upper_[slot].size() < count) upper_[slot].resize(count);
+    return upper_[slot].data();
   }
+
+  void start_completions(int slot, int nupper) override {
+    const int dim = nrot_up_ * n_;
+    amp_[slot].resize(std::size_t(ns_) * nupper);
+    if (nupper > 0 && ns_ > 0) gemm('T', 'N', nupper, ns_, dim, upper_[slot].data(), dim, half_.data(), dim, amp_[slot].data(), nupper);
+  }
+
+  const double* finish_completions(int slot) override { return amp_[slot].data(); }
+
+  int lower_states() const override { return ns_; }
+  std::size_t upper_dim() const override { return std::size_t(nrot_up_) * n_; }
 
   std::string description() const override { return "CPU (" + to_string(method_) + ", " + std::to_string(omp_get_max_threads()) + " threads)"; }
 
@@ -52,7 +80,7 @@ class CpuEngine final : public LinestrengthEngine {
     const std::size_t cols = std::size_t(ns_) * nrot_;
     if (!have_products_) {
       products_.resize(3 * std::size_t(n_) * cols);
-      gemm('N', 'N', 3 * n_, static_cast<int>(cols), n_, stacked_.data(), 3 * n_, lower_.data(), n_, products_.data(), 3 * n_);
+      gemm('N', 'N', 3 * n_, static_cast<int>(cols), n_, stacked_.data(), 3 * n_, lower_, n_, products_.data(), 3 * n_);
       have_products_ = true;
     }
 #pragma omp parallel for collapse(2) schedule(static)
@@ -76,7 +104,7 @@ class CpuEngine final : public LinestrengthEngine {
         for (int vf = 0; vf < n_; ++vf) {
           double acc = 0;
           for (int j = rc.first[rf]; j < rc.first[rf + 1]; ++j) {
-            const double* c = lower_.data() + (std::size_t(s) * nrot_ + rc.rot_lower[j]) * n_;
+            const double* c = lower_ + (std::size_t(s) * nrot_ + rc.rot_lower[j]) * n_;
             const double* mu = stacked_.data() + std::size_t(rc.component[j]) * n_ + vf;  // row vf of mu_a, stride 3n
             double k = 0;
             for (int v = 0; v < n_; ++v) k += mu[std::size_t(v) * 3 * n_] * c[v];
@@ -88,8 +116,10 @@ class CpuEngine final : public LinestrengthEngine {
 
   int n_;
   Method method_;
+  int max_lower_, max_chunk_;
   std::vector<double> stacked_;   // [n][3n] column-major stacked dipole
-  std::vector<double> lower_;     // [ns][nrot][n]
+  const double* lower_ = nullptr; // [ns][nrot][n], the caller's
+  std::vector<double> upper_[2], amp_[2];
   std::vector<double> products_;  // [ns][nrot][3][n]
   std::vector<double> half_;      // [ns][nrot'][n]
   int ns_ = 0, nrot_ = 0, nrot_up_ = 0;

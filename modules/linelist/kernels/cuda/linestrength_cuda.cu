@@ -5,7 +5,6 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
-#include <map>
 
 #include "../linestrength.hpp"
 #include "quanta/core/buffer.hpp"
@@ -69,14 +68,59 @@ void check_cublas(cublasStatus_t st, const char* call) {
   if (st != CUBLAS_STATUS_SUCCESS) ::quanta::cuda::throw_library_error("cuBLAS", static_cast<int>(st), call, __FILE__, __LINE__);
 }
 
+// A host array page-locked so that asynchronous copies to and from it overlap device work.
+class PinnedArray {
+ public:
+  double* ensure(std::size_t n) {
+    if (v_.size() < n) {
+      pin_ = PinnedHost();
+      v_ = std::vector<double>(n);
+      pin_ = PinnedHost(v_.data(), n * sizeof(double));
+    }
+    return v_.data();
+  }
+  double* data() { return v_.data(); }
+
+ private:
+  std::vector<double> v_;
+  PinnedHost pin_;
+};
+
+template <class T>
+void ensure(DeviceBuffer<T>& b, std::size_t n, const char* what) {
+  if (b.size() >= n) return;
+  b = DeviceBuffer<T>();
+  b = DeviceBuffer<T>(n, what);
+}
+
+// One completion slot: its stream and cuBLAS handle, the upper chunk and the amplitudes on both sides.
+// The streams are blocking ones, so work on the legacy default stream (the half-linestrengths, plain
+// copies) is ordered against them.
+struct Slot {
+  cudaStream_t stream = nullptr;
+  cublasHandle_t blas = nullptr;
+  PinnedArray upper_host, amp_host;
+  DeviceBuffer<double> upper, amp;
+};
+
 class CudaEngine final : public LinestrengthEngine {
  public:
-  CudaEngine(const DipoleMatrices& d, const EngineOptions& o) : n_(d.n), method_(o.method), host_stacked_(stacked_dipole(d)) {
+  CudaEngine(const DipoleMatrices& d, const EngineOptions& o)
+      : n_(d.n), method_(o.method), max_lower_(o.max_lower_states), max_chunk_(o.max_upper_chunk), host_stacked_(stacked_dipole(d)) {
     check_cublas(cublasCreate(&blas_), "cublasCreate");
-    const std::size_t dipole_bytes = host_stacked_.size() * sizeof(double);
+    for (Slot& s : slots_) {
+      QUANTA_CUDA_CHECK(cudaStreamCreate(&s.stream));
+      check_cublas(cublasCreate(&s.blas), "cublasCreate");
+      check_cublas(cublasSetStream(s.blas, s.stream), "cublasSetStream");
+    }
     budget_ = o.memory_limit_bytes;
-    blocks_ = o.dipole_blocks > 0 ? o.dipole_blocks
-                                  : (budget_ == 0 || dipole_bytes <= budget_ / 2 ? 1 : int((dipole_bytes + budget_ / 4 - 1) / (budget_ / 4)));
+    if (budget_ == 0) {
+      std::size_t free = 0, total = 0;
+      QUANTA_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+      budget_ = free / 10 * 9;  // room for the libraries' workspaces
+    }
+    const std::size_t dipole_bytes = host_stacked_.size() * sizeof(double);
+    blocks_ = o.dipole_blocks > 0 ? o.dipole_blocks : (dipole_bytes <= budget_ / 2 ? 1 : int((dipole_bytes + budget_ / 4 - 1) / (budget_ / 4)));
     blocks_ = std::min(blocks_, n_);
     block_cols_ = (n_ + blocks_ - 1) / blocks_;
     if (blocks_ == 1) {
@@ -85,15 +129,36 @@ class CudaEngine final : public LinestrengthEngine {
       dipole_ = DeviceBuffer<double>(std::size_t(block_cols_) * 3 * n_, "dipole staging block");
       pinned_ = PinnedHost(host_stacked_.data(), dipole_bytes);
     }
-    used_ = dipole_.bytes();
   }
-  ~CudaEngine() override { cublasDestroy(blas_); }
+  ~CudaEngine() override {
+    cudaDeviceSynchronize();
+    for (Slot& s : slots_) {
+      cublasDestroy(s.blas);
+      cudaStreamDestroy(s.stream);
+    }
+    cublasDestroy(blas_);
+  }
+
+  // The budget less the dipole and the product sub-batch is shared by two upper chunks (at most an
+  // eighth of it each) and, per lower state, its half-linestrengths and two rows of amplitudes.
+  EnginePlan plan(std::size_t dim_lower, std::size_t dim_upper) const override {
+    const std::size_t taken = dipole_.bytes() + product_states(dim_lower, 1 << 30) * 4 * dim_lower * sizeof(double);
+    const std::size_t avail = budget_ > taken ? budget_ - taken : 0;
+    EnginePlan p;
+    p.upper_chunk = int(std::clamp<std::size_t>(avail / 8 / (dim_upper * sizeof(double)), 1, 4096));
+    const std::size_t chunks = 2 * std::size_t(p.upper_chunk) * dim_upper * sizeof(double);
+    const std::size_t per_state = (dim_upper + 2 * std::size_t(p.upper_chunk)) * sizeof(double);
+    p.lower_states = int(std::clamp<std::size_t>(avail > chunks ? (avail - chunks) / per_state : 1, 1, 1 << 20));
+    if (max_lower_ > 0) p.lower_states = std::min(p.lower_states, max_lower_);
+    if (max_chunk_ > 0) p.upper_chunk = std::min(p.upper_chunk, max_chunk_);
+    return p;
+  }
 
   void set_lower(const double* c, int nstates, int nrot) override {
     ns_ = nstates;
     nrot_ = nrot;
-    ensure(lower_, std::size_t(ns_) * nrot_ * n_, "lower-state coefficients");
-    lower_.upload(std::span<const double>(c, std::size_t(ns_) * nrot_ * n_));
+    lower_host_ = c;
+    sub_ = product_states(std::size_t(nrot_) * n_, ns_);
     have_products_ = false;
   }
 
@@ -111,35 +176,31 @@ class CudaEngine final : public LinestrengthEngine {
     return h;
   }
 
-  void completions(int key, const double* upper, int nupper, double* amp) override {
+  double* upper_buffer(int slot, std::size_t count) override { return slots_[slot].upper_host.ensure(count); }
+
+  // Chunk up, product, amplitudes down, all queued on the slot's stream.
+  void start_completions(int slot, int nupper) override {
+    Slot& s = slots_[slot];
     if (nupper == 0 || ns_ == 0) return;
-    const int dim = nrot_up_ * n_;
-    const std::size_t vec_bytes = std::size_t(dim) * sizeof(double);
-    ensure(amplitudes_, std::size_t(ns_) * nupper, "amplitudes");
-    auto it = uppers_.find(key);
-    if (it == uppers_.end() && fits(std::size_t(nupper) * vec_bytes)) {
-      it = uppers_.emplace(key, DeviceBuffer<double>(std::span<const double>(upper, std::size_t(nupper) * dim), "upper-state vectors")).first;
-      used_ += it->second.bytes();
-    }
+    const std::size_t dim = upper_dim();
+    ensure(s.upper, std::size_t(nupper) * dim, "upper-state chunk");
+    ensure(s.amp, std::size_t(ns_) * nupper, "amplitudes");
+    double* amp_host = s.amp_host.ensure(std::size_t(ns_) * nupper);
+    QUANTA_CUDA_CHECK(cudaMemcpyAsync(s.upper.data(), s.upper_host.data(), std::size_t(nupper) * dim * sizeof(double),
+                                      cudaMemcpyHostToDevice, s.stream));
     const double one = 1.0, zero = 0.0;
-    if (it != uppers_.end()) {
-      check_cublas(cublasDgemm(blas_, CUBLAS_OP_T, CUBLAS_OP_N, nupper, ns_, dim, &one, it->second.data(), dim, half_.data(), dim, &zero,
-                               amplitudes_.data(), nupper), "cublasDgemm (completion)");
-    } else {
-      // Upper vectors streamed in chunks through one buffer: amplitudes of chunk [f0, f0 + m) land in
-      // columns f0.. of the ns x nupper result (leading dimension nupper).
-      const int chunk = std::max(1, int(std::min<std::size_t>(nupper, (budget_ > used_ ? (budget_ - used_) / 2 : vec_bytes) / vec_bytes)));
-      ensure(stream_, std::size_t(chunk) * dim, "upper-state chunk");
-      for (int f0 = 0; f0 < nupper; f0 += chunk) {
-        const int m = std::min(chunk, nupper - f0);
-        stream_.upload(std::span<const double>(upper + std::size_t(f0) * dim, std::size_t(m) * dim));
-        check_cublas(cublasDgemm(blas_, CUBLAS_OP_T, CUBLAS_OP_N, m, ns_, dim, &one, stream_.data(), dim, half_.data(), dim, &zero,
-                                 amplitudes_.data() + f0, nupper), "cublasDgemm (completion, streamed)");
-      }
-    }
-    amplitudes_.download(std::span<double>(amp, std::size_t(ns_) * nupper));
+    check_cublas(cublasDgemm(s.blas, CUBLAS_OP_T, CUBLAS_OP_N, nupper, ns_, int(dim), &one, s.upper.data(), int(dim), half_.data(),
+                             int(dim), &zero, s.amp.data(), nupper), "cublasDgemm (completion)");
+    QUANTA_CUDA_CHECK(cudaMemcpyAsync(amp_host, s.amp.data(), std::size_t(ns_) * nupper * sizeof(double), cudaMemcpyDeviceToHost, s.stream));
   }
 
+  const double* finish_completions(int slot) override {
+    QUANTA_CUDA_CHECK(cudaStreamSynchronize(slots_[slot].stream));
+    return slots_[slot].amp_host.data();
+  }
+
+  int lower_states() const override { return ns_; }
+  std::size_t upper_dim() const override { return std::size_t(nrot_up_) * n_; }
   void synchronize() override { QUANTA_CUDA_CHECK(cudaDeviceSynchronize()); }
 
   std::string description() const override {
@@ -147,20 +208,15 @@ class CudaEngine final : public LinestrengthEngine {
   }
 
  private:
-  bool fits(std::size_t bytes) const { return budget_ == 0 || used_ + bytes <= budget_; }
-
-  void ensure(DeviceBuffer<double>& b, std::size_t n, const char* what) {
-    if (b.size() >= n) return;
-    used_ -= b.bytes();
-    b = DeviceBuffer<double>();
-    b = DeviceBuffer<double>(n, what);
-    used_ += b.bytes();
+  // Lower states whose coefficients and dipole products are on the device at once: an eighth of the budget.
+  int product_states(std::size_t dim_lower, int nstates) const {
+    return int(std::clamp<std::size_t>(budget_ / 8 / (4 * dim_lower * sizeof(double)), 1, std::max(nstates, 1)));
   }
 
   // The coupling's arrays into buffers that grow only when needed (no allocation per call).
   template <class T>
   static void upload_into(DeviceBuffer<T>& b, const std::vector<T>& v, const char* what) {
-    if (b.size() < v.size()) b = DeviceBuffer<T>(v.size(), what);
+    ensure(b, v.size(), what);
     b.upload(v);
   }
   void upload_coupling(const RotationalCoupling& rc) {
@@ -180,56 +236,75 @@ class CudaEngine final : public LinestrengthEngine {
     return dipole_.data();
   }
 
+  // Coefficients of lower states s0 .. s0+m-1 to the device.
+  void upload_lower(int s0, int m) {
+    const std::size_t dim = std::size_t(nrot_) * n_;
+    ensure(lower_, std::size_t(sub_) * dim, "lower-state coefficients");
+    device::copy_to_device(lower_.data(), lower_host_ + std::size_t(s0) * dim, std::size_t(m) * dim * sizeof(double));
+  }
+
+  // P = [mu_x; mu_y; mu_z] C for a sub-batch of lower states (kept across J' when one sub-batch holds
+  // them all), then the rotational reduction into h.
   void half_gemm() {
-    const int cols = ns_ * nrot_;
-    if (!have_products_) {
-      ensure(products_, std::size_t(3) * n_ * cols, "dipole products");
-      for (int b = 0; b < blocks_; ++b) {
-        int v0, nb;
-        const double* mu = dipole_block(b, v0, nb);
-        const double one = 1.0, beta = b == 0 ? 0.0 : 1.0;
-        check_cublas(cublasDgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_N, 3 * n_, cols, nb, &one, mu, 3 * n_, lower_.data() + v0, n_, &beta,
-                                 products_.data(), 3 * n_), "cublasDgemm (dipole products)");
+    ensure(products_, std::size_t(3) * n_ * nrot_ * sub_, "dipole products");
+    for (int s0 = 0; s0 < ns_; s0 += sub_) {
+      const int m = std::min(sub_, ns_ - s0);
+      if (!have_products_) {
+        upload_lower(s0, m);
+        for (int b = 0; b < blocks_; ++b) {
+          int v0, nb;
+          const double* mu = dipole_block(b, v0, nb);
+          const double one = 1.0, beta = b == 0 ? 0.0 : 1.0;
+          check_cublas(cublasDgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_N, 3 * n_, m * nrot_, nb, &one, mu, 3 * n_, lower_.data() + v0, n_, &beta,
+                                   products_.data(), 3 * n_), "cublasDgemm (dipole products)");
+        }
       }
-      have_products_ = true;
+      double* half = half_.data() + std::size_t(s0) * nrot_up_ * n_;
+      if (nnz_ == 0) {
+        device::fill_zero(half, std::size_t(m) * nrot_up_ * n_ * sizeof(double));
+        continue;
+      }
+      const dim3 grid((n_ + kThreads - 1) / kThreads, nrot_up_, m);
+      rotational_reduction_kernel<<<grid, kThreads>>>(products_.data(), first_.data(), rot_lower_.data(), component_.data(),
+                                                      factor_.data(), n_, nrot_, nrot_up_, half);
+      QUANTA_CUDA_LAUNCH_CHECK("rotational_reduction_kernel");
     }
-    if (nnz_ == 0) {
-      half_.zero();
-      return;
-    }
-    const dim3 grid((n_ + kThreads - 1) / kThreads, nrot_up_, ns_);
-    rotational_reduction_kernel<<<grid, kThreads>>>(products_.data(), first_.data(), rot_lower_.data(), component_.data(),
-                                                    factor_.data(), n_, nrot_, nrot_up_, half_.data());
-    QUANTA_CUDA_LAUNCH_CHECK("rotational_reduction_kernel");
+    have_products_ = sub_ >= ns_;
   }
 
   void half_cache_reduce() {
     half_.zero();
     if (nnz_ == 0) return;
-    for (int b = 0; b < blocks_; ++b) {
-      int v0, nb;
-      const double* mu = dipole_block(b, v0, nb);
-      for (int s = 0; s < ns_; ++s) {
-        const dim3 grid((n_ + kThreads - 1) / kThreads, nrot_up_);
-        cache_reduce_kernel<<<grid, kThreads>>>(mu, lower_.data() + std::size_t(s) * nrot_ * n_, first_.data(), rot_lower_.data(),
-                                                component_.data(), factor_.data(), n_, v0, nb,
-                                                half_.data() + std::size_t(s) * nrot_up_ * n_);
-        QUANTA_CUDA_LAUNCH_CHECK("cache_reduce_kernel");
+    for (int s0 = 0; s0 < ns_; s0 += sub_) {
+      const int m = std::min(sub_, ns_ - s0);
+      upload_lower(s0, m);
+      for (int b = 0; b < blocks_; ++b) {
+        int v0, nb;
+        const double* mu = dipole_block(b, v0, nb);
+        for (int s = 0; s < m; ++s) {
+          const dim3 grid((n_ + kThreads - 1) / kThreads, nrot_up_);
+          cache_reduce_kernel<<<grid, kThreads>>>(mu, lower_.data() + std::size_t(s) * nrot_ * n_, first_.data(), rot_lower_.data(),
+                                                  component_.data(), factor_.data(), n_, v0, nb,
+                                                  half_.data() + std::size_t(s0 + s) * nrot_up_ * n_);
+          QUANTA_CUDA_LAUNCH_CHECK("cache_reduce_kernel");
+        }
       }
     }
   }
 
   int n_;
   Method method_;
+  int max_lower_, max_chunk_;
   cublasHandle_t blas_ = nullptr;
   std::vector<double> host_stacked_;  // [n][3n] column-major
   PinnedHost pinned_;
-  DeviceBuffer<double> dipole_, lower_, products_, half_, amplitudes_, stream_, factor_;
+  DeviceBuffer<double> dipole_, lower_, products_, half_, factor_;
   DeviceBuffer<int> first_, rot_lower_, component_;
-  std::map<int, DeviceBuffer<double>> uppers_;
-  std::size_t budget_ = 0, used_ = 0, nnz_ = 0;
+  Slot slots_[2];
+  const double* lower_host_ = nullptr;  // [ns][nrot][n], the caller's
+  std::size_t budget_ = 0, nnz_ = 0;
   int blocks_ = 1, block_cols_ = 0;
-  int ns_ = 0, nrot_ = 0, nrot_up_ = 0;
+  int ns_ = 0, nrot_ = 0, nrot_up_ = 0, sub_ = 1;
   bool have_products_ = false;
 };
 

@@ -4,6 +4,7 @@
 // symmetrized basis to the (rotational function) x (vibrational function) product basis in which the
 // dipole acts.
 #include <filesystem>
+#include <span>
 #include <vector>
 
 #include "quanta/linelist/checkpoints.hpp"
@@ -61,7 +62,9 @@ Levels read_levels(const std::filesystem::path& checkpoint_dir, const IntensityI
 // expanded to the product basis for each degenerate component: out[(root * degen + d) * basis.size() + p].
 // Coefficients with |c| <= thresh_coeff are set to zero (TROVE's THRESH_COEFF on the lower state; pass
 // a negative value for none).
-std::vector<double> expanded_vectors(const Levels& levels, const LevelBlock& block, const std::vector<int>& records,
+std::vector<double> expanded_vectors(const Levels& levels, const LevelBlock& block, std::span<const int> records,
                                      double thresh_coeff);
+// The same into out[records.size() * degen * basis.size()].
+void expand_vectors(const Levels& levels, const LevelBlock& block, std::span<const int> records, double thresh_coeff, double* out);
 
 }  // namespace quanta::linelist

@@ -2,6 +2,7 @@
 // The line list: every transition between the levels that the INTENSITY block's filters admit, with its
 // linestrength, Einstein A coefficient and absolute intensity (seed eqs. 1, 2, 13-15), computed in
 // batches of lower states on a LinestrengthEngine.
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,7 @@ struct Transition {
 
 struct LineListOptions {
   Backend backend = Backend::Cpu;
-  int batch = 256;                 // lower states per engine call
+  std::size_t upper_cache_bytes = std::size_t(8) << 30;  // expanded upper vectors kept on the host; the rest are re-read per group
   bool quiet = false;
 };
 
@@ -47,7 +48,10 @@ std::vector<int> selection_pairs(const SymmetryGroup& group, const std::vector<i
 double partition_function(const Levels& levels, const IntensityInput& input);
 
 // Every process of Comm::world() computes the lower states i with i mod nprocs == rank (seed eq. 20);
-// the returned list is complete on every process.
+// the returned list is complete on every process. Each process takes its lower states of one (J, Gamma)
+// in groups as large as the engine holds (EnginePlan), and streams the upper vectors of each (J', Gamma')
+// past a group's half-linestrengths chunk by chunk, reading and digesting on the host while the device
+// computes.
 LineList compute_linelist(const Levels& levels, const IntensityInput& input, const DipoleMatrices& dipole,
                           const LineListOptions& options, const EngineOptions& engine_options);
 

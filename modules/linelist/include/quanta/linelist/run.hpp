@@ -15,7 +15,7 @@ struct RunOptions {
   std::string method = "gemm";            // gemm | cr
   int dipole_blocks = 0;                  // 0: from the device memory; p: split the dipole into p blocks by v
   std::size_t gpu_mem_limit = 0;          // bytes; 0: free device memory
-  int batch = 256;                        // lower states per engine call (gemm)
+  int batch = 0;                          // most lower states per group (0: as many as memory holds)
   bool gain_table = false;                // also write GAIN's text table
   int threads = 0;
   bool quiet = false;
