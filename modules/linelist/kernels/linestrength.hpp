@@ -61,9 +61,9 @@ class LinestrengthEngine {
   virtual ~LinestrengthEngine() = default;
   // How many lower states (product dimension dim_lower) and upper vectors (dim_upper) fit at once.
   virtual EnginePlan plan(std::size_t dim_lower, std::size_t dim_upper) const = 0;
-  // Lower states of one J: coefficients [nstates][nrot * nvib] in the product basis. The engine reads
-  // them until the next set_lower, so they must stay valid (and unchanged) that long.
-  virtual void set_lower(const double* coefficients, int nstates, int nrot) = 0;
+  // Lower states of one J: coefficients [nstates][nrot * nvib] in the product basis, kept by the engine
+  // (page-locked on a device, so their sub-batches upload at full link speed) until the next set_lower.
+  virtual void set_lower(std::vector<double> coefficients, int nstates, int nrot) = 0;
   // Half-linestrengths of the current lower states for upper J' (kept by the engine): [nstates][nrot' * nvib].
   virtual void half_linestrengths(const RotationalCoupling& coupling) = 0;
   // The half-linestrengths back on the host (for tests and diagnostics).

@@ -215,12 +215,12 @@ LineList compute_linelist(const Levels& L, const IntensityInput& in, const Dipol
   for (std::size_t gi = 0; gi < groups.size(); ++gi) {
     const Group& g = groups[gi];
     const LevelBlock& lb = L.blocks[g.block];
-    const std::vector<double> C = gi == 0 ? group_vectors(g) : next.get();
+    std::vector<double> C = gi == 0 ? group_vectors(g) : next.get();
     if (gi + 1 < groups.size()) next = std::async(std::launch::async, group_vectors, std::cref(groups[gi + 1]));
     std::vector<double> lower_energy;
     for (int li : g.levels) lower_energy.push_back(L.levels[li].energy);
     const StateSet lower{g.levels.data(), lower_energy.data(), int(g.levels.size()), lb.J, G.degeneracy(lb.gamma - 1), in.gns[lb.gamma - 1]};
-    engine->set_lower(C.data(), lower.count * lower.degen, L.basis(lb.J).nrot());
+    engine->set_lower(std::move(C), lower.count * lower.degen, L.basis(lb.J).nrot());
     for (int ub : upper_blocks(lb)) {
       const LevelBlock& fb = L.blocks[ub];
       const Upper& U = upper(ub);

@@ -56,7 +56,7 @@ TEST(LinelistParity, CudaMatchesCpuBothMethodsAndDipoleBlocks) {
   };
   std::vector<Ref> refs;
   auto cpu = make_cpu_engine(d, EngineOptions{});
-  cpu->set_lower(c.data(), ns, lo.nrot());
+  cpu->set_lower(c, ns, lo.nrot());
   for (int Jp = J - 1; Jp <= J + 1; ++Jp) {
     Ref r;
     const RotVibBasis up = top(Jp, n);
@@ -80,7 +80,7 @@ TEST(LinelistParity, CudaMatchesCpuBothMethodsAndDipoleBlocks) {
         o.dipole_blocks = blocks;
         o.memory_limit_bytes = limit;
         auto gpu = make_cuda_engine(d, o);
-        gpu->set_lower(c.data(), ns, lo.nrot());
+        gpu->set_lower(c, ns, lo.nrot());
         for (const Ref& r : refs) {
           const std::string what = to_string(m) + ", " + std::to_string(blocks) + " blocks, limit " + std::to_string(limit) + ", nrot' " +
                                     std::to_string(r.rc.nrot_upper);
@@ -107,7 +107,7 @@ TEST(LinelistParity, CudaMatchesCpuBothMethodsAndDipoleBlocks) {
   EngineOptions cr;
   cr.method = Method::CacheReduce;
   auto cpu_cr = make_cpu_engine(d, cr);
-  cpu_cr->set_lower(c.data(), ns, lo.nrot());
+  cpu_cr->set_lower(c, ns, lo.nrot());
   for (const Ref& r : refs) {
     cpu_cr->half_linestrengths(r.rc);
     EXPECT_LT(rel_diff(cpu_cr->half_linestrengths_host(), r.half), 1e-12);
@@ -127,8 +127,8 @@ TEST(LinelistParity, CpuMethodsAgree) {
   cr.method = Method::CacheReduce;
   auto a = make_cpu_engine(d, EngineOptions{});
   auto b = make_cpu_engine(d, cr);
-  a->set_lower(c.data(), ns, lo.nrot());
-  b->set_lower(c.data(), ns, lo.nrot());
+  a->set_lower(c, ns, lo.nrot());
+  b->set_lower(c, ns, lo.nrot());
   for (int Jp = J - 1; Jp <= J + 1; ++Jp) {
     const RotationalCoupling rc = rotational_coupling(lo, top(Jp, n), -1);
     a->half_linestrengths(rc);

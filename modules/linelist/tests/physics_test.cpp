@@ -45,7 +45,7 @@ std::vector<double> rigid_top_strengths(int J, int Jp, int axis, double mu0) {
   std::vector<double> identity_lo(lo.size() * lo.size(), 0.0), identity_up(up.size() * up.size(), 0.0);
   for (std::size_t r = 0; r < lo.size(); ++r) identity_lo[r * lo.size() + r] = 1;
   for (std::size_t r = 0; r < up.size(); ++r) identity_up[r * up.size() + r] = 1;
-  engine->set_lower(identity_lo.data(), lo.nrot(), lo.nrot());
+  engine->set_lower(identity_lo, lo.nrot(), lo.nrot());
   engine->half_linestrengths(rotational_coupling(lo, up, -1));
   std::vector<double> amp(lo.size() * up.size());
   engine->completions(identity_up.data(), up.nrot(), amp.data());
@@ -132,7 +132,7 @@ TEST(LinelistPhysics, SumRuleOverCompleteFinalStatesSiH2) {
     for (int li : lb.levels) records.push_back(L.levels[li].root.record);
     const std::vector<double> C = expanded_vectors(L, lb, records, -1);
     const int nrot = L.basis(1).nrot(), ns = static_cast<int>(records.size());
-    engine->set_lower(C.data(), ns, nrot);
+    engine->set_lower(C, ns, nrot);
     std::vector<double> total(ns, 0.0), forbidden(ns, 0.0);
     for (int Jp = 0; Jp <= 2; ++Jp) {
       engine->half_linestrengths(rotational_coupling(L.basis(1), L.basis(Jp), -1));

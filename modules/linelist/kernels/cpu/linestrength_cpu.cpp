@@ -39,10 +39,10 @@ class CpuEngine final : public LinestrengthEngine {
     return p;
   }
 
-  void set_lower(const double* c, int nstates, int nrot) override {
+  void set_lower(std::vector<double> c, int nstates, int nrot) override {
     ns_ = nstates;
     nrot_ = nrot;
-    lower_ = c;
+    lower_ = std::move(c);
     have_products_ = false;
   }
 
@@ -80,7 +80,7 @@ class CpuEngine final : public LinestrengthEngine {
     const std::size_t cols = std::size_t(ns_) * nrot_;
     if (!have_products_) {
       products_.resize(3 * std::size_t(n_) * cols);
-      gemm('N', 'N', 3 * n_, static_cast<int>(cols), n_, stacked_.data(), 3 * n_, lower_, n_, products_.data(), 3 * n_);
+      gemm('N', 'N', 3 * n_, static_cast<int>(cols), n_, stacked_.data(), 3 * n_, lower_.data(), n_, products_.data(), 3 * n_);
       have_products_ = true;
     }
 #pragma omp parallel for collapse(2) schedule(static)
@@ -104,7 +104,7 @@ class CpuEngine final : public LinestrengthEngine {
         for (int vf = 0; vf < n_; ++vf) {
           double acc = 0;
           for (int j = rc.first[rf]; j < rc.first[rf + 1]; ++j) {
-            const double* c = lower_ + (std::size_t(s) * nrot_ + rc.rot_lower[j]) * n_;
+            const double* c = lower_.data() + (std::size_t(s) * nrot_ + rc.rot_lower[j]) * n_;
             const double* mu = stacked_.data() + std::size_t(rc.component[j]) * n_ + vf;  // row vf of mu_a, stride 3n
             double k = 0;
             for (int v = 0; v < n_; ++v) k += mu[std::size_t(v) * 3 * n_] * c[v];
@@ -118,7 +118,7 @@ class CpuEngine final : public LinestrengthEngine {
   Method method_;
   int max_lower_, max_chunk_;
   std::vector<double> stacked_;   // [n][3n] column-major stacked dipole
-  const double* lower_ = nullptr; // [ns][nrot][n], the caller's
+  std::vector<double> lower_;     // [ns][nrot][n]
   std::vector<double> upper_[2], amp_[2];
   std::vector<double> products_;  // [ns][nrot][3][n]
   std::vector<double> half_;      // [ns][nrot'][n]

@@ -154,10 +154,12 @@ class CudaEngine final : public LinestrengthEngine {
     return p;
   }
 
-  void set_lower(const double* c, int nstates, int nrot) override {
+  void set_lower(std::vector<double> c, int nstates, int nrot) override {
     ns_ = nstates;
     nrot_ = nrot;
-    lower_host_ = c;
+    lower_pin_ = PinnedHost();
+    lower_host_ = std::move(c);
+    lower_pin_ = PinnedHost(lower_host_.data(), lower_host_.size() * sizeof(double));
     sub_ = product_states(std::size_t(nrot_) * n_, ns_);
     have_products_ = false;
   }
@@ -240,7 +242,7 @@ class CudaEngine final : public LinestrengthEngine {
   void upload_lower(int s0, int m) {
     const std::size_t dim = std::size_t(nrot_) * n_;
     ensure(lower_, std::size_t(sub_) * dim, "lower-state coefficients");
-    device::copy_to_device(lower_.data(), lower_host_ + std::size_t(s0) * dim, std::size_t(m) * dim * sizeof(double));
+    device::copy_to_device(lower_.data(), lower_host_.data() + std::size_t(s0) * dim, std::size_t(m) * dim * sizeof(double));
   }
 
   // P = [mu_x; mu_y; mu_z] C for a sub-batch of lower states (kept across J' when one sub-batch holds
@@ -301,7 +303,8 @@ class CudaEngine final : public LinestrengthEngine {
   DeviceBuffer<double> dipole_, lower_, products_, half_, factor_;
   DeviceBuffer<int> first_, rot_lower_, component_;
   Slot slots_[2];
-  const double* lower_host_ = nullptr;  // [ns][nrot][n], the caller's
+  std::vector<double> lower_host_;  // [ns][nrot][n]
+  PinnedHost lower_pin_;            // declared after lower_host_: unpinned before it is freed
   std::size_t budget_ = 0, nnz_ = 0;
   int blocks_ = 1, block_cols_ = 0;
   int ns_ = 0, nrot_ = 0, nrot_up_ = 0, sub_ = 1;
