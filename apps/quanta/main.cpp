@@ -88,12 +88,20 @@ int main(int argc, char** argv) {
   auto* ll = app.add_subcommand("linelist", "line strengths, Einstein A coefficients and intensities from TROVE checkpoints");
   ll->add_option("INPUT", linelist_input, "TROVE input file with SYMGROUP and an INTENSITY block")->required();
   ll->add_option("--checkpoints", linelist_checkpoints, "folder with TROVE's j0eigen_*.chk and j0_extfield.chk (default: the input's folder)");
+  ll->add_option("--levels", linelist.levels_file, "quanta's HDF5 levels file (docs/linelist.md) instead of TROVE's checkpoints");
   ll->add_option("-o,--output-dir", linelist_output, "where the .states, .trans and quanta-linelist.h5 go (default: the input's folder)");
   ll->add_option("--method", linelist.method, "half-linestrengths: gemm (batched matrix products) | cr (the seed's cache-and-reduce kernel)")->capture_default_str();
   ll->add_option("--dipole-blocks", linelist.dipole_blocks, "split the dipole matrices into p blocks by v (0: as device memory requires)");
   ll->add_option("--batch", linelist.batch, "most lower states whose half-linestrengths are held at once (0: as many as memory holds)")->capture_default_str();
   ll->add_flag("--gain-table", linelist.gain_table, "also write GAIN's text table (<stem>.gain.txt)");
   add_common_options(ll, common);
+
+  std::string convert_input, convert_checkpoints, convert_output;
+  auto* lc = app.add_subcommand("linelist-convert", "TROVE's checkpoints -> quanta's HDF5 levels file (the levels and dipole the input asks for)");
+  lc->add_option("INPUT", convert_input, "TROVE input file with SYMGROUP and an INTENSITY block")->required();
+  lc->add_option("--checkpoints", convert_checkpoints, "folder with TROVE's j0eigen_*.chk and j0_extfield.chk (default: the input's folder)");
+  lc->add_option("-o,--output", convert_output, "the levels file to write")->required();
+  add_common_options(lc, common);
 
   quanta::mosfet::RunOptions mosfet;
   std::string mosfet_config, mosfet_output;
@@ -152,6 +160,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "quanta linelist: %zu levels, %lld lower states, %zu transitions, Q = %.6g, %s, %.2f s -> %s, %s\n",
                      s.levels, s.lower_states, s.transitions, s.partition_function, s.engine.c_str(), s.seconds_total,
                      s.states.string().c_str(), s.trans.string().c_str());
+      return 0;
+    }
+    if (app.got_subcommand("linelist-convert")) {
+      const std::filesystem::path input = convert_input;
+      quanta::linelist::convert_to_levels_file(input, convert_checkpoints.empty() ? output_dir_for(input, "") : std::filesystem::path(convert_checkpoints),
+                                               convert_output, common.quiet);
       return 0;
     }
     if (app.got_subcommand("mosfet")) {

@@ -262,6 +262,61 @@ std::string H5File::read_attribute(const std::string& name, const std::string& a
       path_, object(name) + ", attribute '" + attr + "'");
 }
 
+namespace {
+
+// The hyperslab of rows [first, first + count) of a dataset (a row: all the trailing dimensions).
+Handle row_slab(hid_t space, std::size_t first, std::size_t count, std::size_t& row_size) {
+  const int nd = H5Sget_simple_extent_ndims(space);
+  std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(nd, 1)), 1);
+  if (nd > 0) H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  row_size = 1;
+  for (std::size_t d = 1; d < dims.size(); ++d) row_size *= dims[d];
+  std::vector<hsize_t> start(dims.size(), 0), extent(dims.begin(), dims.end());
+  start[0] = first;
+  extent[0] = count;
+  H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, extent.data(), nullptr);
+  const hsize_t n = count * row_size;
+  return Handle(H5Screate_simple(1, &n, nullptr), H5Sclose);
+}
+
+}  // namespace
+
+void H5File::create_doubles(const std::string& name, const std::vector<std::size_t>& dims) {
+  const hid_t file = live(id_, path_, dataset(name));
+  ensure_parent_groups(name);
+  const std::vector<hsize_t> hdims(dims.begin(), dims.end());
+  Handle space(H5Screate_simple(static_cast<int>(dims.size()), hdims.data(), nullptr), H5Sclose);
+  Handle ds(H5Dcreate2(file, name.c_str(), H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
+  if (!ds.ok()) fail(path_, dataset(name), "cannot create it");
+}
+
+void H5File::write_rows(const std::string& name, std::size_t first, std::size_t count, const double* data) {
+  Handle ds = open_dataset(id_, path_, name);
+  Handle space(H5Dget_space(ds), H5Sclose);
+  const std::size_t rows = dims(name).empty() ? 1 : dims(name)[0];
+  if (first + count > rows)
+    throw Error("HDF5 file '" + path_.string() + "', " + dataset(name) + ": rows " + std::to_string(first) + ".." +
+                std::to_string(first + count - 1) + " asked for, the dataset has " + std::to_string(rows));
+  std::size_t row_size = 0;
+  Handle mem = row_slab(space, first, count, row_size);
+  if (count > 0 && H5Dwrite(ds, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, data) < 0) fail(path_, dataset(name), "cannot write rows");
+}
+
+void H5File::read_rows(const std::string& name, std::size_t first, std::size_t count, double* out) const {
+  Handle ds = open_dataset(id_, path_, name);
+  Handle type(H5Dget_type(ds), H5Tclose);
+  if (H5Tget_class(type) != H5T_FLOAT && H5Tget_class(type) != H5T_INTEGER)
+    throw Error("HDF5 file '" + path_.string() + "', " + dataset(name) + ": holds no numbers, expected numbers");
+  Handle space(H5Dget_space(ds), H5Sclose);
+  const std::size_t rows = dims(name).empty() ? 1 : dims(name)[0];
+  if (first + count > rows)
+    throw Error("HDF5 file '" + path_.string() + "', " + dataset(name) + ": rows " + std::to_string(first) + ".." +
+                std::to_string(first + count - 1) + " asked for, the dataset has " + std::to_string(rows));
+  std::size_t row_size = 0;
+  Handle mem = row_slab(space, first, count, row_size);
+  if (count > 0 && H5Dread(ds, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, out) < 0) fail(path_, dataset(name), "cannot read rows");
+}
+
 std::string hdf5_library_version() {
   unsigned major = 0, minor = 0, release = 0;
   H5get_libversion(&major, &minor, &release);

@@ -29,6 +29,12 @@ void write_exomol_states(const std::filesystem::path& path, const Levels& L, con
     const RootDescription& r = l.root;
     std::string line = format("%12d %12.6f %6d %7d  %-3s  ", l.id, l.energy - L.zpe, static_cast<int>(in.gns[l.gamma - 1]) * (2 * l.J + 1),
                               l.J, label(G, l.gamma).c_str());
+    if (!L.trove_assignments) {
+      // Levels from another code: its assignment columns as given.
+      for (int q : r.quanta) line += format("%3d", q);
+      f.stream() << line << '\n';
+      continue;
+    }
     for (int m = 1; m <= L.nmodes; ++m) line += format("%3d", r.quanta[m]);
     line += " ";
     for (int c = 1; c <= L.nclasses; ++c) line += format(" %-3s", label(G, r.cgamma[c]).c_str());

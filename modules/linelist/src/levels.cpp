@@ -103,7 +103,7 @@ Levels read_levels(const std::filesystem::path& dir, const IntensityInput& input
         throw InputError(descr.string(), "dimension " + std::to_string(roots.dim) + " differs from the " +
                                              std::to_string(irr.ntotal) + " symmetrized functions of irrep " +
                                              std::to_string(g) + " in j0eigen_quanta" + std::to_string(J) + ".chk");
-      LevelBlock block{J, g, roots.dim, dir / ("j0eigen_vectors" + tag + ".chk"), {}};
+      LevelBlock block{J, g, roots.dim, dir / ("j0eigen_vectors" + tag + ".chk"), {}, {}};
       if (roots.nroots > 0) {
         const auto need = static_cast<std::uintmax_t>(roots.nroots) * roots.dim * 8;
         if (!std::filesystem::exists(block.vectors))
@@ -147,7 +147,23 @@ std::vector<double> expanded_vectors(const Levels& L, const LevelBlock& block, s
   return out;
 }
 
+void read_vectors_h5(const Levels& L, const LevelBlock& block, std::span<const int> records, double* out);  // io/levels_h5.cpp
+
+namespace {
+
+// Vectors already in the product basis (a levels file), with THRESH_COEFF applied.
+void read_product_vectors(const Levels& L, const LevelBlock& block, std::span<const int> records, double thresh_coeff, double* out) {
+  read_vectors_h5(L, block, records, out);
+  if (thresh_coeff < 0) return;
+  const std::size_t n = records.size() * L.group->degeneracy(block.gamma - 1) * L.basis(block.J).size();
+  for (std::size_t p = 0; p < n; ++p)
+    if (std::abs(out[p]) <= thresh_coeff) out[p] = 0.0;
+}
+
+}  // namespace
+
 void expand_vectors(const Levels& L, const LevelBlock& block, std::span<const int> records, double thresh_coeff, double* out) {
+  if (!L.levels_file.empty()) return read_product_vectors(L, block, records, thresh_coeff, out);
   const ContractedBasis& c = L.contracted_basis(block.J);
   const RotVibBasis& b = L.basis(block.J);
   const auto& irr = c.irreps[block.gamma - 1];

@@ -22,10 +22,11 @@ RunSummary run(const RunOptions& opt) {
   // 1. The input and the checkpoints: levels of every J and Gamma asked for, the dipole matrices.
   const IntensityInput input = read_trove_input(opt.input);
   if (!input.absorption) throw InputError(opt.input.string(), "emission: quanta linelist computes absorption line lists (as TROVE's symmetrized-vector path does)");
-  const Levels levels = read_levels(opt.checkpoint_dir, input);
-  const DipoleMatrices dipole = read_dipole_matrices(opt.checkpoint_dir / "j0_extfield.chk");
+  const bool from_file = !opt.levels_file.empty();
+  const Levels levels = from_file ? read_levels_h5(opt.levels_file, input) : read_levels(opt.checkpoint_dir, input);
+  const DipoleMatrices dipole = from_file ? read_dipole_h5(opt.levels_file) : read_dipole_matrices(opt.checkpoint_dir / "j0_extfield.chk");
   meta.input_file = opt.input.string();
-  meta.checkpoint_dir = opt.checkpoint_dir.string();
+  meta.checkpoint_dir = from_file ? opt.levels_file.string() : opt.checkpoint_dir.string();
   meta.timings.emplace_back("read", t.seconds());
   s.levels = levels.levels.size();
   note("linelist", opt.quiet || !comm.root(),
@@ -78,6 +79,17 @@ RunSummary run(const RunOptions& opt) {
     write_results(s.results, levels, input, list, meta);
   }
   return s;
+}
+
+std::size_t convert_to_levels_file(const std::filesystem::path& input_file, const std::filesystem::path& dir,
+                                   const std::filesystem::path& output, bool quiet) {
+  const IntensityInput input = read_trove_input(input_file);
+  const Levels levels = read_levels(dir, input);
+  const DipoleMatrices dipole = read_dipole_matrices(dir / "j0_extfield.chk");
+  write_levels_h5(output, levels, dipole);
+  note("linelist-convert", quiet, std::to_string(levels.levels.size()) + " levels of J = " + std::to_string(input.jmin) + ".." +
+                                      std::to_string(input.jmax) + " and " + std::to_string(dipole.n) + " vibrational functions -> " + output.string());
+  return levels.levels.size();
 }
 
 }  // namespace quanta::linelist

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "../../../core/tests/test_support.hpp"
+#include "quanta/core/io/hdf5.hpp"
 #include "quanta/linelist/levels.hpp"
 #include "test_support.hpp"
 
@@ -95,4 +96,66 @@ TEST(LinelistBadInput, CorruptQuantaFile) {
   Copy c;
   replace_in(c.dir / "j0eigen_quanta1.chk", "End Primitive basis set", "End Primitive basis sez");
   quanta::test::expect_error<quanta::InputError>([&] { read_levels(c.dir.path(), c.input()); }, {"j0eigen_quanta1.chk", "rotational table"});
+}
+
+namespace {
+
+// A small consistent levels file for the SiH2 input (C2v(M), J = 0..2, two vibrational functions, one
+// root per (J, Gamma)), with one thing spoiled.
+void write_small_levels(const fs::path& file, const std::string& spoil) {
+  quanta::io::H5File f(file, quanta::io::H5File::Mode::Create);
+  f.write_string("/format", spoil == "format" ? "some other file" : "quanta linelist levels 1");
+  f.write_string("/symmetry_group", spoil == "group" ? "C3v(M)" : "C2v(M)");
+  std::vector<double> mu = {1, 0.5, 0.5, 2, 0, 0.1, 0.1, 0, 3, -1, -1, 4};
+  if (spoil == "dipole") mu[2] = 0.7;
+  f.write("/dipole", mu, {3, 2, 2});
+  for (int J = 0; J <= 2; ++J) {
+    const RotVibBasis b = symmetric_top_basis(J, 2);
+    f.write("/J" + std::to_string(J) + "/k", std::vector<std::int64_t>(b.k.begin(), b.k.end()), {b.k.size()});
+    f.write("/J" + std::to_string(J) + "/tau", std::vector<std::int64_t>(b.tau.begin(), b.tau.end()), {b.tau.size()});
+    for (int g = 1; g <= 4; ++g) {
+      if (spoil == "block" && J == 2 && g == 3) continue;
+      const std::string base = "/J" + std::to_string(J) + "/G" + std::to_string(g);
+      f.write(base + "/energy", std::vector<double>{1000.0 * J + g}, {1});
+      const std::size_t dim = b.size() - (spoil == "dims" && J == 1 && g == 2 ? 1 : 0);
+      std::vector<double> v(dim, 0.0);
+      v[g % dim] = 1;
+      f.write(base + "/vectors", v, {1, dim});
+    }
+  }
+}
+
+}  // namespace
+
+TEST(LinelistBadInput, LevelsFileErrorsNameTheDataset) {
+  Copy c;
+  const fs::path file = c.dir / "levels.h5";
+  write_small_levels(file, "");
+  const Levels good = read_levels_h5(file, c.input());
+  EXPECT_EQ(good.levels.size(), 12u);  // J = 0..2 x 4 irreps, one root each (GNS > 0 for all four)
+  EXPECT_EQ(good.zpe, 1.0);            // the J = 0, A1 root
+  EXPECT_EQ(read_dipole_h5(file).n, 2);
+
+  write_small_levels(file, "format");
+  quanta::test::expect_error<quanta::InputError>([&] { read_levels_h5(file, c.input()); }, {"levels.h5", "/format", "not a quanta levels file"});
+  write_small_levels(file, "group");
+  quanta::test::expect_error<quanta::InputError>([&] { read_levels_h5(file, c.input()); }, {"step4_std.inp", "SYMGROUP", "C3v(M)"});
+  write_small_levels(file, "block");
+  quanta::test::expect_error<quanta::InputError>([&] { read_levels_h5(file, c.input()); }, {"levels.h5", "/J2/G3/energy", "missing", "J = 2, B1"});
+  write_small_levels(file, "dims");
+  quanta::test::expect_error<quanta::InputError>([&] { read_levels_h5(file, c.input()); },
+                                                 {"levels.h5", "/J1/G2/vectors", "dimensions [1][5]", "expected [1][6]"});
+  write_small_levels(file, "dipole");
+  quanta::test::expect_error<quanta::InputError>([&] { read_dipole_h5(file); }, {"levels.h5", "/dipole", "not symmetric"});
+
+  // The command names the file too, exits non-zero and writes no line list.
+  write_small_levels(file, "dims");
+  const std::string err = (c.dir / "stderr.txt").string();
+  const std::string cmd = std::string(QUANTA_BINARY) + " linelist '" + (c.dir / "step4_std.inp").string() + "' --levels '" + file.string() +
+                          "' -o '" + (c.dir / "out").string() + "' --backend cpu 2> '" + err + "'";
+  EXPECT_NE(std::system(cmd.c_str()), 0);
+  std::ifstream e(err);
+  const std::string text(std::istreambuf_iterator<char>(e), {});
+  EXPECT_NE(text.find("/J1/G2/vectors"), std::string::npos) << text;
+  EXPECT_FALSE(fs::exists(c.dir / "out/step4_std_0_2.trans"));
 }

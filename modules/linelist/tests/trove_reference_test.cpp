@@ -95,15 +95,12 @@ TEST(LinelistTrove, CudaReproducesTrovesTable) {
   expect_matches_trove(compute(quanta::Backend::Cuda, Method::CacheReduce, 2, {11, 3, true}));
 }
 
-// The command on TROVE's input: .states identical to TROVE's file, .trans with the same (upper, lower)
-// IDs in the same order, wavenumbers to 1e-6 cm^-1 and A to 1e-7 relative (TROVE prints 6 decimals and
-// 9 significant digits).
-TEST(LinelistTrove, CommandWritesTrovesExomolFiles) {
-  const auto out = std::filesystem::temp_directory_path() / ("quanta-linelist-cmd-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(out);
-  const std::string cmd = std::string(QUANTA_BINARY) + " linelist '" + (reference_dir() / "step4_std.inp").string() + "' --checkpoints '" +
-                          checkpoints().string() + "' -o '" + out.string() + "' --backend cpu -q";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+namespace {
+
+// The command's .states must be identical to TROVE's file, its .trans have the same (upper, lower) IDs
+// in the same order, wavenumbers to 1e-6 cm^-1 and A to 1e-7 relative (TROVE prints 6 decimals and 9
+// significant digits).
+void expect_trove_exomol_files(const std::filesystem::path& out) {
   auto slurp = [](const std::filesystem::path& p) {
     std::ifstream f(p);
     return std::string(std::istreambuf_iterator<char>(f), {});
@@ -125,5 +122,58 @@ TEST(LinelistTrove, CommandWritesTrovesExomolFiles) {
   EXPECT_LT(worst_a, 1e-7);
   EXPECT_LE(worst_nu, 1e-6);
   EXPECT_TRUE(std::filesystem::exists(out / "quanta-linelist.h5"));
+}
+
+std::filesystem::path fresh_dir(const std::string& name) {
+  const auto out = std::filesystem::temp_directory_path() / ("quanta-linelist-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(out);
+  std::filesystem::create_directories(out);
+  return out;
+}
+
+const std::string kInput = (reference_dir() / "step4_std.inp").string();
+
+}  // namespace
+
+// The command on TROVE's input and checkpoints.
+TEST(LinelistTrove, CommandWritesTrovesExomolFiles) {
+  const auto out = fresh_dir("cmd");
+  const std::string cmd = std::string(QUANTA_BINARY) + " linelist '" + kInput + "' --checkpoints '" + checkpoints().string() + "' -o '" +
+                          out.string() + "' --backend cpu -q";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  expect_trove_exomol_files(out);
+  std::filesystem::remove_all(out);
+}
+
+// TROVE's checkpoints converted to a levels file, and the line list from that file alone: the same
+// files (the levels file holds the vectors in the product basis, so this also checks the converter's
+// expansion and every dataset the reader takes).
+TEST(LinelistTrove, LevelsFileGivesTrovesExomolFiles) {
+  const auto out = fresh_dir("levels");
+  const auto levels = out / "sih2-levels.h5";
+  const std::string convert = std::string(QUANTA_BINARY) + " linelist-convert '" + kInput + "' --checkpoints '" + checkpoints().string() +
+                              "' -o '" + levels.string() + "' -q";
+  ASSERT_EQ(std::system(convert.c_str()), 0) << convert;
+  const std::string cmd = std::string(QUANTA_BINARY) + " linelist '" + kInput + "' --levels '" + levels.string() + "' -o '" + out.string() +
+                          "' --backend cpu -q";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  expect_trove_exomol_files(out);
+  // The library path on the same file, on every backend present.
+  const IntensityInput input = read_trove_input(kInput);
+  Computed c;
+  c.input = input;
+  c.levels = read_levels_h5(levels, input);
+  LineListOptions o;
+  o.quiet = true;
+  for (quanta::Backend b : {quanta::Backend::Cpu, quanta::Backend::Cuda}) {
+    if (b == quanta::Backend::Cuda && quanta::cuda_device_count() == 0) continue;
+    o.backend = b;
+    EngineOptions eo;
+    eo.max_lower_states = 9;  // several groups, upper vectors streamed from the file
+    eo.max_upper_chunk = 4;
+    o.upper_cache_bytes = 0;
+    c.list = compute_linelist(c.levels, input, read_dipole_h5(levels), o, eo);
+    expect_matches_trove(c);
+  }
   std::filesystem::remove_all(out);
 }

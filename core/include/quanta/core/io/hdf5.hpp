@@ -24,6 +24,11 @@ class H5File {
   void write_string(const std::string& name, const std::string& v);
   void write_attribute(const std::string& object, const std::string& attr, const std::string& v);
 
+  // Large arrays row by row (a row: everything after the first dimension), so neither side holds it all.
+  void create_doubles(const std::string& name, const std::vector<std::size_t>& dims);
+  void write_rows(const std::string& name, std::size_t first, std::size_t count, const double* data);
+  void read_rows(const std::string& name, std::size_t first, std::size_t count, double* out) const;
+
   bool exists(const std::string& name) const;
   std::vector<std::size_t> dims(const std::string& name) const;
   std::vector<double> read_doubles(const std::string& name) const;

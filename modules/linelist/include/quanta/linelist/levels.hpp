@@ -5,6 +5,7 @@
 // dipole acts.
 #include <filesystem>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "quanta/linelist/checkpoints.hpp"
@@ -36,7 +37,8 @@ struct Level {
 
 struct LevelBlock {
   int J = 0, gamma = 0, dim = 0;    // dim: size of the symmetrized basis (record length)
-  std::filesystem::path vectors;    // j0eigen_vectors<J>_<G>.chk
+  std::filesystem::path vectors;    // j0eigen_vectors<J>_<G>.chk (TROVE's checkpoints)
+  std::string dataset;              // "/J<J>/G<G>/vectors" (a levels file)
   std::vector<int> levels;          // indices into Levels::levels, in record order
 };
 
@@ -49,6 +51,8 @@ struct Levels {
   std::vector<LevelBlock> blocks;
   double zpe = 0;
   int nmodes = 0, nclasses = 0;
+  std::filesystem::path levels_file;  // the HDF5 levels file the vectors come from; empty: TROVE's checkpoints
+  bool trove_assignments = true;      // every root carries TROVE's descr fields (the .states columns)
 
   const RotVibBasis& basis(int J) const;
   const ContractedBasis& contracted_basis(int J) const;
@@ -57,6 +61,14 @@ struct Levels {
 // Reads the quanta and descr files of every J in [0, max(Jmin,1) .. Jmax] and every Gamma with GNS > 0
 // (J = 0, Gamma = 1 always, for the ZPE), as TROVE's intensity step does.
 Levels read_levels(const std::filesystem::path& checkpoint_dir, const IntensityInput& input);
+
+// quanta's levels file (HDF5; docs/linelist.md, "The levels file"): the same data in the product basis,
+// from any variational code. read_levels_h5 loads what the input asks for, as read_levels does;
+// write_levels_h5 writes the levels and dipole of a calculation (the TROVE converter), through a
+// temporary name renamed when complete.
+Levels read_levels_h5(const std::filesystem::path& file, const IntensityInput& input);
+DipoleMatrices read_dipole_h5(const std::filesystem::path& file);
+void write_levels_h5(const std::filesystem::path& file, const Levels& levels, const DipoleMatrices& dipole);
 
 // Eigenvectors of `count` roots of a block (records first_record .. first_record+count-1, 1-based),
 // expanded to the product basis for each degenerate component: out[(root * degen + d) * basis.size() + p].

@@ -10,6 +10,7 @@ namespace quanta::linelist {
 struct RunOptions {
   std::filesystem::path input;            // TROVE input file with an INTENSITY block
   std::filesystem::path checkpoint_dir;   // where the j0eigen_*.chk and j0_extfield.chk files are
+  std::filesystem::path levels_file;      // quanta's HDF5 levels file instead of the checkpoints (non-empty)
   std::filesystem::path output_dir;
   Backend backend = Backend::Auto;
   std::string method = "gemm";            // gemm | cr
@@ -32,5 +33,10 @@ struct RunSummary {
 
 // quanta linelist: TROVE's intensity step (see src/run.cpp for the stages).
 RunSummary run(const RunOptions& options);
+
+// quanta linelist-convert: the levels and dipole that `input` asks for, from TROVE's checkpoints into a
+// levels file; returns the number of levels written.
+std::size_t convert_to_levels_file(const std::filesystem::path& input, const std::filesystem::path& checkpoint_dir,
+                                   const std::filesystem::path& output, bool quiet);
 
 }  // namespace quanta::linelist
