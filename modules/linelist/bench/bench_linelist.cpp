@@ -221,15 +221,18 @@ int main(int argc, char** argv) {
     e2e.digest_s = digest_s;
     const double flop = 2.0 * double(up.size()) * e2e.transitions + flop_half / nlower * e2e.lower;
     e2e.tflops = flop / e2e.total_s / 1e12;
+    std::printf("end to end, %s\n", engine->description().c_str());
     std::printf("end to end%s: %.3g transitions in %.1f s (half-linestrengths %.1f s; host copy into the slots %.1f s, digest %.1f s, both overlapped) = %.3g transitions/s, %.1f TFLOP/s; %zu kept\n",
                 e2e_refill ? "" : " (slots filled once)", e2e.transitions, e2e.total_s, e2e.half_s, e2e.fill_s, e2e.digest_s, e2e.transitions / e2e.total_s, e2e.tflops, e2e.kept);
   }
 
   // A 10^9-transition line list of this size: 4000 lower states, each with its half-linestrengths for
   // three J' (J-1, J, J+1), and 10^9 completions.
+  // (Only from a batch large enough to time: --lower 1 --upper 1 skips it.)
   const double lower_states = 4000, transitions = 1e9;
   const double projected = lower_states * 3 * t_half / nlower + transitions / rate;
-  std::printf("projected 10^9-transition line list (4000 lower states x 3 J', 10^9 completions): %.0f s\n", projected);
+  if (double(nlower) * nupper >= 1e4)
+    std::printf("projected 10^9-transition line list (4000 lower states x 3 J', 10^9 completions): %.0f s\n", projected);
 
   if (!out.empty()) {
     std::ofstream f(out);

@@ -68,22 +68,41 @@ void check_cublas(cublasStatus_t st, const char* call) {
   if (st != CUBLAS_STATUS_SUCCESS) ::quanta::cuda::throw_library_error("cuBLAS", static_cast<int>(st), call, __FILE__, __LINE__);
 }
 
-// A host array page-locked so that asynchronous copies to and from it overlap device work.
+// A host array allocated page-locked (cudaMallocHost) so that asynchronous copies to and from it
+// overlap device work; plain memory when the system refuses (the copies then stay pageable).
 class PinnedArray {
  public:
+  PinnedArray() = default;
+  PinnedArray(const PinnedArray&) = delete;
+  PinnedArray& operator=(const PinnedArray&) = delete;
+  ~PinnedArray() { release(); }
   double* ensure(std::size_t n) {
-    if (v_.size() < n) {
-      pin_ = PinnedHost();
-      v_ = std::vector<double>(n);
-      pin_ = PinnedHost(v_.data(), n * sizeof(double));
+    if (n <= size_) return data_;
+    release();
+    if (cudaMallocHost(reinterpret_cast<void**>(&data_), n * sizeof(double)) == cudaSuccess) {
+      pinned_ = true;
+    } else {
+      cudaGetLastError();
+      data_ = new double[n];
+      pinned_ = false;
     }
-    return v_.data();
+    size_ = n;
+    return data_;
   }
-  double* data() { return v_.data(); }
+  double* data() { return data_; }
+  bool pinned() const { return pinned_; }
 
  private:
-  std::vector<double> v_;
-  PinnedHost pin_;
+  void release() {
+    if (!data_) return;
+    if (pinned_) cudaFreeHost(data_);
+    else delete[] data_;
+    data_ = nullptr;
+    size_ = 0;
+  }
+  double* data_ = nullptr;
+  std::size_t size_ = 0;
+  bool pinned_ = false;
 };
 
 template <class T>
@@ -101,6 +120,8 @@ struct Slot {
   cublasHandle_t blas = nullptr;
   PinnedArray upper_host, amp_host;
   DeviceBuffer<double> upper, amp;
+  std::size_t upper_host_size = 0;
+  bool upper_host_pinned = false;
 };
 
 class CudaEngine final : public LinestrengthEngine {
@@ -178,7 +199,13 @@ class CudaEngine final : public LinestrengthEngine {
     return h;
   }
 
-  double* upper_buffer(int slot, std::size_t count) override { return slots_[slot].upper_host.ensure(count); }
+  double* upper_buffer(int slot, std::size_t count) override {
+    Slot& s = slots_[slot];
+    double* p = s.upper_host.ensure(count);
+    s.upper_host_size = std::max(s.upper_host_size, count);
+    s.upper_host_pinned = s.upper_host.pinned();
+    return p;
+  }
 
   // Chunk up, product, amplitudes down, all queued on the slot's stream.
   void start_completions(int slot, int nupper) override {
@@ -206,7 +233,10 @@ class CudaEngine final : public LinestrengthEngine {
   void synchronize() override { QUANTA_CUDA_CHECK(cudaDeviceSynchronize()); }
 
   std::string description() const override {
-    return "CUDA (" + to_string(method_) + (blocks_ > 1 ? ", dipole in " + std::to_string(blocks_) + " blocks" : std::string()) + ")";
+    std::string d = "CUDA (" + to_string(method_) + (blocks_ > 1 ? ", dipole in " + std::to_string(blocks_) + " blocks" : std::string());
+    for (const Slot& s : slots_)
+      if (s.upper_host_size > 0 && !s.upper_host_pinned) d += ", upper chunks pageable";
+    return d + ")";
   }
 
  private:
