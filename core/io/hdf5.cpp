@@ -264,12 +264,16 @@ std::string H5File::read_attribute(const std::string& name, const std::string& a
 
 namespace {
 
-// The hyperslab of rows [first, first + count) of a dataset (a row: all the trailing dimensions).
-Handle row_slab(hid_t space, std::size_t first, std::size_t count, std::size_t& row_size) {
+// Selects rows [first, first + count) of a dataset's space (a row: all the trailing dimensions) and
+// returns the matching memory space; throws naming the dataset when the rows are not all there.
+Handle row_slab(hid_t space, const std::filesystem::path& file, const std::string& name, std::size_t first, std::size_t count) {
   const int nd = H5Sget_simple_extent_ndims(space);
   std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(nd, 1)), 1);
   if (nd > 0) H5Sget_simple_extent_dims(space, dims.data(), nullptr);
-  row_size = 1;
+  if (first + count > dims[0])
+    throw Error("HDF5 file '" + file.string() + "', " + dataset(name) + ": rows " + std::to_string(first) + ".." +
+                std::to_string(first + count - 1) + " asked for, the dataset has " + std::to_string(dims[0]));
+  hsize_t row_size = 1;
   for (std::size_t d = 1; d < dims.size(); ++d) row_size *= dims[d];
   std::vector<hsize_t> start(dims.size(), 0), extent(dims.begin(), dims.end());
   start[0] = first;
@@ -293,12 +297,7 @@ void H5File::create_doubles(const std::string& name, const std::vector<std::size
 void H5File::write_rows(const std::string& name, std::size_t first, std::size_t count, const double* data) {
   Handle ds = open_dataset(id_, path_, name);
   Handle space(H5Dget_space(ds), H5Sclose);
-  const std::size_t rows = dims(name).empty() ? 1 : dims(name)[0];
-  if (first + count > rows)
-    throw Error("HDF5 file '" + path_.string() + "', " + dataset(name) + ": rows " + std::to_string(first) + ".." +
-                std::to_string(first + count - 1) + " asked for, the dataset has " + std::to_string(rows));
-  std::size_t row_size = 0;
-  Handle mem = row_slab(space, first, count, row_size);
+  Handle mem = row_slab(space, path_, name, first, count);
   if (count > 0 && H5Dwrite(ds, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, data) < 0) fail(path_, dataset(name), "cannot write rows");
 }
 
@@ -308,12 +307,7 @@ void H5File::read_rows(const std::string& name, std::size_t first, std::size_t c
   if (H5Tget_class(type) != H5T_FLOAT && H5Tget_class(type) != H5T_INTEGER)
     throw Error("HDF5 file '" + path_.string() + "', " + dataset(name) + ": holds no numbers, expected numbers");
   Handle space(H5Dget_space(ds), H5Sclose);
-  const std::size_t rows = dims(name).empty() ? 1 : dims(name)[0];
-  if (first + count > rows)
-    throw Error("HDF5 file '" + path_.string() + "', " + dataset(name) + ": rows " + std::to_string(first) + ".." +
-                std::to_string(first + count - 1) + " asked for, the dataset has " + std::to_string(rows));
-  std::size_t row_size = 0;
-  Handle mem = row_slab(space, first, count, row_size);
+  Handle mem = row_slab(space, path_, name, first, count);
   if (count > 0 && H5Dread(ds, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, out) < 0) fail(path_, dataset(name), "cannot read rows");
 }
 

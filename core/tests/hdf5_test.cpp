@@ -41,6 +41,29 @@ TEST(Hdf5, RoundTripOfDatasetsStringsAndAttributes) {
   EXPECT_EQ(f.path(), path);
 }
 
+TEST(Hdf5, RowsOfALargeDatasetWrittenAndReadPiecewise) {
+  quanta::test::TempDir dir;
+  const auto path = dir / "rows.h5";
+  {
+    H5File f(path, H5File::Mode::Create);
+    f.create_doubles("/v", {5, 2, 3});  // 5 rows of 6
+    std::vector<double> rows(18);
+    for (int i = 0; i < 18; ++i) rows[i] = i;
+    f.write_rows("/v", 0, 3, rows.data());
+    for (int i = 0; i < 12; ++i) rows[i] = 18 + i;
+    f.write_rows("/v", 3, 2, rows.data());
+    expect_error<quanta::Error>([&] { f.write_rows("/v", 4, 2, rows.data()); }, {"rows.h5", "/v", "rows 4..5", "has 5"});
+  }
+  H5File f(path, H5File::Mode::Read);
+  std::vector<double> all(30);
+  for (int i = 0; i < 30; ++i) all[i] = i;
+  EXPECT_EQ(f.read_doubles("/v"), all);
+  std::vector<double> two(12);
+  f.read_rows("/v", 2, 2, two.data());
+  EXPECT_EQ(two, std::vector<double>(all.begin() + 12, all.begin() + 24));
+  expect_error<quanta::Error>([&] { f.read_rows("/v", 5, 1, two.data()); }, {"rows.h5", "/v", "rows 5..5", "has 5"});
+}
+
 TEST(Hdf5, CreateTruncatesAnExistingFile) {
   quanta::test::TempDir dir;
   const auto path = dir / "run.h5";
