@@ -8,12 +8,8 @@ cross-section sums Gaussian (Doppler) profiles, HWHM = nu / c * sqrt(2 ln 2 k T 
 its integral over wavenumber equals the sum of the line intensities (cm/molecule -> cm^2/molecule).
 """
 import argparse
+import math
 
-import h5py
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 
 C = 2.99792458e10  # cm/s
@@ -22,17 +18,20 @@ AMU = 1.66053906660e-24  # g
 
 
 def cross_section(nu, intensity, temperature, mass_amu, grid):
+    """Sum of Gaussian (Doppler) profiles, each integrated over the grid's bins (bin j covers grid[j] +- step/2),
+    so a line narrower than the step keeps its intensity: sum(xs) * step = sum(intensity) for lines inside the grid."""
     sigma = nu / C * np.sqrt(K * temperature / (mass_amu * AMU))  # Gaussian standard deviation, cm^-1
     xs = np.zeros_like(grid)
     step = grid[1] - grid[0]
+    edges_of = np.vectorize(lambda z: 0.5 * math.erfc(-z / math.sqrt(2.0)))  # standard normal CDF
     for n, s, i in zip(nu, sigma, intensity):
-        lo, hi = np.searchsorted(grid, [n - 6 * s, n + 6 * s])
-        if hi <= lo:  # narrower than the grid: all of it in the nearest bin
-            j = min(max(int(round((n - grid[0]) / step)), 0), len(grid) - 1)
-            xs[j] += i / step
+        lo = max(int(np.floor((n - 6 * s - grid[0]) / step + 0.5)), 0)
+        hi = min(int(np.floor((n + 6 * s - grid[0]) / step + 0.5)) + 1, len(grid))
+        if hi <= lo:
             continue
-        x = grid[lo:hi]
-        xs[lo:hi] += i * np.exp(-0.5 * ((x - n) / s) ** 2) / (s * np.sqrt(2 * np.pi))
+        edges = grid[0] + (np.arange(lo, hi + 1) - 0.5) * step
+        cdf = edges_of((edges - n) / s)
+        xs[lo:hi] += i * np.diff(cdf) / step
     return xs
 
 
@@ -44,11 +43,17 @@ def main():
     p.add_argument("--range", type=float, nargs=2, default=None, help="wavenumber range, cm^-1")
     p.add_argument("-o", "--output", default="spectrum.png")
     a = p.parse_args()
+    import h5py
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     with h5py.File(a.results, "r") as f:
         nu = f["transitions/wavenumber"][:]
         inten = f["transitions/intensity"][:]
         temperature = float(f["parameters/temperature"][()])
-    lo, hi = a.range if a.range else (nu.min(), nu.max())
+    lo, hi = a.range if a.range else (nu.min() - 1.0, nu.max() + 1.0)
     keep = (nu >= lo) & (nu <= hi)
     nu, inten = nu[keep], inten[keep]
     grid = np.arange(lo, hi + a.step, a.step)
