@@ -93,6 +93,11 @@ struct EngineOptions {
   std::size_t memory_limit_bytes = 0;    // device memory budget (0: free memory)
 };
 
+// The plan that fits `bytes`: two upper chunks of at most an eighth of it each (at most 4096 vectors), the
+// rest shared by lower states, each taking `lower_bytes` plus its half-linestrengths and two amplitude rows;
+// then the options' caps.
+EnginePlan plan_within(std::size_t bytes, std::size_t lower_bytes, std::size_t dim_upper, const EngineOptions& options);
+
 std::unique_ptr<LinestrengthEngine> make_cpu_engine(const DipoleMatrices& dipole, const EngineOptions& options);
 std::unique_ptr<LinestrengthEngine> make_cuda_engine(const DipoleMatrices& dipole, const EngineOptions& options);
 std::unique_ptr<LinestrengthEngine> make_engine(Backend backend, const DipoleMatrices& dipole, const EngineOptions& options);

@@ -98,6 +98,18 @@ void LinestrengthEngine::completions(const double* upper, int nupper, double* am
   std::copy(a, a + std::size_t(lower_states()) * nupper, amplitudes);
 }
 
+EnginePlan plan_within(std::size_t bytes, std::size_t lower_bytes, std::size_t dim_upper, const EngineOptions& o) {
+  const std::size_t vec = dim_upper * sizeof(double);
+  EnginePlan p;
+  p.upper_chunk = int(std::clamp<std::size_t>(bytes / 8 / vec, 1, 4096));
+  const std::size_t chunks = 2 * std::size_t(p.upper_chunk) * vec;
+  const std::size_t per_state = lower_bytes + vec + 2 * std::size_t(p.upper_chunk) * sizeof(double);
+  p.lower_states = int(std::clamp<std::size_t>(bytes > chunks ? (bytes - chunks) / per_state : 1, 1, 1 << 20));
+  if (o.max_lower_states > 0) p.lower_states = std::min(p.lower_states, o.max_lower_states);
+  if (o.max_upper_chunk > 0) p.upper_chunk = std::min(p.upper_chunk, o.max_upper_chunk);
+  return p;
+}
+
 std::unique_ptr<LinestrengthEngine> make_engine(Backend backend, const DipoleMatrices& dipole, const EngineOptions& options) {
   if (backend == Backend::Cuda) return make_cuda_engine(dipole, options);
   return make_cpu_engine(dipole, options);

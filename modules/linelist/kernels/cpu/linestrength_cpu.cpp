@@ -24,19 +24,11 @@ constexpr std::size_t kHostBudget = std::size_t(4) << 30;
 class CpuEngine final : public LinestrengthEngine {
  public:
   CpuEngine(const DipoleMatrices& d, const EngineOptions& o)
-      : n_(d.n), method_(o.method), max_lower_(o.max_lower_states), max_chunk_(o.max_upper_chunk), stacked_(stacked_dipole(d)) {}
+      : n_(d.n), method_(o.method), options_(o), stacked_(stacked_dipole(d)) {}
 
-  // Products (3 dim_lower), half-linestrengths (dim_upper) and two amplitude rows per lower state;
-  // two chunks of upper vectors.
+  // Per lower state its products (3 dim_lower) besides what plan_within counts.
   EnginePlan plan(std::size_t dim_lower, std::size_t dim_upper) const override {
-    EnginePlan p;
-    p.upper_chunk = int(std::clamp<std::size_t>(kHostBudget / 8 / (8 * dim_upper), 1, 4096));
-    const std::size_t fixed = 2 * std::size_t(p.upper_chunk) * dim_upper * 8;
-    const std::size_t per_state = 8 * (3 * dim_lower + dim_upper + 2 * std::size_t(p.upper_chunk));
-    p.lower_states = int(std::clamp<std::size_t>(kHostBudget > fixed ? (kHostBudget - fixed) / per_state : 1, 1, 1 << 20));
-    if (max_lower_ > 0) p.lower_states = std::min(p.lower_states, max_lower_);
-    if (max_chunk_ > 0) p.upper_chunk = std::min(p.upper_chunk, max_chunk_);
-    return p;
+    return plan_within(kHostBudget, 3 * dim_lower * sizeof(double), dim_upper, options_);
   }
 
   void set_lower(std::vector<double> c, int nstates, int nrot) override {
@@ -116,7 +108,7 @@ class CpuEngine final : public LinestrengthEngine {
 
   int n_;
   Method method_;
-  int max_lower_, max_chunk_;
+  EngineOptions options_;
   std::vector<double> stacked_;   // [n][3n] column-major stacked dipole
   std::vector<double> lower_;     // [ns][nrot][n]
   std::vector<double> upper_[2], amp_[2];

@@ -127,7 +127,7 @@ struct Slot {
 class CudaEngine final : public LinestrengthEngine {
  public:
   CudaEngine(const DipoleMatrices& d, const EngineOptions& o)
-      : n_(d.n), method_(o.method), max_lower_(o.max_lower_states), max_chunk_(o.max_upper_chunk), host_stacked_(stacked_dipole(d)) {
+      : n_(d.n), method_(o.method), options_(o), host_stacked_(stacked_dipole(d)) {
     check_cublas(cublasCreate(&blas_), "cublasCreate");
     for (Slot& s : slots_) {
       QUANTA_CUDA_CHECK(cudaStreamCreate(&s.stream));
@@ -160,19 +160,10 @@ class CudaEngine final : public LinestrengthEngine {
     cublasDestroy(blas_);
   }
 
-  // The budget less the dipole and the product sub-batch is shared by two upper chunks (at most an
-  // eighth of it each) and, per lower state, its half-linestrengths and two rows of amplitudes.
+  // The budget less the dipole and the product sub-batch (plan_within shares the rest).
   EnginePlan plan(std::size_t dim_lower, std::size_t dim_upper) const override {
     const std::size_t taken = dipole_.bytes() + product_states(dim_lower, 1 << 30) * 4 * dim_lower * sizeof(double);
-    const std::size_t avail = budget_ > taken ? budget_ - taken : 0;
-    EnginePlan p;
-    p.upper_chunk = int(std::clamp<std::size_t>(avail / 8 / (dim_upper * sizeof(double)), 1, 4096));
-    const std::size_t chunks = 2 * std::size_t(p.upper_chunk) * dim_upper * sizeof(double);
-    const std::size_t per_state = (dim_upper + 2 * std::size_t(p.upper_chunk)) * sizeof(double);
-    p.lower_states = int(std::clamp<std::size_t>(avail > chunks ? (avail - chunks) / per_state : 1, 1, 1 << 20));
-    if (max_lower_ > 0) p.lower_states = std::min(p.lower_states, max_lower_);
-    if (max_chunk_ > 0) p.upper_chunk = std::min(p.upper_chunk, max_chunk_);
-    return p;
+    return plan_within(budget_ > taken ? budget_ - taken : 0, 0, dim_upper, options_);
   }
 
   void set_lower(std::vector<double> c, int nstates, int nrot) override {
@@ -326,7 +317,7 @@ class CudaEngine final : public LinestrengthEngine {
 
   int n_;
   Method method_;
-  int max_lower_, max_chunk_;
+  EngineOptions options_;
   cublasHandle_t blas_ = nullptr;
   std::vector<double> host_stacked_;  // [n][3n] column-major
   PinnedHost pinned_;
