@@ -9,6 +9,7 @@
 #include "quanta/core/error.hpp"
 #include "quanta/core/version.hpp"
 #include "quanta/core/comm.hpp"
+#include "quanta/gw/run.hpp"
 #include "quanta/kbe/run.hpp"
 #include "quanta/linelist/run.hpp"
 #include "quanta/mosfet/run.hpp"
@@ -103,6 +104,20 @@ int main(int argc, char** argv) {
   lc->add_option("-o,--output", convert_output, "the levels file to write")->required();
   add_common_options(lc, common);
 
+  quanta::gw::RunOptions gw;
+  std::string gw_input = ".", gw_output, gw_epsilon, gw_sigma, gw_wfn, gw_wfnq, gw_inner, gw_rho, gw_vxc;
+  auto* gwc = app.add_subcommand("gw", "G0W0 quasiparticle energies (BerkeleyGW inputs): static RPA epsilon, GPP sigma");
+  gwc->add_option("INPUT_DIR", gw_input, "folder with epsilon.inp, sigma.inp, WFN, WFNq, WFN_inner, RHO, vxc.dat (default: .)");
+  gwc->add_option("--epsilon-input", gw_epsilon, "epsilon.inp (BerkeleyGW keywords)");
+  gwc->add_option("--sigma-input", gw_sigma, "sigma.inp (BerkeleyGW keywords)");
+  gwc->add_option("--wfn", gw_wfn, "WFN for epsilon (pw2bgw.x)");
+  gwc->add_option("--wfnq", gw_wfnq, "WFNq, the q0-shifted valence states");
+  gwc->add_option("--wfn-inner", gw_inner, "WFN_inner for sigma");
+  gwc->add_option("--rho", gw_rho, "RHO, the charge density");
+  gwc->add_option("--vxc", gw_vxc, "vxc.dat");
+  gwc->add_option("-o,--output-dir", gw_output, "where sigma_hp.log, eqp0.dat, eqp1.dat and quanta-gw.h5 go (default: INPUT_DIR)");
+  gwc->add_flag("--write-epsinv", gw.write_epsinv, "also write every eps^-1 matrix into quanta-gw.h5");
+  add_common_options(gwc, common);
   quanta::mosfet::RunOptions mosfet;
   std::string mosfet_config, mosfet_output;
   auto* mo = app.add_subcommand("mosfet", "Schroedinger-Poisson equilibrium of a double-gate MOSFET (subband model)");
@@ -131,6 +146,25 @@ int main(int argc, char** argv) {
       if (!phonon.quiet)
         std::fprintf(stderr, "quanta phonon: %d q-points (%d irreducible), %d branches, %s backend, %.2f s\n", s.nptk,
                      s.nlist, s.nbands, s.backend.c_str(), s.seconds_total);
+      return 0;
+    }
+    if (app.got_subcommand("gw")) {
+      gw.input_dir = gw_input;
+      gw.output_dir = gw_output;
+      if (!gw_epsilon.empty()) gw.epsilon_input = gw_epsilon;
+      if (!gw_sigma.empty()) gw.sigma_input = gw_sigma;
+      if (!gw_wfn.empty()) gw.wfn = gw_wfn;
+      if (!gw_wfnq.empty()) gw.wfnq = gw_wfnq;
+      if (!gw_inner.empty()) gw.wfn_inner = gw_inner;
+      if (!gw_rho.empty()) gw.rho = gw_rho;
+      if (!gw_vxc.empty()) gw.vxc = gw_vxc;
+      gw.backend = quanta::parse_backend(common.backend);
+      gw.threads = common.threads;
+      gw.quiet = common.quiet;
+      const auto s = quanta::gw::run(gw);
+      if (!gw.quiet)
+        std::fprintf(stderr, "quanta gw: %d q-points, %d k-points, %s backend, epsilon %.2f s, sigma %.2f s -> %s\n", s.nq, s.nk,
+                     s.backend.c_str(), s.seconds_epsilon, s.seconds_sigma, s.results.string().c_str());
       return 0;
     }
     if (app.got_subcommand("kbe")) {

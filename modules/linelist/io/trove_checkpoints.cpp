@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "quanta/core/error.hpp"
+#include "quanta/core/io/fortran_records.hpp"
 #include "quanta/core/io/text_reader.hpp"
 #include "quanta/linelist/checkpoints.hpp"
 
@@ -198,40 +199,9 @@ RootsFile read_root_descriptions(const std::filesystem::path& file, int nmodes, 
   throw InputError(file.string(), number, "descr", "end of file", "'End Quantum numbers and energies'");
 }
 
-namespace {
-
-// Fortran sequential unformatted records: int32 length, payload, int32 length.
-class FortranRecords {
- public:
-  explicit FortranRecords(const std::filesystem::path& file) : file_(file), in_(file, std::ios::binary) {
-    if (!in_) throw InputError(file.string(), "cannot open the dipole checkpoint");
-  }
-  std::vector<char> next(const std::string& what) {
-    std::int32_t n = 0, m = 0;
-    in_.read(reinterpret_cast<char*>(&n), 4);
-    if (!in_ || n < 0) fail(what, "end of file or a bad record marker");
-    std::vector<char> payload(n);
-    in_.read(payload.data(), n);
-    in_.read(reinterpret_cast<char*>(&m), 4);
-    if (!in_ || m != n) fail(what, "a truncated record");
-    ++index_;
-    return payload;
-  }
-  [[noreturn]] void fail(const std::string& what, const std::string& found) {
-    throw InputError(file_.string(), "record " + std::to_string(index_ + 1) + " (" + what + "): found " + found +
-                                         ", expected TROVE's layout (Start external field, N, three N x N matrices)");
-  }
-
- private:
-  std::filesystem::path file_;
-  std::ifstream in_;
-  int index_ = 0;
-};
-
-}  // namespace
 
 DipoleMatrices read_dipole_matrices(const std::filesystem::path& file) {
-  FortranRecords rec(file);
+  io::FortranRecords rec(file, "TROVE's dipole layout: Start external field, N, three N x N matrices");
   auto head = rec.next("header");
   if (std::string(head.begin(), head.end()).rfind("Start external field", 0) != 0) rec.fail("header", "'" + std::string(head.begin(), head.end()) + "'");
   auto nrec = rec.next("N");

@@ -1,0 +1,36 @@
+#include "quanta/core/io/fortran_records.hpp"
+
+#include <cstdint>
+
+#include "quanta/core/error.hpp"
+
+namespace quanta::io {
+
+FortranRecords::FortranRecords(const std::filesystem::path& file, std::string layout)
+    : file_(file), layout_(std::move(layout)), in_(file, std::ios::binary) {
+  if (!in_) throw InputError(file.string(), "cannot open the file (expected " + layout_ + ")");
+}
+
+std::vector<char> FortranRecords::next(const std::string& what) {
+  std::int32_t n = 0, m = 0;
+  in_.read(reinterpret_cast<char*>(&n), 4);
+  if (!in_) fail(what, "the end of the file");
+  if (n < 0) fail(what, "a bad record marker (" + std::to_string(n) + ")");
+  std::vector<char> payload(static_cast<std::size_t>(n));
+  in_.read(payload.data(), n);
+  in_.read(reinterpret_cast<char*>(&m), 4);
+  if (!in_ || m != n) fail(what, "a truncated record");
+  ++index_;
+  return payload;
+}
+
+bool FortranRecords::at_end() { return in_.peek() == std::char_traits<char>::eof(); }
+
+void FortranRecords::fail(const std::string& what, const std::string& found, const std::string& expected) const {
+  std::string msg = "record " + std::to_string(index_ + 1) + " (" + what + "): found " + found;
+  if (!expected.empty()) msg += ", expected " + expected;
+  msg += " (" + layout_ + ")";
+  throw InputError(file_.string(), msg);
+}
+
+}  // namespace quanta::io

@@ -1,0 +1,48 @@
+#pragma once
+// The static RPA dielectric matrix (BerkeleyGW's Epsilon): chi0(q; G, G'), eps = 1 - v chi0 and its
+// inverse on the sphere |q + G|^2 < epsilon_cutoff, for each q of the input.
+#include <vector>
+
+#include "quanta/core/backend.hpp"
+#include "quanta/gw/mean_field.hpp"
+
+namespace quanta::gw {
+
+struct QPoint {
+  Vec3 q{};          // crystal coordinates
+  bool q0 = false;   // the small shift that stands for q -> 0 (valence states from WFNq)
+};
+
+struct EpsilonParams {
+  double ecut = 0;            // epsilon_cutoff, Ry
+  int nbands = 0;             // number_bands: valence + conduction bands in the sum
+  std::vector<QPoint> qpoints;
+  int valence_block = 0;      // valence bands per CHI_SUM product (0: all)
+  Backend backend = Backend::Cpu;
+};
+
+struct DielectricMatrix {
+  QPoint q;
+  std::vector<Vec3i> gvec;    // [ng] the sphere, in order of |q+G|^2 (q0: of |G|^2), ties lexicographic
+  std::vector<double> qg2;    // [ng] |q+G|^2, bohr^-2
+  std::vector<cplx> chi0;     // [ng][ng] column-major: (G, G') at G + ng G'; Ry^-1 bohr^-3
+  std::vector<cplx> eps;      // [ng][ng] eps(G,G') = delta - 8 pi / |q+G|^2 chi0(G,G')
+  std::vector<cplx> epsinv;   // [ng][ng]
+  int nk = 0;                 // k-points of the full zone summed
+  int ng() const { return static_cast<int>(gvec.size()); }
+  cplx at(const std::vector<cplx>& m, int i, int j) const { return m[i + static_cast<std::size_t>(ng()) * j]; }
+};
+
+// Stage timings, seconds.
+struct EpsilonTimings {
+  double states = 0, mtxel = 0, chi_sum = 0, inversion = 0;
+};
+
+// wfnq may be null when no q-point is q0. Throws InputError when a k+q state is in neither file.
+std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wavefunctions* wfnq, const EpsilonParams& params,
+                                              EpsilonTimings* timings = nullptr);
+
+// The sphere |q+G|^2 <= ecut from the density's G list, sorted by |q+G|^2 (ties: lexicographic G).
+std::vector<Vec3i> g_sphere(const Crystal& crystal, const std::vector<Vec3i>& gvec_rho, const Vec3& q, double ecut);
+
+}  // namespace quanta::gw

@@ -1,0 +1,94 @@
+#pragma once
+#include <array>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "quanta/core/complex.hpp"
+
+namespace quanta::gw {
+
+using Vec3i = std::array<int, 3>;
+using Vec3 = std::array<double, 3>;
+
+// The crystal as BerkeleyGW's mean-field headers carry it. Atomic units (bohr, Ry).
+struct Crystal {
+  double celvol = 0;                 // cell volume, bohr^3
+  double alat = 0;                   // bohr
+  std::array<double, 9> avec{};      // [3 lattice vectors][3 cartesian], units of alat
+  double recvol = 0;                 // Brillouin-zone volume, bohr^-3
+  double blat = 0;                   // 2 pi / alat
+  std::array<double, 9> bvec{};      // [3 reciprocal vectors][3 cartesian], units of blat
+  std::array<double, 9> bdot{};      // reciprocal metric, bohr^-2: |k|^2 = k^T bdot k for crystal k
+  // Space-group operations. rotation[i] acts on reciprocal-lattice (crystal) column vectors, row-major:
+  // g' = R g (BerkeleyGW's mtrx); tnp[i] is the fractional translation times 2 pi, so that a density obeys
+  // rho(R g) = exp(-i (R g).tnp) rho(g).
+  std::vector<std::array<int, 9>> rotation;
+  std::vector<Vec3> tnp;
+  std::vector<Vec3> atom_position;   // cartesian, units of alat
+  std::vector<int> atom_species;
+  Vec3i fft_grid{};                  // the density's FFT grid
+
+  // |k|^2 in bohr^-2 of a crystal-coordinate vector.
+  double norm2(const Vec3& k) const;
+};
+
+// BerkeleyGW's WFN (pw2bgw.x): the header, every k-point's G-vectors and band coefficients.
+// Coefficients are held complex whatever the flavour; a Real-flavour file gives zero imaginary parts.
+struct Wavefunctions {
+  std::string file;
+  bool complex_flavour = false;
+  int nspin = 1;
+  Crystal crystal;
+  double ecutrho = 0, ecutwfc = 0;   // Ry
+  Vec3i kgrid{};
+  Vec3 kshift{};
+  int nbands = 0;                    // bands held (may be fewer than the file has, see read_wfn)
+  int nbands_file = 0;
+  std::vector<Vec3> kpoints;         // [nk] crystal coordinates
+  std::vector<double> kweights;      // [nk]
+  std::vector<int> ifmax;            // [nspin][nk] highest occupied band (1-based, as in the file)
+  std::vector<double> energies;      // [nspin][nk][nbands] Ry
+  std::vector<double> occupations;   // [nspin][nk][nbands]
+  std::vector<Vec3i> gvec_rho;             // [ng] the density's G-vectors (the file's global list)
+  std::vector<std::vector<Vec3i>> gvec;    // [nk][ngk]
+  std::vector<std::vector<cplx>> coeffs;   // [nk][nbands][nspin][ngk]
+
+  int nk() const { return static_cast<int>(kpoints.size()); }
+  double energy(int ik, int band, int spin = 0) const {
+    return energies[(static_cast<std::size_t>(spin) * nk() + ik) * nbands + band];
+  }
+  const cplx* band(int ik, int n, int spin = 0) const {
+    return coeffs[ik].data() + (static_cast<std::size_t>(n) * nspin + spin) * gvec[ik].size();
+  }
+};
+
+// The charge density (RHO): [nspin][ng] coefficients on the density's G-vectors, electrons per cell.
+struct Density {
+  std::string file;
+  Crystal crystal;
+  int nspin = 1;
+  std::vector<Vec3i> gvec;
+  std::vector<cplx> rho;
+};
+
+// vxc.dat: diagonal exchange-correlation matrix elements, eV, per k-point.
+struct VxcTable {
+  std::string file;
+  struct Block {
+    Vec3 k{};
+    std::vector<int> spin, band;     // 1-based, as in the file
+    std::vector<cplx> value;         // eV
+  };
+  std::vector<Block> blocks;
+  // The value for (k, band), InputError naming the file when absent.
+  double diagonal(const Vec3& k, int band, int spin = 1) const;
+};
+
+// Readers; every failure is an InputError naming the file, the record or line and what was expected.
+// max_bands > 0 keeps only the lowest bands (the file's others are skipped, not stored).
+Wavefunctions read_wfn(const std::filesystem::path& file, int max_bands = 0);
+Density read_rho(const std::filesystem::path& file);
+VxcTable read_vxc_dat(const std::filesystem::path& file);
+
+}  // namespace quanta::gw

@@ -1,0 +1,51 @@
+#pragma once
+// The diagonal G0W0 self-energy in the generalized plasmon-pole model (Hybertsen-Louie, BerkeleyGW's
+// static GPP): bare exchange X, the screened-exchange remainder SX-X and the Coulomb hole CH at the
+// mean-field energy and one step above it, the quasiparticle energies Eqp0, Eqp1 and the renormalization Znk.
+#include <vector>
+
+#include "quanta/core/backend.hpp"
+#include "quanta/gw/epsilon.hpp"
+#include "quanta/gw/mean_field.hpp"
+
+namespace quanta::gw {
+
+// BerkeleyGW's Rydberg in eV (CODATA 2010), so that mean-field energies print as it prints them.
+inline constexpr double kRydbergEV = 13.60569253;
+
+struct SigmaParams {
+  int nbands = 0;                  // number_bands: bands of the sum over states
+  int band_min = 1, band_max = 1;  // band_index_min, band_index_max (1-based)
+  std::vector<Vec3> kpoints;       // crystal coordinates; each must be a k-point of WFN_inner
+  double ecut_screened = 0;        // screened_coulomb_cutoff, Ry (0: the dielectric matrix's)
+  double ecut_bare = 0;            // bare_coulomb_cutoff, Ry (0: the wavefunctions' cutoff)
+  double fd_spacing = 1.0;         // finite_difference_spacing, eV (finite_difference_form 2: forward)
+  bool q_symmetry = true;          // sum over the q of the irreducible wedge of k's little group
+  Backend backend = Backend::Cpu;
+};
+
+struct SigmaBand {
+  int n = 0;                       // 1-based band
+  double emf = 0, eo = 0, vxc = 0; // eV
+  double x = 0;                    // bare exchange
+  double sx_x[2] = {0, 0};         // at Eo and Eo + spacing
+  double ch[2] = {0, 0};
+  double sig = 0, eqp0 = 0, eqp1 = 0, znk = 0;
+};
+
+struct SigmaK {
+  Vec3 k{};
+  int nq = 0;                      // q-points summed (after the little-group reduction)
+  std::vector<SigmaBand> bands;
+};
+
+struct SigmaTimings {
+  double setup = 0, states = 0, mtxel = 0, exchange = 0, gpp = 0;
+};
+
+// eps: the dielectric matrices of the irreducible q of the grid (q0 first), from compute_epsilon.
+std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho, const VxcTable& vxc,
+                                  const std::vector<DielectricMatrix>& eps, const SigmaParams& params,
+                                  SigmaTimings* timings = nullptr);
+
+}  // namespace quanta::gw

@@ -1,0 +1,217 @@
+// BerkeleyGW's mean-field files as pw2bgw.x writes them: Fortran sequential unformatted records.
+// Header: title ("WFN-Real", "RHO-Complex", ...), sizes, FFT grid (+ k-grid for WFN), lattice, reciprocal
+// lattice, symmetry matrices, fractional translations, atoms; then for WFN the per-k tables. Data blocks
+// (G-vectors, coefficients) are written as `nrecord`, then per record its length and its payload.
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "quanta/core/error.hpp"
+#include "quanta/core/io/fortran_records.hpp"
+#include "quanta/gw/mean_field.hpp"
+
+namespace quanta::gw {
+namespace {
+
+constexpr const char* kLayout = "BerkeleyGW's mean-field layout as written by pw2bgw.x";
+
+template <class T>
+T take(const std::vector<char>& raw, std::size_t& pos) {
+  T v;
+  std::memcpy(&v, raw.data() + pos, sizeof(T));
+  pos += sizeof(T);
+  return v;
+}
+
+struct Title {
+  std::string kind;      // WFN or RHO
+  bool complex_flavour;
+};
+
+Title read_title(io::FortranRecords& rec, const std::string& expected_kind) {
+  auto raw = rec.next("title");
+  const std::string t(raw.begin(), raw.begin() + std::min<std::size_t>(raw.size(), 32));
+  const auto dash = t.find('-');
+  const std::string kind = t.substr(0, dash);
+  const std::string flavour = dash == std::string::npos ? "" : t.substr(dash + 1, t.find(' ', dash) - dash - 1);
+  if (kind != expected_kind || (flavour != "Real" && flavour != "Complex"))
+    rec.fail("title", "'" + t.substr(0, t.find_last_not_of(' ') + 1) + "'",
+             "'" + expected_kind + "-Real' or '" + expected_kind + "-Complex'");
+  return {kind, flavour == "Complex"};
+}
+
+void read_cell(io::FortranRecords& rec, Crystal& c, int ntran, int nat) {
+  auto cell = rec.next_array<double>("celvol, alat, avec, adot", 20);
+  c.celvol = cell[0];
+  c.alat = cell[1];
+  for (int i = 0; i < 9; ++i) c.avec[i] = cell[2 + i];  // Fortran avec(:, j) is vector j: contiguous
+  auto rcell = rec.next_array<double>("recvol, blat, bvec, bdot", 20);
+  c.recvol = rcell[0];
+  c.blat = rcell[1];
+  for (int i = 0; i < 9; ++i) {
+    c.bvec[i] = rcell[2 + i];
+    c.bdot[i] = rcell[11 + i];
+  }
+  if (!(c.celvol > 0) || !(c.alat > 0)) rec.fail("celvol, alat", std::to_string(c.celvol) + ", " + std::to_string(c.alat), "positive");
+  auto m = rec.next_array<std::int32_t>("mtrx", 9 * static_cast<std::size_t>(ntran));
+  auto t = rec.next_array<double>("tnp", 3 * static_cast<std::size_t>(ntran));
+  c.rotation.resize(ntran);
+  c.tnp.resize(ntran);
+  for (int s = 0; s < ntran; ++s) {
+    // Fortran mtrx(i, j, s) at i + 3 j + 9 s; R[i][j] = mtrx(i, j).
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) c.rotation[s][3 * i + j] = m[i + 3 * j + 9 * s];
+    c.tnp[s] = {t[3 * s], t[3 * s + 1], t[3 * s + 2]};
+  }
+  auto atoms = rec.next("apos, atyp");
+  if (atoms.size() != static_cast<std::size_t>(nat) * 28)
+    rec.fail("apos, atyp", std::to_string(atoms.size()) + " bytes", std::to_string(nat * 28) + " bytes for " + std::to_string(nat) + " atoms");
+  std::size_t pos = 0;
+  for (int a = 0; a < nat; ++a) {
+    Vec3 p;
+    for (auto& x : p) x = take<double>(atoms, pos);
+    c.atom_position.push_back(p);
+    c.atom_species.push_back(take<std::int32_t>(atoms, pos));
+  }
+}
+
+// A data block: nrecord, then per record (count, payload); returns the concatenated payloads, each
+// element `item_bytes` long, checking that they add up to `total` items.
+std::vector<char> read_block(io::FortranRecords& rec, const std::string& what, std::size_t total, std::size_t item_bytes) {
+  const auto nrecord = rec.next_scalar<std::int32_t>(what + ": number of records");
+  if (nrecord < 1) rec.fail(what + ": number of records", std::to_string(nrecord), "at least 1");
+  std::vector<char> out;
+  out.reserve(total * item_bytes);
+  for (int r = 0; r < nrecord; ++r) {
+    const auto count = rec.next_scalar<std::int32_t>(what + ": record length");
+    auto payload = rec.next(what);
+    if (count < 0 || payload.size() != static_cast<std::size_t>(count) * item_bytes)
+      rec.fail(what, std::to_string(payload.size()) + " bytes", std::to_string(count) + " items of " + std::to_string(item_bytes) + " bytes");
+    out.insert(out.end(), payload.begin(), payload.end());
+  }
+  if (out.size() != total * item_bytes)
+    rec.fail(what, std::to_string(out.size() / item_bytes) + " items", std::to_string(total) + " items");
+  return out;
+}
+
+std::vector<Vec3i> to_gvec(const std::vector<char>& raw) {
+  std::vector<Vec3i> g(raw.size() / 12);
+  std::memcpy(g.data(), raw.data(), raw.size());
+  return g;
+}
+
+std::vector<cplx> to_coeffs(const std::vector<char>& raw, bool complex_flavour) {
+  std::vector<cplx> c(raw.size() / (complex_flavour ? 16 : 8));
+  if (complex_flavour) {
+    std::memcpy(c.data(), raw.data(), raw.size());
+  } else {
+    const double* d = reinterpret_cast<const double*>(raw.data());
+    for (std::size_t i = 0; i < c.size(); ++i) c[i] = cplx(d[i], 0.0);
+  }
+  return c;
+}
+
+}  // namespace
+
+double Crystal::norm2(const Vec3& k) const {
+  double s = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) s += k[i] * bdot[3 * i + j] * k[j];
+  return s;
+}
+
+Wavefunctions read_wfn(const std::filesystem::path& file, int max_bands) {
+  io::FortranRecords rec(file, kLayout);
+  Wavefunctions w;
+  w.file = file.string();
+  w.complex_flavour = read_title(rec, "WFN").complex_flavour;
+  auto sizes = rec.next("nspin, ng, ntran, cell_symmetry, nat, ecutrho, nk, nbands, ngkmax, ecutwfc");
+  if (sizes.size() != 48) rec.fail("sizes", std::to_string(sizes.size()) + " bytes", "48 bytes");
+  std::size_t p = 0;
+  w.nspin = take<std::int32_t>(sizes, p);
+  const int ng = take<std::int32_t>(sizes, p);
+  const int ntran = take<std::int32_t>(sizes, p);
+  take<std::int32_t>(sizes, p);  // cell_symmetry
+  const int nat = take<std::int32_t>(sizes, p);
+  w.ecutrho = take<double>(sizes, p);
+  const int nk = take<std::int32_t>(sizes, p);
+  w.nbands_file = take<std::int32_t>(sizes, p);
+  const int ngkmax = take<std::int32_t>(sizes, p);
+  w.ecutwfc = take<double>(sizes, p);
+  if (w.nspin != 1 && w.nspin != 2) rec.fail("nspin", std::to_string(w.nspin), "1 or 2 (spinor files are not supported)");
+  if (ng < 1 || ntran < 1 || ntran > 48 || nat < 1 || nk < 1 || w.nbands_file < 1 || ngkmax < 1)
+    rec.fail("sizes", "ng " + std::to_string(ng) + ", ntran " + std::to_string(ntran) + ", nat " + std::to_string(nat) + ", nk " +
+                          std::to_string(nk) + ", nbands " + std::to_string(w.nbands_file),
+             "positive counts, ntran <= 48");
+  w.nbands = max_bands > 0 ? std::min(max_bands, w.nbands_file) : w.nbands_file;
+  auto grids = rec.next("FFTgrid, kgrid, kshift");
+  if (grids.size() != 48) rec.fail("FFTgrid, kgrid, kshift", std::to_string(grids.size()) + " bytes", "48 bytes");
+  p = 0;
+  for (auto& x : w.crystal.fft_grid) x = take<std::int32_t>(grids, p);
+  for (auto& x : w.kgrid) x = take<std::int32_t>(grids, p);
+  for (auto& x : w.kshift) x = take<double>(grids, p);
+  read_cell(rec, w.crystal, ntran, nat);
+  auto ngk = rec.next_array<std::int32_t>("ngk", nk);
+  w.kweights = rec.next_array<double>("kw", nk);
+  auto kpt = rec.next_array<double>("kpt", 3 * static_cast<std::size_t>(nk));
+  for (int k = 0; k < nk; ++k) w.kpoints.push_back({kpt[3 * k], kpt[3 * k + 1], kpt[3 * k + 2]});
+  rec.next_array<std::int32_t>("ifmin", static_cast<std::size_t>(nk) * w.nspin);
+  w.ifmax = rec.next_array<std::int32_t>("ifmax", static_cast<std::size_t>(nk) * w.nspin);
+  const std::size_t nb = w.nbands_file;
+  auto e = rec.next_array<double>("energies", nb * nk * w.nspin);
+  auto occ = rec.next_array<double>("occupations", nb * nk * w.nspin);
+  w.energies.resize(static_cast<std::size_t>(w.nbands) * nk * w.nspin);
+  w.occupations.resize(w.energies.size());
+  for (int s = 0; s < w.nspin; ++s)
+    for (int k = 0; k < nk; ++k)
+      for (int n = 0; n < w.nbands; ++n) {
+        const std::size_t from = n + nb * (k + static_cast<std::size_t>(nk) * s);
+        const std::size_t to = n + w.nbands * (k + static_cast<std::size_t>(nk) * s);
+        w.energies[to] = e[from];
+        w.occupations[to] = occ[from];
+      }
+  w.gvec_rho = to_gvec(read_block(rec, "G-vectors of the density", ng, 12));
+  const std::size_t item = w.complex_flavour ? 16 : 8;
+  for (int k = 0; k < nk; ++k) {
+    const std::string kname = "k-point " + std::to_string(k + 1);
+    if (ngk[k] < 1 || ngk[k] > ngkmax) rec.fail("ngk of " + kname, std::to_string(ngk[k]), "1 .. ngkmax = " + std::to_string(ngkmax));
+    w.gvec.push_back(to_gvec(read_block(rec, "G-vectors of " + kname, ngk[k], 12)));
+    std::vector<cplx> c;
+    c.reserve(static_cast<std::size_t>(w.nbands) * w.nspin * ngk[k]);
+    for (int n = 0; n < w.nbands_file; ++n) {
+      auto raw = read_block(rec, "band " + std::to_string(n + 1) + " of " + kname, static_cast<std::size_t>(ngk[k]) * w.nspin, item);
+      if (n < w.nbands) {
+        auto band = to_coeffs(raw, w.complex_flavour);
+        // The file holds data(ngk, nspin): spin is the slow index, as in our [band][spin][g].
+        c.insert(c.end(), band.begin(), band.end());
+      }
+    }
+    w.coeffs.push_back(std::move(c));
+  }
+  return w;
+}
+
+Density read_rho(const std::filesystem::path& file) {
+  io::FortranRecords rec(file, kLayout);
+  Density d;
+  d.file = file.string();
+  const bool cplx_flavour = read_title(rec, "RHO").complex_flavour;
+  auto sizes = rec.next("nspin, ng, ntran, cell_symmetry, nat, ecutrho");
+  if (sizes.size() != 28) rec.fail("sizes", std::to_string(sizes.size()) + " bytes", "28 bytes");
+  std::size_t p = 0;
+  d.nspin = take<std::int32_t>(sizes, p);
+  const int ng = take<std::int32_t>(sizes, p);
+  const int ntran = take<std::int32_t>(sizes, p);
+  take<std::int32_t>(sizes, p);
+  const int nat = take<std::int32_t>(sizes, p);
+  if ((d.nspin != 1 && d.nspin != 2) || ng < 1 || ntran < 1 || ntran > 48 || nat < 1)
+    rec.fail("sizes", "nspin " + std::to_string(d.nspin) + ", ng " + std::to_string(ng), "nspin 1 or 2, positive counts");
+  auto grid = rec.next_array<std::int32_t>("FFTgrid", 3);
+  for (int i = 0; i < 3; ++i) d.crystal.fft_grid[i] = grid[i];
+  read_cell(rec, d.crystal, ntran, nat);
+  d.gvec = to_gvec(read_block(rec, "G-vectors", ng, 12));
+  d.rho = to_coeffs(read_block(rec, "density", static_cast<std::size_t>(ng) * d.nspin, cplx_flavour ? 16 : 8), cplx_flavour);
+  return d;
+}
+
+}  // namespace quanta::gw

@@ -1,0 +1,52 @@
+// vxc.dat (pw2bgw.x): per k-point "kx ky kz ndiag noffdiag", then ndiag lines "spin band Re Im" and
+// noffdiag lines "spin band1 band2 Re Im"; energies in eV, k in crystal coordinates.
+#include <cmath>
+
+#include "quanta/core/error.hpp"
+#include "quanta/core/io/text_reader.hpp"
+#include "quanta/gw/mean_field.hpp"
+
+namespace quanta::gw {
+
+VxcTable read_vxc_dat(const std::filesystem::path& file) {
+  io::TextReader r(file.string());
+  VxcTable t;
+  t.file = file.string();
+  while (!r.at_end()) {
+    VxcTable::Block b;
+    for (auto& x : b.k) x = r.read_real("k-point");
+    const long ndiag = r.read_int("ndiag");
+    const long noff = r.read_int("noffdiag");
+    if (ndiag < 0 || noff < 0) r.fail("ndiag, noffdiag", std::to_string(ndiag) + ", " + std::to_string(noff), "counts >= 0");
+    for (long i = 0; i < ndiag; ++i) {
+      b.spin.push_back(static_cast<int>(r.read_int("spin")));
+      b.band.push_back(static_cast<int>(r.read_int("band")));
+      const double re = r.read_real("Re Vxc");
+      const double im = r.read_real("Im Vxc");
+      b.value.push_back(cplx(re, im));
+    }
+    for (long i = 0; i < noff; ++i) {
+      r.read_int("spin");
+      r.read_int("band1");
+      r.read_int("band2");
+      r.read_real("Re Vxc");
+      r.read_real("Im Vxc");
+    }
+    t.blocks.push_back(std::move(b));
+  }
+  if (t.blocks.empty()) throw InputError(t.file, "no k-point blocks (expected vxc.dat as written by pw2bgw.x)");
+  return t;
+}
+
+double VxcTable::diagonal(const Vec3& k, int band, int spin) const {
+  for (const auto& b : blocks) {
+    if (std::abs(b.k[0] - k[0]) + std::abs(b.k[1] - k[1]) + std::abs(b.k[2] - k[2]) > 1e-6) continue;
+    for (std::size_t i = 0; i < b.band.size(); ++i)
+      if (b.band[i] == band && b.spin[i] == spin) return b.value[i].re;
+    throw InputError(file, "k-point (" + std::to_string(k[0]) + ", " + std::to_string(k[1]) + ", " + std::to_string(k[2]) +
+                               "): no diagonal element for band " + std::to_string(band) + " (expected vxc_diag_nmin..nmax to cover it)");
+  }
+  throw InputError(file, "no block for k-point (" + std::to_string(k[0]) + ", " + std::to_string(k[1]) + ", " + std::to_string(k[2]) + ")");
+}
+
+}  // namespace quanta::gw

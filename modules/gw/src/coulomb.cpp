@@ -1,0 +1,72 @@
+#include "coulomb.hpp"
+
+#include <cmath>
+#include <algorithm>
+#include <random>
+
+#include "quanta/core/units.hpp"
+
+namespace quanta::gw {
+
+MiniBzAverage::MiniBzAverage(const Crystal& crystal, const Vec3i& qgrid, int npoints) : crystal_(crystal) {
+  const double pi = units::pi;
+  // The inscribed sphere: the shortest half grid vector.
+  q0sph2_ = 1e300;
+  for (int i1 = -2; i1 <= 3; ++i1)
+    for (int i2 = -2; i2 <= 3; ++i2)
+      for (int i3 = -2; i3 <= 3; ++i3) {
+        if (i1 == 0 && i2 == 0 && i3 == 0) continue;
+        const double l = crystal.norm2({i1 / (2.0 * qgrid[0]), i2 / (2.0 * qgrid[1]), i3 / (2.0 * qgrid[2])});
+        q0sph2_ = std::min(q0sph2_, l);
+      }
+  // The point set: uniform in the reciprocal cell, folded to its shortest image, scaled to the q-grid.
+  std::mt19937 rng(5000);
+  rng.discard(3ull * npoints);
+  auto uniform = [&] { return static_cast<double>(rng()) / 4294967295.0; };
+  points_.resize(npoints);
+  for (auto& p : points_) {
+    Vec3 r{uniform(), uniform(), uniform()};
+    Vec3 best = r;
+    double lbest = crystal.norm2(r);
+    for (int i1 = -2; i1 <= 3; ++i1)
+      for (int i2 = -2; i2 <= 3; ++i2)
+        for (int i3 = -2; i3 <= 3; ++i3) {
+          const Vec3 t{r[0] - i1, r[1] - i2, r[2] - i3};
+          const double l = crystal.norm2(t);
+          if (l < lbest) {
+            lbest = l;
+            best = t;
+          }
+        }
+    for (int i = 0; i < 3; ++i) p[i] = best[i] / qgrid[i];
+  }
+  // v0: Monte Carlo outside the inscribed sphere (still divided by all N points) plus the sphere's exact
+  // integral of 8 pi / q^2 (32 pi^2 r) over the mini-zone volume.
+  double s = 0;
+  for (const auto& p : points_) {
+    const double l = crystal.norm2(p);
+    if (l > q0sph2_) s += 1.0 / l;
+  }
+  const double nq = static_cast<double>(qgrid[0]) * qgrid[1] * qgrid[2];
+  const double minibz_volume = 8.0 * pi * pi * pi / (crystal.celvol * nq);
+  v0_ = 8.0 * pi * s / npoints + 32.0 * pi * pi * std::sqrt(q0sph2_) / minibz_volume;
+}
+
+double MiniBzAverage::v(const Vec3& qg) const {
+  const double l = crystal_.norm2(qg);
+  const long n = std::clamp<long>(std::lround(250000.0 * 4.0 * q0sph2_ / l), 1, static_cast<long>(points_.size()));
+  double s = 0;
+  for (long i = 0; i < n; ++i) {
+    const auto& p = points_[i];
+    s += 1.0 / crystal_.norm2({qg[0] + p[0], qg[1] + p[1], qg[2] + p[2]});
+  }
+  return 8.0 * units::pi * s / static_cast<double>(n);
+}
+
+double MiniBzAverage::one_over_q(const Vec3& q) const {
+  double s = 0;
+  for (const auto& p : points_) s += 1.0 / std::sqrt(crystal_.norm2({q[0] + p[0], q[1] + p[1], q[2] + p[2]}));
+  return 8.0 * units::pi * s / static_cast<double>(points_.size());
+}
+
+}  // namespace quanta::gw

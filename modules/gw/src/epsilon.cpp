@@ -1,0 +1,166 @@
+// Epsilon, stage by stage for each q: the G-sphere; for every k of the full zone the states at k
+// (conduction) and k+q (valence; from WFNq at q0), their matrix elements (MTXEL) and the polarizability
+// (CHI_SUM); then eps = 1 - v chi0 and its inverse.
+#include <lapacke.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "../kernels/chi_sum.hpp"
+#include "../kernels/mtxel.hpp"
+#include "quanta/core/error.hpp"
+#include "quanta/core/timer.hpp"
+#include "quanta/core/units.hpp"
+#include "quanta/gw/epsilon.hpp"
+#include "states.hpp"
+
+namespace quanta::gw {
+namespace {
+
+std::vector<int> all_ops(const Crystal& c) {
+  std::vector<int> ops(c.rotation.size());
+  std::iota(ops.begin(), ops.end(), 0);
+  return ops;
+}
+
+// The number of fully occupied bands, the same at every k (insulators only).
+int valence_bands(const Wavefunctions& w) {
+  const int nv = w.ifmax[0];
+  for (int v : w.ifmax)
+    if (v != nv)
+      throw InputError(w.file, "ifmax: the highest occupied band differs between k-points (" + std::to_string(nv) + " and " +
+                                   std::to_string(v) + "); expected an insulator (metals are not supported)");
+  return nv;
+}
+
+std::vector<cplx> invert(std::vector<cplx> a, int n, const std::string& what) {
+  std::vector<lapack_int> piv(n);
+  auto* p = reinterpret_cast<lapack_complex_double*>(a.data());
+  lapack_int info = LAPACKE_zgetrf(LAPACK_COL_MAJOR, n, n, p, n, piv.data());
+  if (info == 0) info = LAPACKE_zgetri(LAPACK_COL_MAJOR, n, p, n, piv.data());
+  if (info != 0) throw Error(what + ": the dielectric matrix is singular (LAPACK info " + std::to_string(info) + ")");
+  return a;
+}
+
+}  // namespace
+
+std::vector<Vec3i> g_sphere(const Crystal& crystal, const std::vector<Vec3i>& gvec_rho, const Vec3& q, double ecut) {
+  std::vector<std::pair<double, Vec3i>> in;
+  for (const auto& g : gvec_rho) {
+    const double e = crystal.norm2({q[0] + g[0], q[1] + g[1], q[2] + g[2]});
+    if (e <= ecut) in.push_back({e, g});
+  }
+  // Equal lengths (within 1e-12 Ry) are ordered lexicographically by (g1, g2, g3), as BerkeleyGW orders them.
+  std::sort(in.begin(), in.end(), [](const auto& a, const auto& b) {
+    if (std::abs(a.first - b.first) > 1e-12) return a.first < b.first;
+    return a.second < b.second;
+  });
+  std::vector<Vec3i> out;
+  for (const auto& [e, g] : in) out.push_back(g);
+  return out;
+}
+
+std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wavefunctions* wfnq, const EpsilonParams& p,
+                                              EpsilonTimings* timings) {
+  const Crystal& crystal = wfn.crystal;
+  const int nv = valence_bands(wfn);
+  if (p.nbands > wfn.nbands)
+    throw InputError(wfn.file, "number_bands " + std::to_string(p.nbands) + " exceeds the " + std::to_string(wfn.nbands) + " bands of the file");
+  if (p.nbands <= nv) throw Error("number_bands " + std::to_string(p.nbands) + ": expected more than the " + std::to_string(nv) + " valence bands");
+  if (wfn.nspin != 1) throw InputError(wfn.file, "nspin " + std::to_string(wfn.nspin) + ": only spin-unpolarized runs are supported");
+  const int nc = p.nbands - nv;
+  const int block = p.valence_block > 0 ? std::min(p.valence_block, nv) : nv;
+
+  const auto ops = all_ops(crystal);
+  const auto kfull = unfold(crystal, wfn.kpoints, ops);
+  const StateSource from_wfn(wfn, ops);
+  const auto box = box_for_cutoffs(crystal, wfn.ecutwfc, p.ecut);
+  kernels::MtxelEngine mtxel(p.backend, box);
+  // 2 for spin, 2 for the resonant and antiresonant terms of the static response.
+  const double prefactor = 4.0 / (static_cast<double>(kfull.size()) * crystal.celvol);
+  EpsilonTimings t;
+
+  std::vector<DielectricMatrix> out;
+  for (const auto& qp : p.qpoints) {
+    DielectricMatrix d;
+    d.q = qp;
+    d.nk = static_cast<int>(kfull.size());
+    // The q0 point stands for q = 0: its sphere and order are those of q = 0.
+    const Vec3 q_sphere = qp.q0 ? Vec3{0, 0, 0} : qp.q;
+    d.gvec = g_sphere(crystal, wfn.gvec_rho, q_sphere, p.ecut);
+    const int ng = d.ng();
+    for (const auto& g : d.gvec) d.qg2.push_back(crystal.norm2({qp.q[0] + g[0], qp.q[1] + g[1], qp.q[2] + g[2]}));
+    const auto where_out = box_indexes(box, d.gvec);
+    d.chi0.assign(static_cast<std::size_t>(ng) * ng, cplx());
+
+    if (qp.q0 && !wfnq) throw Error("q-point (" + std::to_string(qp.q[2]) + ") is marked as q0 but no WFNq file was given");
+    const Wavefunctions& vfile = qp.q0 ? *wfnq : wfn;
+    if (qp.q0 && valence_bands(*wfnq) != nv)
+      throw InputError(wfnq->file, "ifmax " + std::to_string(valence_bands(*wfnq)) + ": expected " + std::to_string(nv) + " valence bands as in WFN");
+    const StateSource valence_source(vfile, qp.q0 ? little_group(crystal, qp.q) : ops);
+
+    std::vector<cplx> m(static_cast<std::size_t>(nv) * nc * ng);
+    std::vector<double> w(static_cast<std::size_t>(nv) * nc);
+    for (const auto& k : kfull) {
+      WallTimer ts;
+      const StateSet cond = from_wfn.at(k, p.nbands);
+      const StateSet val = valence_source.at({k[0] + qp.q[0], k[1] + qp.q[1], k[2] + qp.q[2]}, nv);
+      const auto where_v = box_indexes(box, val.gvec);
+      const auto where_c = box_indexes(box, cond.gvec);
+      t.states += ts.seconds();
+
+      WallTimer tm;
+      kernels::MtxelJob job;
+      job.box = box;
+      job.na = nv;
+      job.nb = nc;
+      job.ngout = ng;
+      job.nga = val.gvec.size();
+      job.ngb = cond.gvec.size();
+      job.where_a = where_v.data();
+      job.where_b = where_c.data();
+      job.where_out = where_out.data();
+      job.a = val.coeffs.data();
+      job.b = cond.band(nv);
+      job.m = m.data();
+      mtxel.run(job);
+      t.mtxel += tm.seconds();
+
+      WallTimer tc;
+      for (int v = 0; v < nv; ++v)
+        for (int c = 0; c < nc; ++c) {
+          const double de = cond.energy[nv + c] - val.energy[v];
+          if (!(de > 0))
+            throw InputError(wfn.file, "E_c - E_v = " + std::to_string(de) + " Ry at a k-point: expected a gap (insulators only)");
+          w[static_cast<std::size_t>(v) * nc + c] = prefactor / de;
+        }
+      for (int v0 = 0; v0 < nv; v0 += block) {
+        const int nvb = std::min(block, nv - v0);
+        kernels::ChiSumJob cj;
+        cj.npairs = nvb * nc;
+        cj.ng = ng;
+        cj.m = m.data() + static_cast<std::size_t>(v0) * nc * ng;
+        cj.w = w.data() + static_cast<std::size_t>(v0) * nc;
+        cj.chi = d.chi0.data();
+        kernels::chi_sum(p.backend, cj);
+      }
+      t.chi_sum += tc.seconds();
+    }
+
+    WallTimer ti;
+    d.eps.assign(d.chi0.size(), cplx());
+    for (int j = 0; j < ng; ++j)
+      for (int i = 0; i < ng; ++i) {
+        const std::size_t ij = i + static_cast<std::size_t>(ng) * j;
+        d.eps[ij] = (i == j ? cplx(1.0) : cplx()) - (8.0 * units::pi / d.qg2[i]) * d.chi0[ij];
+      }
+    d.epsinv = invert(d.eps, ng, "q-point " + std::to_string(out.size() + 1));
+    t.inversion += ti.seconds();
+    out.push_back(std::move(d));
+  }
+  if (timings) *timings = t;
+  return out;
+}
+
+}  // namespace quanta::gw

@@ -1,0 +1,374 @@
+// Sigma, stage by stage for each k: the q-points of the full grid reduced by k's little group; for each,
+// the screened interaction (the irreducible q's eps^-1 rotated to q, its wings fixed as BerkeleyGW does,
+// the plasmon-pole modes), the states at k-q, their matrix elements with the states at k (MTXEL), the bare
+// exchange and the GPP sums. Then band averaging over degenerate levels and the quasiparticle energies.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include "../kernels/gpp.hpp"
+#include "../kernels/mtxel.hpp"
+#include "coulomb.hpp"
+#include "quanta/core/error.hpp"
+#include "quanta/core/timer.hpp"
+#include "quanta/core/units.hpp"
+#include "quanta/gw/sigma.hpp"
+#include "states.hpp"
+
+namespace quanta::gw {
+namespace {
+
+constexpr double kTolSmall = 1e-6;
+
+std::vector<int> all_ops(const Crystal& c) {
+  std::vector<int> ops(c.rotation.size());
+  std::iota(ops.begin(), ops.end(), 0);
+  return ops;
+}
+
+bool same_k(const Vec3& a, const Vec3& b) {
+  for (int i = 0; i < 3; ++i) {
+    const double d = a[i] - b[i];
+    if (std::abs(d - std::round(d)) > 1e-6) return false;
+  }
+  return true;
+}
+
+double dot(const Crystal& c, const Vec3& a, const Vec3& b) {
+  double s = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) s += a[i] * c.bdot[3 * i + j] * b[j];
+  return s;
+}
+
+Vec3 add(const Vec3& q, const Vec3i& g) { return {q[0] + g[0], q[1] + g[1], q[2] + g[2]}; }
+
+// The q-points of the full grid and, for k, the representatives under its little group with their counts.
+struct QStar {
+  Vec3 q;
+  int weight;
+};
+std::vector<QStar> reduce_by_little_group(const Crystal& c, const std::vector<Vec3>& qfull, const Vec3& k, bool use) {
+  std::vector<QStar> out;
+  if (!use) {
+    for (const auto& q : qfull) out.push_back({q, 1});
+    return out;
+  }
+  const auto ops = little_group(c, k);
+  std::vector<bool> done(qfull.size(), false);
+  for (std::size_t i = 0; i < qfull.size(); ++i) {
+    if (done[i]) continue;
+    int count = 0;
+    for (std::size_t j = i; j < qfull.size(); ++j) {
+      if (done[j]) continue;
+      for (int s : ops)
+        if (same_k(apply(c.rotation[s], qfull[i]), qfull[j])) {
+          done[j] = true;
+          ++count;
+          break;
+        }
+    }
+    out.push_back({qfull[i], count});
+  }
+  return out;
+}
+
+// The screened interaction at one q of the full grid, on the irreducible q's sphere mapped to q.
+struct Screening {
+  std::vector<int> where;     // [ngs] index of each screened G in the bare list of q
+  std::vector<cplx> i_eps;    // [ngs][ngs] I = delta - eps^-1
+  std::vector<double> wt;     // [ngs][ngs] mode frequencies, eV
+  std::vector<double> v;      // [ngs] v(q+G) with the zone weight
+};
+
+}  // namespace
+
+std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho, const VxcTable& vxc,
+                                  const std::vector<DielectricMatrix>& eps, const SigmaParams& p, SigmaTimings* timings) {
+  const Crystal& c = inner.crystal;
+  const double pi = units::pi;
+  SigmaTimings t;
+  WallTimer tsetup;
+  if (inner.nspin != 1) throw InputError(inner.file, "nspin " + std::to_string(inner.nspin) + ": only spin-unpolarized runs are supported");
+  if (p.nbands > inner.nbands)
+    throw InputError(inner.file, "number_bands " + std::to_string(p.nbands) + " exceeds the " + std::to_string(inner.nbands) + " bands of the file");
+  if (p.band_min < 1 || p.band_max < p.band_min || p.band_max > p.nbands)
+    throw Error("band_index_min/max " + std::to_string(p.band_min) + ".." + std::to_string(p.band_max) + ": expected 1 <= min <= max <= number_bands");
+  if (eps.empty() || !eps[0].q.q0) throw Error("sigma: the first dielectric matrix must be the q0 point");
+  const int nocc = inner.ifmax[0];
+  for (int v : inner.ifmax)
+    if (v != nocc) throw InputError(inner.file, "ifmax differs between k-points: expected an insulator");
+
+  // The q grid: the irreducible q of the dielectric matrices (q0 taken as 0) unfolded.
+  std::vector<Vec3> qirr;
+  for (const auto& d : eps) qirr.push_back(d.q.q0 ? Vec3{0, 0, 0} : d.q.q);
+  const auto ops = all_ops(c);
+  const auto qfull = unfold(c, qirr, ops);
+  const Vec3i qgrid = inner.kgrid;
+  const int nq = qgrid[0] * qgrid[1] * qgrid[2];
+  if (static_cast<int>(qfull.size()) != nq)
+    throw Error("the dielectric matrices' q-points unfold to " + std::to_string(qfull.size()) + " points, expected the " +
+                std::to_string(qgrid[0]) + "x" + std::to_string(qgrid[1]) + "x" + std::to_string(qgrid[2]) + " grid of " + inner.file);
+  const double fact = 1.0 / (nq * c.celvol);
+  const MiniBzAverage coulomb(c, qgrid);
+  std::map<std::array<long, 3>, double> one_over_q_cache;  // per q of the grid, reused by every k
+  auto one_over_q = [&](const Vec3& q) {
+    const std::array<long, 3> key{std::lround(q[0] * 1e6), std::lround(q[1] * 1e6), std::lround(q[2] * 1e6)};
+    auto it = one_over_q_cache.find(key);
+    if (it == one_over_q_cache.end()) it = one_over_q_cache.emplace(key, coulomb.one_over_q(q)).first;
+    return it->second;
+  };
+
+  // The plasma frequency and the density's Fourier components for the GPP mode strengths.
+  std::map<Vec3i, cplx> rho_g;
+  for (std::size_t i = 0; i < rho.gvec.size(); ++i) rho_g[rho.gvec[i]] = rho.rho[i];
+  const double nel = rho_g.count({0, 0, 0}) ? rho_g[{0, 0, 0}].re : 0.0;
+  if (!(nel > 0)) throw InputError(rho.file, "rho(G=0) = " + std::to_string(nel) + ": expected the electrons per cell");
+  const double wp2 = 16.0 * pi * kRydbergEV * kRydbergEV * nel / c.celvol;  // eV^2
+
+  const double ecut_bare = p.ecut_bare > 0 ? p.ecut_bare : inner.ecutwfc;
+  const auto box = box_for_cutoffs(c, inner.ecutwfc, ecut_bare);
+  kernels::MtxelEngine mtxel(p.backend, box);
+  const StateSource source(inner, ops);
+  const int nn = p.band_max - p.band_min + 1;
+  const double ry = kRydbergEV;
+  t.setup = tsetup.seconds();
+
+  std::vector<SigmaK> out;
+  for (const auto& k : p.kpoints) {
+    int ik = -1;
+    for (int i = 0; i < inner.nk(); ++i)
+      if (same_k(inner.kpoints[i], k)) ik = i;
+    if (ik < 0) throw InputError(inner.file, "sigma k-point (" + std::to_string(k[0]) + ", " + std::to_string(k[1]) + ", " + std::to_string(k[2]) + ") is not one of its k-points");
+    const StateSet at_k = source.at(inner.kpoints[ik], p.band_max);
+    // The bands n at k, as the `a` states of MTXEL.
+    std::vector<cplx> a_coeffs(at_k.coeffs.begin() + static_cast<std::size_t>(p.band_min - 1) * at_k.gvec.size(), at_k.coeffs.end());
+    const auto where_a = box_indexes(box, at_k.gvec);
+    std::vector<double> e_eval(static_cast<std::size_t>(nn) * 2);
+    for (int n = 0; n < nn; ++n) {
+      const double eo = at_k.energy[p.band_min - 1 + n] * ry;
+      e_eval[2 * n] = eo;
+      e_eval[2 * n + 1] = eo + p.fd_spacing;
+    }
+    std::vector<double> x(nn, 0.0), sx(2 * nn, 0.0), ch(2 * nn, 0.0);
+
+    const auto stars = reduce_by_little_group(c, qfull, inner.kpoints[ik], p.q_symmetry);
+    for (const auto& star : stars) {
+      WallTimer tq;
+      const Vec3& q = star.q;
+      const bool q_zero = same_k(q, {0, 0, 0});
+      // The bare sphere of q and its Coulomb potential.
+      const auto gbare = g_sphere(c, inner.gvec_rho, q, ecut_bare);
+      std::vector<double> vbar(gbare.size());
+      for (std::size_t i = 0; i < gbare.size(); ++i) {
+        const bool origin = q_zero && gbare[i] == Vec3i{0, 0, 0};
+        vbar[i] = origin ? coulomb.v0() : coulomb.v(add(q, gbare[i]));
+      }
+      std::map<Vec3i, int> bare_index;
+      for (std::size_t i = 0; i < gbare.size(); ++i) bare_index[gbare[i]] = static_cast<int>(i);
+
+      // The irreducible q it comes from, and its eps^-1 rotated to q.
+      const auto image = find_image(c, qirr, ops, q);
+      if (!image) throw Error("sigma: q-point not generated by the dielectric matrices' q-points");
+      const DielectricMatrix& d = eps[image->irr];
+      const int ngs_all = d.ng();
+      const double ecut_s = p.ecut_screened > 0 ? p.ecut_screened : 1e300;
+      const auto& R = c.rotation[image->op];
+      const auto& tnp = c.tnp[image->op];
+      const int sgn = image->time_reversed ? -1 : 1;
+      std::vector<int> keep;
+      Screening s;
+      std::vector<cplx> phase;
+      for (int i = 0; i < ngs_all; ++i) {
+        const Vec3i rg = apply(R, d.gvec[i]);
+        const Vec3i gt{sgn * rg[0] + image->g0[0], sgn * rg[1] + image->g0[1], sgn * rg[2] + image->g0[2]};
+        auto it = bare_index.find(gt);
+        if (it == bare_index.end()) throw Error("sigma: the screened cutoff exceeds the bare cutoff");
+        if (c.norm2(add(q, gt)) > ecut_s) continue;
+        keep.push_back(i);
+        s.where.push_back(it->second);
+        phase.push_back(expi(-(rg[0] * tnp[0] + rg[1] * tnp[1] + rg[2] * tnp[2])));
+      }
+      const int ngs = static_cast<int>(keep.size());
+      // eps^-1 on the irreducible q's order with the wings fixed (BerkeleyGW's fixwings).
+      std::vector<cplx> einv(d.epsinv);
+      int i0 = -1;
+      for (int i = 0; i < ngs_all; ++i)
+        if (d.gvec[i] == Vec3i{0, 0, 0}) i0 = i;
+      if (i0 >= 0) {
+        if (q_zero) {
+          for (int i = 0; i < ngs_all; ++i)
+            if (i != i0) einv[i0 + static_cast<std::size_t>(ngs_all) * i] = einv[i + static_cast<std::size_t>(ngs_all) * i0] = cplx();
+        } else {
+          const double qlen = std::sqrt(c.norm2(q));
+          const double oneoverq = one_over_q(q);
+          const double row = oneoverq * qlen / (8.0 * pi);
+          const double col = oneoverq / (vbar[0] * qlen);
+          for (int i = 0; i < ngs_all; ++i) {
+            if (i == i0) continue;
+            einv[i0 + static_cast<std::size_t>(ngs_all) * i] *= row;
+            einv[i + static_cast<std::size_t>(ngs_all) * i0] *= col;
+          }
+        }
+      }
+      s.i_eps.resize(static_cast<std::size_t>(ngs) * ngs);
+      s.wt.resize(s.i_eps.size());
+      s.v.resize(ngs);
+      for (int a = 0; a < ngs; ++a) s.v[a] = vbar[s.where[a]] * fact;
+      for (int b = 0; b < ngs; ++b)
+        for (int a = 0; a < ngs; ++a) {
+          const std::size_t ab = a + static_cast<std::size_t>(ngs) * b;
+          cplx e = einv[keep[a] + static_cast<std::size_t>(ngs_all) * keep[b]] * phase[a] * conj(phase[b]);
+          if (image->time_reversed) e = conj(e);
+          cplx I = (a == b ? cplx(1.0) : cplx()) - e;
+          s.wt[ab] = 0;
+          s.i_eps[ab] = cplx();
+          if (abs(I) < kTolSmall) continue;
+          const Vec3i& ga = gbare[s.where[a]];
+          const Vec3i& gb = gbare[s.where[b]];
+          cplx omega2;
+          if (q_zero && ga == Vec3i{0, 0, 0}) {
+            omega2 = gb == Vec3i{0, 0, 0} ? cplx(wp2) : cplx();
+          } else {
+            auto r = rho_g.find({ga[0] - gb[0], ga[1] - gb[1], ga[2] - gb[2]});
+            const cplx rg = r == rho_g.end() ? cplx() : r->second;
+            omega2 = wp2 * (rg / nel) * (dot(c, add(q, ga), add(q, gb)) * vbar[s.where[a]] / (8.0 * pi));
+          }
+          if (abs(omega2) < kTolSmall) continue;
+          const cplx ratio = omega2 * conj(I) / norm2(I);
+          double wt2;
+          if (inner.complex_flavour) {
+            const double lambda = abs(ratio), phi = std::atan2(ratio.im, ratio.re);
+            if (lambda < kTolSmall || std::abs(std::cos(phi)) < kTolSmall) continue;
+            wt2 = lambda / std::cos(phi);
+          } else {
+            wt2 = ratio.re;
+          }
+          if (std::abs(wt2) < kTolSmall) continue;
+          s.wt[ab] = wt2 < 0 ? 1e12 : std::sqrt(wt2);  // an invalid mode becomes static (BerkeleyGW's default)
+          s.i_eps[ab] = I;
+        }
+      t.setup += tq.seconds();
+
+      // The states at k - q and their matrix elements with the bands at k.
+      WallTimer ts;
+      const Vec3& kk = inner.kpoints[ik];
+      const StateSet kq = source.at({kk[0] - q[0], kk[1] - q[1], kk[2] - q[2]}, p.nbands);
+      const auto where_b = box_indexes(box, kq.gvec);
+      std::vector<std::size_t> where_out(gbare.size());
+      for (std::size_t i = 0; i < gbare.size(); ++i) where_out[i] = box.index(gbare[i][0], gbare[i][1], gbare[i][2]);
+      t.states += ts.seconds();
+      WallTimer tm;
+      std::vector<cplx> m(static_cast<std::size_t>(nn) * p.nbands * gbare.size());
+      kernels::MtxelJob job;
+      job.box = box;
+      job.na = nn;
+      job.nb = p.nbands;
+      job.ngout = static_cast<int>(gbare.size());
+      job.nga = at_k.gvec.size();
+      job.ngb = kq.gvec.size();
+      job.where_a = where_a.data();
+      job.where_b = where_b.data();
+      job.where_out = where_out.data();
+      job.a = a_coeffs.data();
+      job.b = kq.coeffs.data();
+      job.m = m.data();
+      mtxel.run(job);
+      t.mtxel += tm.seconds();
+
+      // Bare exchange over the occupied bands.
+      WallTimer tx;
+      const std::size_t ngb = gbare.size();
+      for (int n = 0; n < nn; ++n)
+        for (int b = 0; b < nocc; ++b) {
+          const cplx* mg = m.data() + (static_cast<std::size_t>(n) * p.nbands + b) * ngb;
+          double s2 = 0;
+          for (std::size_t g = 0; g < ngb; ++g) s2 += norm2(mg[g]) * vbar[g];
+          x[n] -= star.weight * s2 * fact;
+        }
+      t.exchange += tx.seconds();
+
+      // The GPP sums on the screened sphere.
+      WallTimer tg;
+      std::vector<cplx> ms(static_cast<std::size_t>(nn) * p.nbands * ngs);
+      for (std::size_t nb = 0; nb < static_cast<std::size_t>(nn) * p.nbands; ++nb)
+        for (int a = 0; a < ngs; ++a) ms[nb * ngs + a] = m[nb * ngb + s.where[a]];
+      std::vector<double> e_m(p.nbands);
+      for (int b = 0; b < p.nbands; ++b) e_m[b] = kq.energy[b] * ry;
+      kernels::GppJob g;
+      g.ng = ngs;
+      g.i_eps = s.i_eps.data();
+      g.wt = s.wt.data();
+      g.v = s.v.data();
+      g.nn = nn;
+      g.nm = p.nbands;
+      g.ne = 2;
+      g.nocc = nocc;
+      g.m = ms.data();
+      g.e_m = e_m.data();
+      g.e_eval = e_eval.data();
+      g.weight = star.weight;
+      g.sx = sx.data();
+      g.ch = ch.data();
+      kernels::gpp(p.backend, g);
+      t.gpp += tg.seconds();
+    }
+
+    // eV, band averaging over degenerate levels, quasiparticle energies.
+    SigmaK r;
+    r.k = inner.kpoints[ik];
+    r.nq = static_cast<int>(stars.size());
+    for (int n = 0; n < nn; ++n) {
+      SigmaBand b;
+      b.n = p.band_min + n;
+      b.emf = b.eo = e_eval[2 * n];
+      b.vxc = vxc.diagonal(r.k, b.n);
+      b.x = x[n] * ry;
+      for (int e = 0; e < 2; ++e) {
+        b.sx_x[e] = sx[2 * n + e] * ry;
+        b.ch[e] = ch[2 * n + e] * ry;
+      }
+      r.bands.push_back(b);
+    }
+    const double tol = 1e-6 * ry;
+    for (int first = 0; first < nn;) {
+      int last = first + 1;
+      while (last < nn && std::abs(r.bands[last].emf - r.bands[last - 1].emf) < tol) ++last;
+      SigmaBand avg{};
+      for (int i = first; i < last; ++i) {
+        avg.vxc += r.bands[i].vxc;
+        avg.x += r.bands[i].x;
+        for (int e = 0; e < 2; ++e) {
+          avg.sx_x[e] += r.bands[i].sx_x[e];
+          avg.ch[e] += r.bands[i].ch[e];
+        }
+      }
+      const double inv = 1.0 / (last - first);
+      for (int i = first; i < last; ++i) {
+        auto& b = r.bands[i];
+        b.vxc = avg.vxc * inv;
+        b.x = avg.x * inv;
+        for (int e = 0; e < 2; ++e) {
+          b.sx_x[e] = avg.sx_x[e] * inv;
+          b.ch[e] = avg.ch[e] * inv;
+        }
+      }
+      first = last;
+    }
+    for (auto& b : r.bands) {
+      const double sig0 = b.x + b.sx_x[0] + b.ch[0];
+      const double sig1 = b.x + b.sx_x[1] + b.ch[1];
+      b.sig = sig0;
+      b.eqp0 = b.emf - b.vxc + sig0;
+      const double slope = (sig1 - sig0) / p.fd_spacing;
+      b.znk = 1.0 / (1.0 - slope);
+      b.eqp1 = b.eqp0 + slope / (1.0 - slope) * (b.eqp0 - b.eo);
+    }
+    out.push_back(std::move(r));
+  }
+  if (timings) *timings = t;
+  return out;
+}
+
+}  // namespace quanta::gw

@@ -1,0 +1,118 @@
+// BerkeleyGW's silicon example end to end through `quanta gw`, from the mean-field files Quantum ESPRESSO's
+// pw2bgw.x wrote, against BerkeleyGW's own outputs (epsilon.out, sigma_hp.log, eqp1.dat).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include "quanta/core/io/hdf5.hpp"
+#include "quanta/gw/run.hpp"
+
+namespace fs = std::filesystem;
+using namespace quanta::gw;
+
+namespace {
+
+const std::string kSi = std::string(QUANTA_SHARED_DIR) + "/reference/gw/si-bgw/";
+
+std::vector<std::vector<double>> sigma_rows(const std::string& file) {
+  std::vector<std::vector<double>> rows;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream s(line);
+    std::vector<double> v;
+    for (double x; s >> x;) v.push_back(x);
+    if (v.size() == 11 && s.eof()) rows.push_back(v);
+  }
+  return rows;
+}
+
+class GwSilicon : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    out = fs::temp_directory_path() / ("quanta-gw-si-" + std::to_string(::getpid()));
+    RunOptions o;
+    o.input_dir = kSi + "bgw-inputs";
+    o.wfn = kSi + "mean-field/02-wfn/WFN";
+    o.wfnq = kSi + "mean-field/03-wfnq/WFNq";
+    o.wfn_inner = kSi + "mean-field/04-wfn_co/WFN_co";
+    o.rho = kSi + "mean-field/04-wfn_co/RHO";
+    o.vxc = kSi + "mean-field/04-wfn_co/vxc.dat";
+    o.output_dir = out;
+    o.backend = quanta::Backend::Cpu;
+    o.quiet = true;
+    summary = run(o);
+  }
+  static void TearDownTestSuite() { fs::remove_all(out); }
+  static inline fs::path out;
+  static inline RunSummary summary;
+};
+
+TEST_F(GwSilicon, DielectricHeadsMatchEpsilonOut) {
+  std::map<int, std::map<std::string, double>> ref;
+  std::ifstream in(kSi + "bgw-reference/epsilon.out");
+  for (std::string line; std::getline(in, line);) {
+    int iq;
+    char name[64];
+    double v;
+    if (std::sscanf(line.c_str(), " q-pt %d: %63[^=]= %lf", &iq, name, &v) == 3) {
+      std::string key(name);
+      key.erase(key.find_last_not_of(' ') + 1);
+      ref[iq][key] = v;
+    }
+  }
+  ASSERT_EQ(ref.size(), 10u);
+  quanta::io::H5File f(out / "quanta-gw.h5", quanta::io::H5File::Mode::Read);
+  for (int iq = 1; iq <= 10; ++iq) {
+    const std::string g = "epsilon/q" + std::to_string(iq) + "/";
+    const double head = f.read_doubles(g + "eps_head")[0];
+    const double ihead = f.read_doubles(g + "epsinv_head")[0];
+    // The issue asks for 1e-3; the two codes agree to 3e-8 (the mean-field files were regenerated, so
+    // not bit for bit), and 1e-6 keeps a regression from hiding under the looser bound.
+    EXPECT_NEAR(head, ref[iq]["Head of Epsilon"], 1e-6 * ref[iq]["Head of Epsilon"]) << "q-pt " << iq;
+    EXPECT_NEAR(ihead, ref[iq]["Head of Epsilon Inverse"], 1e-6 * ref[iq]["Head of Epsilon Inverse"]) << "q-pt " << iq;
+  }
+}
+
+TEST_F(GwSilicon, SigmaMatchesSigmaHpLog) {
+  const auto ours = sigma_rows((out / "sigma_hp.log").string());
+  const auto ref = sigma_rows(kSi + "bgw-reference/sigma_hp.log");
+  ASSERT_EQ(ref.size(), 140u);
+  ASSERT_EQ(ours.size(), ref.size());
+  // Columns: n Emf Eo X SX-X CH Sig Vxc Eqp0 Eqp1 Znk. The issue's tolerances (eV; Znk absolute).
+  const double tol[11] = {0, 1e-5, 1e-5, 5e-3, 0.01, 0.01, 0.01, 1e-5, 0.01, 0.01, 1e-3};
+  double worst_eqp1 = 0;
+  for (std::size_t r = 0; r < ref.size(); ++r) {
+    EXPECT_EQ(ours[r][0], ref[r][0]);
+    for (int c = 1; c < 11; ++c) EXPECT_NEAR(ours[r][c], ref[r][c], tol[c]) << "row " << r << " column " << c;
+    worst_eqp1 = std::max(worst_eqp1, std::abs(ours[r][9] - ref[r][9]));
+  }
+  // Observed: Eqp1 within 1.0e-5 eV of BerkeleyGW's; 1e-4 leaves room for the regenerated mean field.
+  EXPECT_LT(worst_eqp1, 1e-4);
+}
+
+TEST_F(GwSilicon, EqpFilesHaveBerkeleyGWsLayout) {
+  for (const char* name : {"eqp0.dat", "eqp1.dat"}) {
+    std::ifstream a(out / name), b(kSi + "bgw-reference/" + std::string(name));
+    std::string la, lb;
+    int lines = 0;
+    while (std::getline(b, lb)) {
+      ASSERT_TRUE(std::getline(a, la)) << name << " ends early at line " << lines + 1;
+      ASSERT_EQ(la.size(), lb.size()) << name << " line " << lines + 1 << ":\n" << la << "\n" << lb;
+      std::istringstream sa(la), sb(lb);
+      for (double x, y; sb >> y;) {
+        ASSERT_TRUE(sa >> x);
+        EXPECT_NEAR(x, y, 1e-4) << name << " line " << lines + 1;
+      }
+      ++lines;
+    }
+    EXPECT_EQ(lines, 150);
+  }
+}
+
+}  // namespace
