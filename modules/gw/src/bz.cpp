@@ -28,6 +28,12 @@ Vec3 apply(const std::array<int, 9>& R, const Vec3& k) {
   return {R[0] * k[0] + R[1] * k[1] + R[2] * k[2], R[3] * k[0] + R[4] * k[1] + R[5] * k[2], R[6] * k[0] + R[7] * k[1] + R[8] * k[2]};
 }
 
+std::vector<int> all_operations(const Crystal& crystal) {
+  std::vector<int> ops(crystal.rotation.size());
+  for (std::size_t i = 0; i < ops.size(); ++i) ops[i] = static_cast<int>(i);
+  return ops;
+}
+
 std::vector<int> little_group(const Crystal& crystal, const Vec3& q) {
   std::vector<int> ops;
   for (int s = 0; s < static_cast<int>(crystal.rotation.size()); ++s) {

@@ -18,6 +18,9 @@ struct KImage {
   Vec3i g0{};
 };
 
+// Every operation of the crystal (indexes into rotation/tnp).
+std::vector<int> all_operations(const Crystal& crystal);
+
 // The operations of `crystal` that leave q invariant up to a reciprocal-lattice vector (all when q = 0).
 std::vector<int> little_group(const Crystal& crystal, const Vec3& q);
 

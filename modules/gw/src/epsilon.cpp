@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "../kernels/chi_sum.hpp"
 #include "../kernels/mtxel.hpp"
@@ -17,22 +16,6 @@
 
 namespace quanta::gw {
 namespace {
-
-std::vector<int> all_ops(const Crystal& c) {
-  std::vector<int> ops(c.rotation.size());
-  std::iota(ops.begin(), ops.end(), 0);
-  return ops;
-}
-
-// The number of fully occupied bands, the same at every k (insulators only).
-int valence_bands(const Wavefunctions& w) {
-  const int nv = w.ifmax[0];
-  for (int v : w.ifmax)
-    if (v != nv)
-      throw InputError(w.file, "ifmax: the highest occupied band differs between k-points (" + std::to_string(nv) + " and " +
-                                   std::to_string(v) + "); expected an insulator (metals are not supported)");
-  return nv;
-}
 
 std::vector<cplx> invert(std::vector<cplx> a, int n, const std::string& what) {
   std::vector<lapack_int> piv(n);
@@ -64,7 +47,7 @@ std::vector<Vec3i> g_sphere(const Crystal& crystal, const std::vector<Vec3i>& gv
 std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wavefunctions* wfnq, const EpsilonParams& p,
                                               EpsilonTimings* timings) {
   const Crystal& crystal = wfn.crystal;
-  const int nv = valence_bands(wfn);
+  const int nv = occupied_bands(wfn);
   if (p.nbands > wfn.nbands)
     throw InputError(wfn.file, "number_bands " + std::to_string(p.nbands) + " exceeds the " + std::to_string(wfn.nbands) + " bands of the file");
   if (p.nbands <= nv) throw Error("number_bands " + std::to_string(p.nbands) + ": expected more than the " + std::to_string(nv) + " valence bands");
@@ -72,7 +55,7 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
   const int nc = p.nbands - nv;
   const int block = p.valence_block > 0 ? std::min(p.valence_block, nv) : nv;
 
-  const auto ops = all_ops(crystal);
+  const auto ops = all_operations(crystal);
   const auto kfull = unfold(crystal, wfn.kpoints, ops);
   const StateSource from_wfn(wfn, ops);
   const auto box = box_for_cutoffs(crystal, wfn.ecutwfc, p.ecut);
@@ -96,8 +79,8 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
 
     if (qp.q0 && !wfnq) throw Error("q-point (" + std::to_string(qp.q[2]) + ") is marked as q0 but no WFNq file was given");
     const Wavefunctions& vfile = qp.q0 ? *wfnq : wfn;
-    if (qp.q0 && valence_bands(*wfnq) != nv)
-      throw InputError(wfnq->file, "ifmax " + std::to_string(valence_bands(*wfnq)) + ": expected " + std::to_string(nv) + " valence bands as in WFN");
+    if (qp.q0 && occupied_bands(*wfnq) != nv)
+      throw InputError(wfnq->file, "ifmax " + std::to_string(occupied_bands(*wfnq)) + ": expected " + std::to_string(nv) + " valence bands as in WFN");
     const StateSource valence_source(vfile, qp.q0 ? little_group(crystal, qp.q) : ops);
 
     std::vector<cplx> m(static_cast<std::size_t>(nv) * nc * ng);

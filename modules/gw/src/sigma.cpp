@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <numeric>
 
 #include "../kernels/gpp.hpp"
 #include "../kernels/mtxel.hpp"
@@ -20,12 +19,6 @@ namespace quanta::gw {
 namespace {
 
 constexpr double kTolSmall = 1e-6;
-
-std::vector<int> all_ops(const Crystal& c) {
-  std::vector<int> ops(c.rotation.size());
-  std::iota(ops.begin(), ops.end(), 0);
-  return ops;
-}
 
 bool same_k(const Vec3& a, const Vec3& b) {
   for (int i = 0; i < 3; ++i) {
@@ -96,14 +89,12 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
   if (p.band_min < 1 || p.band_max < p.band_min || p.band_max > p.nbands)
     throw Error("band_index_min/max " + std::to_string(p.band_min) + ".." + std::to_string(p.band_max) + ": expected 1 <= min <= max <= number_bands");
   if (eps.empty() || !eps[0].q.q0) throw Error("sigma: the first dielectric matrix must be the q0 point");
-  const int nocc = inner.ifmax[0];
-  for (int v : inner.ifmax)
-    if (v != nocc) throw InputError(inner.file, "ifmax differs between k-points: expected an insulator");
+  const int nocc = occupied_bands(inner);
 
   // The q grid: the irreducible q of the dielectric matrices (q0 taken as 0) unfolded.
   std::vector<Vec3> qirr;
   for (const auto& d : eps) qirr.push_back(d.q.q0 ? Vec3{0, 0, 0} : d.q.q);
-  const auto ops = all_ops(c);
+  const auto ops = all_operations(c);
   const auto qfull = unfold(c, qirr, ops);
   const Vec3i qgrid = inner.kgrid;
   const int nq = qgrid[0] * qgrid[1] * qgrid[2];

@@ -16,6 +16,15 @@ StateSet StateSource::at(const Vec3& k, int nbands) const {
   return rotate_states(wfn_, *image, k, nbands);
 }
 
+int occupied_bands(const Wavefunctions& w) {
+  const int nv = w.ifmax[0];
+  for (int v : w.ifmax)
+    if (v != nv)
+      throw InputError(w.file, "ifmax: the highest occupied band differs between k-points (" + std::to_string(nv) + " and " +
+                                   std::to_string(v) + "); expected an insulator (metals are not supported)");
+  return nv;
+}
+
 std::vector<std::size_t> box_indexes(const kernels::Box& box, const std::vector<Vec3i>& gvec) {
   std::vector<std::size_t> w(gvec.size());
   for (std::size_t i = 0; i < gvec.size(); ++i) w[i] = box.index(gvec[i][0], gvec[i][1], gvec[i][2]);

@@ -22,6 +22,9 @@ class StateSource {
   std::vector<int> ops_;
 };
 
+// The number of fully occupied bands, the same at every k (insulators only; InputError otherwise).
+int occupied_bands(const Wavefunctions& wfn);
+
 // Box indexes of a state set's G-vectors.
 std::vector<std::size_t> box_indexes(const kernels::Box& box, const std::vector<Vec3i>& gvec);
 
