@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs every build, test and tooling dependency of quanta from Debian packages.
 # Idempotent: packages already present are left as they are. Needs root or sudo.
+#   --with-qe   also Quantum ESPRESSO (pw.x, pw2bgw.x), which makes the mean-field files of the gw
+#               examples and benchmarks (modules/gw/bench/make_si_supercell.sh); not needed to build or test.
 set -euo pipefail
 
 packages=(
@@ -19,6 +21,12 @@ packages=(
   libbenchmark-dev
   python3 python3-numpy python3-h5py python3-matplotlib
 )
+for arg in "$@"; do
+  case "$arg" in
+    --with-qe) packages+=(quantum-espresso) ;;
+    *) echo "install-deps: unknown option '$arg' (expected --with-qe)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

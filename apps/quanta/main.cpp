@@ -159,6 +159,7 @@ int main(int argc, char** argv) {
       if (!gw_rho.empty()) gw.rho = gw_rho;
       if (!gw_vxc.empty()) gw.vxc = gw_vxc;
       gw.backend = quanta::parse_backend(common.backend);
+      if (!common.gpu_mem_limit.empty()) gw.gpu_mem_limit = quanta::parse_memory_size(common.gpu_mem_limit);
       gw.threads = common.threads;
       gw.quiet = common.quiet;
       const auto s = quanta::gw::run(gw);

@@ -6,6 +6,9 @@
 // a ZGEMM of shape (ng x nvc) (nvc x ng).
 // Preconditions: E_c > E_v for every pair (an insulator); chi is Hermitian, [ng][ng] with chi(G, G') at
 // G + ng G' (column-major).
+#include <memory>
+#include <vector>
+
 #include "quanta/core/backend.hpp"
 #include "quanta/core/complex.hpp"
 
@@ -13,15 +16,42 @@ namespace quanta::gw::kernels {
 
 struct ChiSumJob {
   int npairs = 0, ng = 0;
-  const cplx* m = nullptr;       // [npairs][ng] M_vc(G), pairs (v, c) in any order
-  const double* w = nullptr;     // [npairs] w_vc > 0
-  cplx* chi = nullptr;           // [ng][ng] accumulated
+  const cplx* m = nullptr;       // [npairs][ng] M_vc(G), pairs (v, c) in any order (host memory)
+  cplx* m_device = nullptr;      // or M on the device (CUDA engine only, e.g. MtxelEngine::device_result()),
+                                 // scaled by sqrt(w) in place
+  const double* w = nullptr;     // [npairs] w_vc > 0 (host memory)
+  cplx* chi = nullptr;           // [ng][ng] accumulated (chi_sum_cpu only; the engine holds its own)
 };
 
 void chi_sum_cpu(const ChiSumJob& job);
+
+// Accumulates chi0 of one q over k-points and valence blocks. On the CUDA backend chi0 stays on the
+// device until result(), each call's X goes up in chunks of pairs that fit device_budget bytes, and the
+// products run in cuBLAS ZGEMM.
+class ChiSumEngine {
+ public:
+  ChiSumEngine(Backend backend, int ng, std::size_t device_budget = 0);
+  ~ChiSumEngine();
+  ChiSumEngine(const ChiSumEngine&) = delete;
+  ChiSumEngine& operator=(const ChiSumEngine&) = delete;
+  void add(const ChiSumJob& job);  // job.ng must be the engine's; job.chi is ignored
+  std::vector<cplx> result() const;
+
+  struct Cuda;
+  struct CudaDeleter {
+    void operator()(Cuda* p) const;
+  };
+
+ private:
+  int ng_;
+  std::vector<cplx> chi_;  // CPU backend
+  std::unique_ptr<Cuda, CudaDeleter> cuda_;
+};
+
 #if QUANTA_GW_CUDA
-void chi_sum_cuda(const ChiSumJob& job);
+ChiSumEngine::Cuda* make_chi_sum_cuda(int ng, std::size_t device_budget);
+void chi_sum_cuda(ChiSumEngine::Cuda& ws, const ChiSumJob& job);
+std::vector<cplx> chi_sum_cuda_result(const ChiSumEngine::Cuda& ws);
 #endif
-void chi_sum(Backend backend, const ChiSumJob& job);
 
 }  // namespace quanta::gw::kernels

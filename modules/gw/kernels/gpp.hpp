@@ -47,13 +47,15 @@ QUANTA_HD void gpp_term(cplx I, double wt, double w, bool occupied, cplx& ssx, c
   } else if (occupied && d * d > 1e-12) {
     ssx = -1.0 * omega2 * (d / (4.0 * wt2 * (d + 0.5)));
   }
-  if (occupied && w < 0 && abs(ssx) > 4.0 * abs(I)) ssx = cplx();
+  if (occupied && w < 0 && norm2(ssx) > 16.0 * norm2(I)) ssx = cplx();  // |ssx| > 4 |I|
 }
 
 void gpp_cpu(const GppJob& job);
 #if QUANTA_GW_CUDA
-void gpp_cuda(const GppJob& job);
+// device_budget: bytes it may take on the device (0: the free memory less a margin); the matrix elements
+// go up in chunks of bands m when they do not fit at once.
+void gpp_cuda(const GppJob& job, std::size_t device_budget);
 #endif
-void gpp(Backend backend, const GppJob& job);
+void gpp(Backend backend, const GppJob& job, std::size_t device_budget = 0);
 
 }  // namespace quanta::gw::kernels

@@ -36,17 +36,25 @@ struct MtxelJob {
   const std::size_t* where_out = nullptr; // [ngout] box index of each output G
   const cplx* a = nullptr;                // [na][nga]
   const cplx* b = nullptr;                // [nb][ngb]
-  cplx* m = nullptr;                      // [na][nb][ngout] written
+  cplx* m = nullptr;                      // [na][nb][ngout] written (host); null on the CUDA backend:
+                                          // left on the device, at MtxelEngine::device_result()
 };
 
 // Runs MTXEL jobs on one box, keeping the FFT plans and buffers between calls (one engine per run stage).
+// On the CUDA backend the whole output M is assembled on the device (and copied to job.m when given);
+// the states go through in chunks that fit the rest of device_budget bytes (the a states of a chunk and
+// the b states of a chunk in real space, one batch of products and the cuFFT work area); everything
+// fits in one chunk each when the budget allows.
 class MtxelEngine {
  public:
-  MtxelEngine(Backend backend, const Box& box);
+  MtxelEngine(Backend backend, const Box& box, std::size_t device_budget = 0);
   ~MtxelEngine();
   MtxelEngine(const MtxelEngine&) = delete;
   MtxelEngine& operator=(const MtxelEngine&) = delete;
   void run(const MtxelJob& job);  // job.box must be the engine's box
+  // CUDA backend: the last job's M on the device ([na][nb][ngout]), valid until the next run; the
+  // caller may overwrite it (CHI_SUM scales it in place).
+  cplx* device_result();
 
   struct Cpu;
   struct Cuda;
@@ -61,10 +69,14 @@ class MtxelEngine {
   std::unique_ptr<Cuda, CudaDeleter> cuda_;
 };
 
+// Device bytes a job's output takes, for callers that size their blocks to a budget.
+inline std::size_t mtxel_output_bytes(int na, int nb, int ngout) { return static_cast<std::size_t>(na) * nb * ngout * sizeof(cplx); }
+
 void mtxel_cpu(MtxelEngine::Cpu& ws, const MtxelJob& job);
 #if QUANTA_GW_CUDA
 void mtxel_cuda(MtxelEngine::Cuda& ws, const MtxelJob& job);
-MtxelEngine::Cuda* make_mtxel_cuda(const Box& box);
+MtxelEngine::Cuda* make_mtxel_cuda(const Box& box, std::size_t device_budget);
+cplx* mtxel_cuda_result(MtxelEngine::Cuda& ws);
 #endif
 
 }  // namespace quanta::gw::kernels

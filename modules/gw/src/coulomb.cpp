@@ -23,9 +23,13 @@ MiniBzAverage::MiniBzAverage(const Crystal& crystal, const Vec3i& qgrid, int npo
   std::mt19937 rng(5000);
   rng.discard(3ull * npoints);
   auto uniform = [&] { return static_cast<double>(rng()) / 4294967295.0; };
+  // The random numbers in order (one stream), then the folding in parallel.
   points_.resize(npoints);
-  for (auto& p : points_) {
-    Vec3 r{uniform(), uniform(), uniform()};
+  for (auto& p : points_) p = {uniform(), uniform(), uniform()};
+#pragma omp parallel for schedule(static)
+  for (long ip = 0; ip < static_cast<long>(points_.size()); ++ip) {
+    auto& p = points_[ip];
+    const Vec3 r = p;
     Vec3 best = r;
     double lbest = crystal.norm2(r);
     for (int i1 = -2; i1 <= 3; ++i1)
@@ -43,8 +47,9 @@ MiniBzAverage::MiniBzAverage(const Crystal& crystal, const Vec3i& qgrid, int npo
   // v0: Monte Carlo outside the inscribed sphere (still divided by all N points) plus the sphere's exact
   // integral of 8 pi / q^2 (32 pi^2 r) over the mini-zone volume.
   double s = 0;
-  for (const auto& p : points_) {
-    const double l = crystal.norm2(p);
+#pragma omp parallel for reduction(+ : s) schedule(static)
+  for (long ip = 0; ip < static_cast<long>(points_.size()); ++ip) {
+    const double l = crystal.norm2(points_[ip]);
     if (l > q0sph2_) s += 1.0 / l;
   }
   const double nq = static_cast<double>(qgrid[0]) * qgrid[1] * qgrid[2];
@@ -65,7 +70,11 @@ double MiniBzAverage::v(const Vec3& qg) const {
 
 double MiniBzAverage::one_over_q(const Vec3& q) const {
   double s = 0;
-  for (const auto& p : points_) s += 1.0 / std::sqrt(crystal_.norm2({q[0] + p[0], q[1] + p[1], q[2] + p[2]}));
+#pragma omp parallel for reduction(+ : s) schedule(static)
+  for (long ip = 0; ip < static_cast<long>(points_.size()); ++ip) {
+    const auto& p = points_[ip];
+    s += 1.0 / std::sqrt(crystal_.norm2({q[0] + p[0], q[1] + p[1], q[2] + p[2]}));
+  }
   return 8.0 * units::pi * s / static_cast<double>(points_.size());
 }
 

@@ -2,13 +2,17 @@
 // (conduction) and k+q (valence; from WFNq at q0), their matrix elements (MTXEL) and the polarizability
 // (CHI_SUM); then eps = 1 - v chi0 and its inverse.
 #include <lapacke.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
+#include <memory>
 
 #include "../kernels/chi_sum.hpp"
 #include "../kernels/mtxel.hpp"
 #include "quanta/core/error.hpp"
+#include "quanta/core/threads.hpp"
 #include "quanta/core/timer.hpp"
 #include "quanta/core/units.hpp"
 #include "quanta/gw/epsilon.hpp"
@@ -53,16 +57,22 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
   if (p.nbands <= nv) throw Error("number_bands " + std::to_string(p.nbands) + ": expected more than the " + std::to_string(nv) + " valence bands");
   if (wfn.nspin != 1) throw InputError(wfn.file, "nspin " + std::to_string(wfn.nspin) + ": only spin-unpolarized runs are supported");
   const int nc = p.nbands - nv;
-  const int block = p.valence_block > 0 ? std::min(p.valence_block, nv) : nv;
 
   const auto ops = all_operations(crystal);
   const auto kfull = unfold(crystal, wfn.kpoints, ops);
   const StateSource from_wfn(wfn, ops);
   const auto box = box_for_cutoffs(crystal, wfn.ecutwfc, p.ecut);
-  kernels::MtxelEngine mtxel(p.backend, box);
+  const bool on_device = p.backend == Backend::Cuda;
+  // On the device, MTXEL (its chunks and M) and CHI_SUM (chi0 and its chunks) share the budget equally;
+  // one engine each for the run. On the CPU the engines are per thread (below).
+  const std::size_t half_budget = on_device ? GpuMemoryBudget{p.gpu_mem_limit}.usable_bytes() / 2 : 0;
+  std::unique_ptr<kernels::MtxelEngine> device_mtxel;
+  if (on_device) device_mtxel = std::make_unique<kernels::MtxelEngine>(p.backend, box, half_budget);
+  const int threads = on_device ? 1 : max_threads();
   // 2 for spin, 2 for the resonant and antiresonant terms of the static response.
   const double prefactor = 4.0 / (static_cast<double>(kfull.size()) * crystal.celvol);
   EpsilonTimings t;
+  t.box_points = box.size();
 
   std::vector<DielectricMatrix> out;
   for (const auto& qp : p.qpoints) {
@@ -75,7 +85,6 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
     const int ng = d.ng();
     for (const auto& g : d.gvec) d.qg2.push_back(crystal.norm2({qp.q[0] + g[0], qp.q[1] + g[1], qp.q[2] + g[2]}));
     const auto where_out = box_indexes(box, d.gvec);
-    d.chi0.assign(static_cast<std::size_t>(ng) * ng, cplx());
 
     if (qp.q0 && !wfnq) throw Error("q-point (" + std::to_string(qp.q[2]) + ") is marked as q0 but no WFNq file was given");
     const Wavefunctions& vfile = qp.q0 ? *wfnq : wfn;
@@ -83,20 +92,42 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
       throw InputError(wfnq->file, "ifmax " + std::to_string(occupied_bands(*wfnq)) + ": expected " + std::to_string(nv) + " valence bands as in WFN");
     const StateSource valence_source(vfile, qp.q0 ? little_group(crystal, qp.q) : ops);
 
-    std::vector<cplx> m(static_cast<std::size_t>(nv) * nc * ng);
-    std::vector<double> w(static_cast<std::size_t>(nv) * nc);
-    for (const auto& k : kfull) {
+    // The work items: (k, block of valence bands), the seed's NV-blocks. The block is the input's
+    // valence_block; on the device at most what keeps M (which stays on the device from MTXEL to
+    // CHI_SUM) within half of MTXEL's budget; on the CPU small enough that the items keep every thread
+    // busy when there are fewer k-points than threads.
+    int block = p.valence_block > 0 ? std::min(p.valence_block, nv) : nv;
+    if (on_device)
+      block = static_cast<int>(std::clamp<std::size_t>(half_budget / 2 / kernels::mtxel_output_bytes(1, nc, ng), 1, block));
+    else if (static_cast<int>(kfull.size()) < threads)
+      block = std::min(block, std::max(1, nv * static_cast<int>(kfull.size()) / threads));
+    const int nblocks = (nv + block - 1) / block;
+    const long items = static_cast<long>(kfull.size()) * nblocks;
+
+    // One item: the states at k (conduction) and k+q (valence block), MTXEL, CHI_SUM into `chi`.
+    auto run_item = [&](long item, kernels::MtxelEngine& mtxel, kernels::ChiSumEngine& chi, std::vector<cplx>& m, EpsilonTimings& tt) {
+      const Vec3& k = kfull[item / nblocks];
+      const int v0 = static_cast<int>(item % nblocks) * block;
+      const int nvb = std::min(block, nv - v0);
       WallTimer ts;
       const StateSet cond = from_wfn.at(k, p.nbands);
-      const StateSet val = valence_source.at({k[0] + qp.q[0], k[1] + qp.q[1], k[2] + qp.q[2]}, nv);
+      const StateSet val = valence_source.at({k[0] + qp.q[0], k[1] + qp.q[1], k[2] + qp.q[2]}, v0 + nvb);
       const auto where_v = box_indexes(box, val.gvec);
       const auto where_c = box_indexes(box, cond.gvec);
-      t.states += ts.seconds();
+      std::vector<double> w(static_cast<std::size_t>(nvb) * nc);
+      for (int v = 0; v < nvb; ++v)
+        for (int c = 0; c < nc; ++c) {
+          const double de = cond.energy[nv + c] - val.energy[v0 + v];
+          if (!(de > 0))
+            throw InputError(wfn.file, "E_c - E_v = " + std::to_string(de) + " Ry at a k-point: expected a gap (insulators only)");
+          w[static_cast<std::size_t>(v) * nc + c] = prefactor / de;
+        }
+      tt.states += ts.seconds();
 
       WallTimer tm;
       kernels::MtxelJob job;
       job.box = box;
-      job.na = nv;
+      job.na = nvb;
       job.nb = nc;
       job.ngout = ng;
       job.nga = val.gvec.size();
@@ -104,31 +135,69 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
       job.where_a = where_v.data();
       job.where_b = where_c.data();
       job.where_out = where_out.data();
-      job.a = val.coeffs.data();
+      job.a = val.band(v0);
       job.b = cond.band(nv);
-      job.m = m.data();
+      if (!on_device) m.resize(static_cast<std::size_t>(nvb) * nc * ng);
+      job.m = on_device ? nullptr : m.data();
       mtxel.run(job);
-      t.mtxel += tm.seconds();
+      tt.mtxel += tm.seconds();
+      tt.ffts += nvb + nc + static_cast<double>(nvb) * nc;
 
       WallTimer tc;
-      for (int v = 0; v < nv; ++v)
-        for (int c = 0; c < nc; ++c) {
-          const double de = cond.energy[nv + c] - val.energy[v];
-          if (!(de > 0))
-            throw InputError(wfn.file, "E_c - E_v = " + std::to_string(de) + " Ry at a k-point: expected a gap (insulators only)");
-          w[static_cast<std::size_t>(v) * nc + c] = prefactor / de;
+      kernels::ChiSumJob cj;
+      cj.npairs = nvb * nc;
+      cj.ng = ng;
+      if (on_device) cj.m_device = mtxel.device_result();
+      else cj.m = m.data();
+      cj.w = w.data();
+      chi.add(cj);
+      tt.chi_sum += tc.seconds();
+      tt.chi_sum_flops += 8.0 * ng * ng * cj.npairs;
+    };
+
+    if (on_device) {
+      kernels::ChiSumEngine chi(p.backend, ng, half_budget);
+      std::vector<cplx> unused;
+      for (long item = 0; item < items; ++item) run_item(item, *device_mtxel, chi, unused, t);
+      WallTimer tr;
+      d.chi0 = chi.result();
+      t.chi_sum += tr.seconds();
+    } else {
+      // Threads over the items, each with its own engines and chi0 (FFTs and BLAS single-threaded
+      // inside), summed at the end. Stage times are thread-seconds over the thread count.
+      d.chi0.assign(static_cast<std::size_t>(ng) * ng, cplx());
+      std::vector<EpsilonTimings> tt(threads);
+      std::exception_ptr failure;
+      {
+        SerialBlas serial_blas;
+#pragma omp parallel num_threads(threads)
+        {
+          const int id = omp_get_thread_num();
+          kernels::MtxelEngine mtxel(Backend::Cpu, box);
+          kernels::ChiSumEngine chi(Backend::Cpu, ng);
+          std::vector<cplx> m;
+#pragma omp for schedule(dynamic)
+          for (long item = 0; item < items; ++item) {
+            try {
+              if (!failure) run_item(item, mtxel, chi, m, tt[id]);
+            } catch (...) {
+#pragma omp critical(gw_epsilon_failure)
+              if (!failure) failure = std::current_exception();
+            }
+          }
+          const auto part = chi.result();
+#pragma omp critical(gw_epsilon_sum)
+          for (std::size_t i = 0; i < part.size(); ++i) d.chi0[i] += part[i];
         }
-      for (int v0 = 0; v0 < nv; v0 += block) {
-        const int nvb = std::min(block, nv - v0);
-        kernels::ChiSumJob cj;
-        cj.npairs = nvb * nc;
-        cj.ng = ng;
-        cj.m = m.data() + static_cast<std::size_t>(v0) * nc * ng;
-        cj.w = w.data() + static_cast<std::size_t>(v0) * nc;
-        cj.chi = d.chi0.data();
-        kernels::chi_sum(p.backend, cj);
       }
-      t.chi_sum += tc.seconds();
+      if (failure) std::rethrow_exception(failure);
+      for (const auto& x : tt) {
+        t.states += x.states / threads;
+        t.mtxel += x.mtxel / threads;
+        t.chi_sum += x.chi_sum / threads;
+        t.ffts += x.ffts;
+        t.chi_sum_flops += x.chi_sum_flops;
+      }
     }
 
     WallTimer ti;

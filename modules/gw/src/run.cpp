@@ -16,9 +16,7 @@ RunSummary run(const RunOptions& o) {
   auto in = [&](const std::filesystem::path& p) { return p.is_absolute() ? p : o.input_dir / p; };
   const auto out_dir = o.output_dir.empty() ? o.input_dir : o.output_dir;
   if (o.threads > 0) omp_set_num_threads(o.threads);
-  // The CUDA kernels of this module are not written yet (QUANTA_GW_CUDA): auto runs on the CPU.
-  if (o.backend == Backend::Cuda) throw Error("quanta gw: the CUDA backend of this module is not implemented yet; use --backend cpu");
-  const Backend backend = Backend::Cpu;
+  const Backend backend = resolve_backend(o.backend);
   auto say = [&](const char* fmt, auto... args) {
     if (!o.quiet) std::fprintf(stderr, fmt, args...);
   };
@@ -28,6 +26,7 @@ RunSummary run(const RunOptions& o) {
   EpsilonParams ep = read_epsilon_inp(in(o.epsilon_input));
   SigmaParams sp = read_sigma_inp(in(o.sigma_input));
   ep.backend = sp.backend = backend;
+  ep.gpu_mem_limit = sp.gpu_mem_limit = o.gpu_mem_limit;
 
   WallTimer te;
   say("quanta gw: reading %s\n", in(o.wfn).string().c_str());

@@ -112,18 +112,56 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
   };
 
   // The plasma frequency and the density's Fourier components for the GPP mode strengths.
-  std::map<Vec3i, cplx> rho_g;
-  for (std::size_t i = 0; i < rho.gvec.size(); ++i) rho_g[rho.gvec[i]] = rho.rho[i];
-  const double nel = rho_g.count({0, 0, 0}) ? rho_g[{0, 0, 0}].re : 0.0;
+  // rho(G) on a dense cube of the density's G range (zero outside it and where the file has no G).
+  int gmax = 0;
+  for (const auto& g : rho.gvec)
+    for (int i = 0; i < 3; ++i) gmax = std::max(gmax, std::abs(g[i]));
+  const int side = 2 * gmax + 1;
+  std::vector<cplx> rho_cube(static_cast<std::size_t>(side) * side * side);
+  auto cube_index = [&](const Vec3i& g) -> long {
+    for (int i = 0; i < 3; ++i)
+      if (std::abs(g[i]) > gmax) return -1;
+    return (static_cast<long>(g[0] + gmax) * side + (g[1] + gmax)) * side + (g[2] + gmax);
+  };
+  for (std::size_t i = 0; i < rho.gvec.size(); ++i) rho_cube[cube_index(rho.gvec[i])] = rho.rho[i];
+  auto rho_g = [&](const Vec3i& g) {
+    const long i = cube_index(g);
+    return i < 0 ? cplx() : rho_cube[i];
+  };
+  const double nel = rho_g({0, 0, 0}).re;
   if (!(nel > 0)) throw InputError(rho.file, "rho(G=0) = " + std::to_string(nel) + ": expected the electrons per cell");
   const double wp2 = 16.0 * pi * kRydbergEV * kRydbergEV * nel / c.celvol;  // eV^2
 
   const double ecut_bare = p.ecut_bare > 0 ? p.ecut_bare : inner.ecutwfc;
   const auto box = box_for_cutoffs(c, inner.ecutwfc, ecut_bare);
-  kernels::MtxelEngine mtxel(p.backend, box);
+  // The bare sphere of each q and the mini-zone averages of v(q+G) on it, reused by every k.
+  struct BareSphere {
+    std::vector<Vec3i> gvec;
+    std::vector<double> v;
+  };
+  std::map<std::array<long, 3>, BareSphere> bare_cache;
+  auto bare_sphere = [&](const Vec3& q, bool q_zero) -> const BareSphere& {
+    const std::array<long, 3> key{std::lround(q[0] * 1e6), std::lround(q[1] * 1e6), std::lround(q[2] * 1e6)};
+    auto it = bare_cache.find(key);
+    if (it != bare_cache.end()) return it->second;
+    BareSphere b;
+    b.gvec = g_sphere(c, inner.gvec_rho, q, ecut_bare);
+    b.v.resize(b.gvec.size());
+#pragma omp parallel for schedule(dynamic, 16)
+    for (std::size_t i = 0; i < b.gvec.size(); ++i) {
+      const bool origin = q_zero && b.gvec[i] == Vec3i{0, 0, 0};
+      b.v[i] = origin ? coulomb.v0() : coulomb.v(add(q, b.gvec[i]));
+    }
+    return bare_cache.emplace(key, std::move(b)).first->second;
+  };
+
+  // On the device, MTXEL's chunks and the GPP's buffers share the budget equally.
+  const std::size_t half_budget = p.backend == Backend::Cuda ? GpuMemoryBudget{p.gpu_mem_limit}.usable_bytes() / 2 : 0;
+  kernels::MtxelEngine mtxel(p.backend, box, half_budget);
   const StateSource source(inner, ops);
   const int nn = p.band_max - p.band_min + 1;
   const double ry = kRydbergEV;
+  t.box_points = box.size();
   t.setup = tsetup.seconds();
 
   std::vector<SigmaK> out;
@@ -149,13 +187,10 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       WallTimer tq;
       const Vec3& q = star.q;
       const bool q_zero = same_k(q, {0, 0, 0});
-      // The bare sphere of q and its Coulomb potential.
-      const auto gbare = g_sphere(c, inner.gvec_rho, q, ecut_bare);
-      std::vector<double> vbar(gbare.size());
-      for (std::size_t i = 0; i < gbare.size(); ++i) {
-        const bool origin = q_zero && gbare[i] == Vec3i{0, 0, 0};
-        vbar[i] = origin ? coulomb.v0() : coulomb.v(add(q, gbare[i]));
-      }
+      // The bare sphere of q and its Coulomb potential (computed once per q of the grid).
+      const BareSphere& bare = bare_sphere(q, q_zero);
+      const auto& gbare = bare.gvec;
+      const auto& vbar = bare.v;
       std::map<Vec3i, int> bare_index;
       for (std::size_t i = 0; i < gbare.size(); ++i) bare_index[gbare[i]] = static_cast<int>(i);
 
@@ -207,6 +242,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       s.wt.resize(s.i_eps.size());
       s.v.resize(ngs);
       for (int a = 0; a < ngs; ++a) s.v[a] = vbar[s.where[a]] * fact;
+#pragma omp parallel for schedule(static)
       for (int b = 0; b < ngs; ++b)
         for (int a = 0; a < ngs; ++a) {
           const std::size_t ab = a + static_cast<std::size_t>(ngs) * b;
@@ -222,8 +258,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
           if (q_zero && ga == Vec3i{0, 0, 0}) {
             omega2 = gb == Vec3i{0, 0, 0} ? cplx(wp2) : cplx();
           } else {
-            auto r = rho_g.find({ga[0] - gb[0], ga[1] - gb[1], ga[2] - gb[2]});
-            const cplx rg = r == rho_g.end() ? cplx() : r->second;
+            const cplx rg = rho_g({ga[0] - gb[0], ga[1] - gb[1], ga[2] - gb[2]});
             omega2 = wp2 * (rg / nel) * (dot(c, add(q, ga), add(q, gb)) * vbar[s.where[a]] / (8.0 * pi));
           }
           if (abs(omega2) < kTolSmall) continue;
@@ -267,6 +302,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       job.m = m.data();
       mtxel.run(job);
       t.mtxel += tm.seconds();
+      t.ffts += nn + p.nbands + static_cast<double>(nn) * p.nbands;
 
       // Bare exchange over the occupied bands.
       WallTimer tx;
@@ -302,7 +338,8 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       g.weight = star.weight;
       g.sx = sx.data();
       g.ch = ch.data();
-      kernels::gpp(p.backend, g);
+      kernels::gpp(p.backend, g, half_budget);
+      t.gpp_terms += static_cast<double>(nn) * p.nbands * g.ne * ngs * ngs;
       t.gpp += tg.seconds();
     }
 

@@ -23,12 +23,41 @@ void chi_sum_cpu(const ChiSumJob& job) {
   zgemm_("N", "C", &n, &n, &k, &alpha, x.data(), &n, x.data(), &n, &beta, job.chi, &n);
 }
 
-void chi_sum(Backend backend, const ChiSumJob& job) {
+ChiSumEngine::ChiSumEngine(Backend backend, int ng, std::size_t device_budget) : ng_(ng) {
+  if (backend == Backend::Cuda) {
 #if QUANTA_GW_CUDA
-  if (backend == Backend::Cuda) return chi_sum_cuda(job);
+    cuda_.reset(make_chi_sum_cuda(ng, device_budget));
+#else
+    (void)device_budget;
+    throw Error("chi_sum: this build has no CUDA backend");
 #endif
-  if (backend == Backend::Cuda) throw Error("chi_sum: the CUDA kernels of the gw module are not implemented yet");
-  chi_sum_cpu(job);
+  } else {
+    chi_.assign(static_cast<std::size_t>(ng) * ng, cplx());
+  }
+}
+
+ChiSumEngine::~ChiSumEngine() = default;
+
+#if !QUANTA_GW_CUDA
+void ChiSumEngine::CudaDeleter::operator()(Cuda*) const {}
+#endif
+
+void ChiSumEngine::add(const ChiSumJob& job) {
+  if (job.ng != ng_) throw Error("chi_sum: the job's G-sphere differs from the engine's");
+#if QUANTA_GW_CUDA
+  if (cuda_) return chi_sum_cuda(*cuda_, job);
+#endif
+  if (job.m_device) throw Error("chi_sum: matrix elements on the device given to the CPU backend");
+  ChiSumJob j = job;
+  j.chi = chi_.data();
+  chi_sum_cpu(j);
+}
+
+std::vector<cplx> ChiSumEngine::result() const {
+#if QUANTA_GW_CUDA
+  if (cuda_) return chi_sum_cuda_result(*cuda_);
+#endif
+  return chi_;
 }
 
 }  // namespace quanta::gw::kernels

@@ -1,46 +1,66 @@
+#include <omp.h>
+
+#include <vector>
+
 #include "../gpp.hpp"
 #include "quanta/core/error.hpp"
 
 namespace quanta::gw::kernels {
 
+// Threads over (n, G') pairs, as the device's blocks; each thread sums Re[M(G) term conj(M(G')) v(G')]
+// over m and G into its own [nn][ne] arrays, added together at the end.
 void gpp_cpu(const GppJob& j) {
   const std::size_t ng = j.ng;
-  const long pairs = static_cast<long>(j.nn) * j.ne;
-#pragma omp parallel for schedule(dynamic)
-  for (long p = 0; p < pairs; ++p) {
-    const int n = static_cast<int>(p / j.ne), e = static_cast<int>(p % j.ne);
-    const double energy = j.e_eval[n * j.ne + e];
-    double sx = 0, ch = 0;
-    for (int m = 0; m < j.nm; ++m) {
-      const bool occ = m < j.nocc;
-      const double w = energy - j.e_m[m];
-      const cplx* mg = j.m + (static_cast<std::size_t>(n) * j.nm + m) * ng;
-      cplx sx_nm, ch_nm;
-      for (std::size_t gp = 0; gp < ng; ++gp) {
-        cplx sx_col, ch_col;
-        for (std::size_t g = 0; g < ng; ++g) {
-          cplx ssx, sch;
-          gpp_term(j.i_eps[g + ng * gp], j.wt[g + ng * gp], w, occ, ssx, sch);
-          sx_col += mg[g] * ssx;
-          ch_col += mg[g] * sch;
-        }
+  const std::size_t nne = static_cast<std::size_t>(j.nn) * j.ne;
+  const long items = static_cast<long>(j.nn) * j.ng;
+  std::vector<double> sx(nne, 0.0), ch(nne, 0.0);
+#pragma omp parallel
+  {
+    std::vector<double> tsx(nne, 0.0), tch(nne, 0.0);
+#pragma omp for schedule(dynamic, 4)
+    for (long item = 0; item < items; ++item) {
+      const int n = static_cast<int>(item / j.ng);
+      const std::size_t gp = static_cast<std::size_t>(item % j.ng);
+      const cplx* I = j.i_eps + ng * gp;
+      const double* wt = j.wt + ng * gp;
+      for (int m = 0; m < j.nm; ++m) {
+        const bool occ = m < j.nocc;
+        const cplx* mg = j.m + (static_cast<std::size_t>(n) * j.nm + m) * ng;
         const cplx right = conj(mg[gp]) * j.v[gp];
-        sx_nm += sx_col * right;
-        ch_nm += ch_col * right;
+        for (int e = 0; e < j.ne; ++e) {
+          const double w = j.e_eval[n * j.ne + e] - j.e_m[m];
+          cplx sx_col, ch_col;
+          for (std::size_t g = 0; g < ng; ++g) {
+            if (wt[g] == 0.0) continue;
+            cplx ssx, sch;
+            gpp_term(I[g], wt[g], w, occ, ssx, sch);
+            sx_col += mg[g] * ssx;
+            ch_col += mg[g] * sch;
+          }
+          tsx[n * j.ne + e] += (sx_col * right).re;
+          tch[n * j.ne + e] += (ch_col * right).re;
+        }
       }
-      sx -= sx_nm.re;
-      ch += 0.5 * ch_nm.re;
     }
-    j.sx[n * j.ne + e] += j.weight * sx;
-    j.ch[n * j.ne + e] += j.weight * ch;
+#pragma omp critical(gw_gpp_sum)
+    for (std::size_t i = 0; i < nne; ++i) {
+      sx[i] += tsx[i];
+      ch[i] += tch[i];
+    }
+  }
+  for (std::size_t i = 0; i < nne; ++i) {
+    j.sx[i] -= j.weight * sx[i];
+    j.ch[i] += 0.5 * j.weight * ch[i];
   }
 }
 
-void gpp(Backend backend, const GppJob& job) {
+void gpp(Backend backend, const GppJob& job, std::size_t device_budget) {
 #if QUANTA_GW_CUDA
-  if (backend == Backend::Cuda) return gpp_cuda(job);
+  if (backend == Backend::Cuda) return gpp_cuda(job, device_budget);
+#else
+  (void)device_budget;
 #endif
-  if (backend == Backend::Cuda) throw Error("gpp: the CUDA kernels of the gw module are not implemented yet");
+  if (backend == Backend::Cuda) throw Error("gpp: this build has no CUDA backend");
   gpp_cpu(job);
 }
 

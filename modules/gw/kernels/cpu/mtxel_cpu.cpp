@@ -72,12 +72,13 @@ struct MtxelEngine::Cpu {
   std::vector<std::vector<cplx>> prod;  // one per thread
 };
 
-MtxelEngine::MtxelEngine(Backend backend, const Box& box) : backend_(backend), box_(box) {
+MtxelEngine::MtxelEngine(Backend backend, const Box& box, std::size_t device_budget) : backend_(backend), box_(box) {
   if (backend == Backend::Cuda) {
 #if QUANTA_GW_CUDA
-    cuda_.reset(make_mtxel_cuda(box));
+    cuda_.reset(make_mtxel_cuda(box, device_budget));
 #else
-    throw Error("mtxel: the CUDA kernels of the gw module are not implemented yet");
+    (void)device_budget;
+    throw Error("mtxel: this build has no CUDA backend");
 #endif
   } else {
     cpu_ = std::make_unique<Cpu>(box);
@@ -99,7 +100,15 @@ void MtxelEngine::run(const MtxelJob& job) {
   mtxel_cpu(*cpu_, job);
 }
 
+cplx* MtxelEngine::device_result() {
+#if QUANTA_GW_CUDA
+  if (cuda_) return mtxel_cuda_result(*cuda_);
+#endif
+  throw Error("mtxel: device_result() on an engine of the CPU backend");
+}
+
 void mtxel_cpu(MtxelEngine::Cpu& ws, const MtxelJob& job) {
+  if (!job.m) throw Error("mtxel: the CPU backend needs an output array");
   const Box& box = job.box;
   const std::size_t N = box.size();
   const Plan& plan = ws.plan;

@@ -19,6 +19,7 @@ struct EpsilonParams {
   std::vector<QPoint> qpoints;
   int valence_block = 0;      // valence bands per CHI_SUM product (0: all)
   Backend backend = Backend::Cpu;
+  std::size_t gpu_mem_limit = 0;  // bytes the CUDA backend may plan to use; 0: the free memory less a margin
 };
 
 struct DielectricMatrix {
@@ -33,9 +34,12 @@ struct DielectricMatrix {
   cplx at(const std::vector<cplx>& m, int i, int j) const { return m[i + static_cast<std::size_t>(ng()) * j]; }
 };
 
-// Stage timings, seconds.
+// Stage timings, seconds, and the work done (for rates in the benchmarks).
 struct EpsilonTimings {
   double states = 0, mtxel = 0, chi_sum = 0, inversion = 0;
+  double ffts = 0;            // 3D transforms on the box (states and products)
+  std::size_t box_points = 0; // points of the FFT box
+  double chi_sum_flops = 0;   // 8 ng^2 per pair (complex multiply-add), summed
 };
 
 // wfnq may be null when no q-point is q0. Throws InputError when a k+q state is in neither file.

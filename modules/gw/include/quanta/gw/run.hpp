@@ -13,6 +13,7 @@ struct RunOptions {
   std::filesystem::path wfn = "WFN", wfnq = "WFNq", wfn_inner = "WFN_inner", rho = "RHO", vxc = "vxc.dat";
   std::filesystem::path output_dir;  // default: input_dir
   Backend backend = Backend::Auto;
+  std::size_t gpu_mem_limit = 0;     // bytes; 0: the free device memory less a margin
   int threads = 0;
   bool quiet = false;
   bool write_epsinv = false;         // eps^-1 matrices into quanta-gw.h5

@@ -22,6 +22,7 @@ struct SigmaParams {
   double fd_spacing = 1.0;         // finite_difference_spacing, eV (finite_difference_form 2: forward)
   bool q_symmetry = true;          // sum over the q of the irreducible wedge of k's little group
   Backend backend = Backend::Cpu;
+  std::size_t gpu_mem_limit = 0;   // bytes the CUDA backend may plan to use; 0: the free memory less a margin
 };
 
 struct SigmaBand {
@@ -39,8 +40,12 @@ struct SigmaK {
   std::vector<SigmaBand> bands;
 };
 
+// Stage timings, seconds, and the work done (for rates in the benchmarks).
 struct SigmaTimings {
   double setup = 0, states = 0, mtxel = 0, exchange = 0, gpp = 0;
+  double ffts = 0;            // 3D transforms on the box (states and products)
+  std::size_t box_points = 0;
+  double gpp_terms = 0;       // (G, G', m, E) terms of the GPP sums, summed over n, k and q
 };
 
 // eps: the dielectric matrices of the irreducible q of the grid (q0 first), from compute_epsilon.

@@ -1,0 +1,103 @@
+// CHI_SUM on the device: chi0 lives on the device for the whole q; each call's matrix elements go up in
+// chunks of pairs, are scaled by sqrt(w) in place and enter chi0 -= X X^H through cuBLAS ZGEMM (the
+// same product as the CPU's zgemm, so the two differ only by summation order).
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "../chi_sum.hpp"
+#include "quanta/core/buffer.hpp"
+#include "quanta/core/cuda/check.cuh"
+#include "quanta/core/error.hpp"
+
+namespace quanta::gw::kernels {
+namespace {
+
+constexpr int kThreads = 256;
+
+// x[p][g] *= sqrt(w[p]) for the np pairs (a 1D grid: np may exceed a grid's y limit).
+__global__ void scale_kernel(cplx* __restrict__ x, const double* __restrict__ w, int ng, std::size_t total) {
+  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (i < total) x[i] *= sqrt(w[i / ng]);
+}
+
+void scale(cplx* x, const double* w, int ng, int np) {
+  const std::size_t total = static_cast<std::size_t>(np) * ng;
+  scale_kernel<<<static_cast<unsigned>((total + kThreads - 1) / kThreads), kThreads>>>(x, w, ng, total);
+  QUANTA_CUDA_LAUNCH_CHECK("chi_sum scale_kernel");
+}
+
+}  // namespace
+
+struct ChiSumEngine::Cuda {
+  Cuda(int ng_, std::size_t budget) : ng(ng_) {
+    QUANTA_CUDA_LIB_CHECK("cuBLAS", cublasCreate(&handle));
+    chi = DeviceBuffer<cplx>(static_cast<std::size_t>(ng) * ng, "chi0");
+    QUANTA_CUDA_CHECK(cudaMemset(chi.data(), 0, chi.bytes()));
+    const std::size_t per_pair = static_cast<std::size_t>(ng) * sizeof(cplx) + sizeof(double);
+    const std::size_t rest = budget > chi.bytes() ? budget - chi.bytes() : 0;
+    max_pairs = static_cast<int>(std::min<std::size_t>(rest / per_pair, 1 << 20));
+    if (max_pairs < 1)
+      throw OutOfDeviceMemory("chi_sum: a device budget of " + std::to_string(budget >> 20) + " MiB cannot hold chi0 (" +
+                              std::to_string(chi.bytes() >> 20) + " MiB) and one pair of matrix elements");
+  }
+  ~Cuda() { cublasDestroy(handle); }
+
+  int ng;
+  int max_pairs = 0;
+  cublasHandle_t handle = nullptr;
+  DeviceBuffer<cplx> chi, x;
+  DeviceBuffer<double> w;
+};
+
+void ChiSumEngine::CudaDeleter::operator()(Cuda* p) const { delete p; }
+
+ChiSumEngine::Cuda* make_chi_sum_cuda(int ng, std::size_t device_budget) {
+  return new ChiSumEngine::Cuda(ng, device_budget ? device_budget : GpuMemoryBudget{}.usable_bytes());
+}
+
+void chi_sum_cuda(ChiSumEngine::Cuda& ws, const ChiSumJob& job) {
+  if (job.npairs == 0) return;
+  const int ng = ws.ng;
+  const cuDoubleComplex alpha{-1.0, 0.0}, beta{1.0, 0.0};
+  auto* chi = reinterpret_cast<cuDoubleComplex*>(ws.chi.data());
+  if (job.m_device) {
+    // M is already on the device: the weights go up, M is scaled in place and enters one ZGEMM.
+    if (ws.w.size() < static_cast<std::size_t>(job.npairs)) ws.w = DeviceBuffer<double>(job.npairs, "chi_sum weights");
+    QUANTA_CUDA_CHECK(cudaMemcpy(ws.w.data(), job.w, job.npairs * sizeof(double), cudaMemcpyHostToDevice));
+    scale(job.m_device, ws.w.data(), ng, job.npairs);
+    auto* x = reinterpret_cast<cuDoubleComplex*>(job.m_device);
+    QUANTA_CUDA_LIB_CHECK("cuBLAS", cublasZgemm(ws.handle, CUBLAS_OP_N, CUBLAS_OP_C, ng, ng, job.npairs, &alpha, x, ng, x, ng, &beta, chi, ng));
+    // Synchronous, so that the callers' stage timings are the device's (and M may be reused at once).
+    QUANTA_CUDA_CHECK(cudaDeviceSynchronize());
+    return;
+  }
+  const int chunk = std::min(job.npairs, ws.max_pairs);
+  // Buffers grow to the largest chunk seen and are kept between calls.
+  if (ws.x.size() < static_cast<std::size_t>(chunk) * ng) {
+    ws.x = DeviceBuffer<cplx>();
+    ws.x = DeviceBuffer<cplx>(static_cast<std::size_t>(chunk) * ng, "chi_sum matrix elements");
+  }
+  if (ws.w.size() < static_cast<std::size_t>(chunk)) ws.w = DeviceBuffer<double>(chunk, "chi_sum weights");
+  auto* x = reinterpret_cast<cuDoubleComplex*>(ws.x.data());
+  for (int p0 = 0; p0 < job.npairs; p0 += chunk) {
+    const int np = std::min(chunk, job.npairs - p0);
+    QUANTA_CUDA_CHECK(cudaMemcpy(ws.x.data(), job.m + static_cast<std::size_t>(p0) * ng, static_cast<std::size_t>(np) * ng * sizeof(cplx),
+                                 cudaMemcpyHostToDevice));
+    QUANTA_CUDA_CHECK(cudaMemcpy(ws.w.data(), job.w + p0, np * sizeof(double), cudaMemcpyHostToDevice));
+    scale(ws.x.data(), ws.w.data(), ng, np);
+    // Column-major X is (ng x np); chi -= X X^H.
+    QUANTA_CUDA_LIB_CHECK("cuBLAS", cublasZgemm(ws.handle, CUBLAS_OP_N, CUBLAS_OP_C, ng, ng, np, &alpha, x, ng, x, ng, &beta, chi, ng));
+  }
+  QUANTA_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+std::vector<cplx> chi_sum_cuda_result(const ChiSumEngine::Cuda& ws) {
+  std::vector<cplx> out(ws.chi.size());
+  QUANTA_CUDA_CHECK(cudaMemcpy(out.data(), ws.chi.data(), ws.chi.bytes(), cudaMemcpyDeviceToHost));
+  return out;
+}
+
+}  // namespace quanta::gw::kernels
