@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
   add_common_options(lc, common);
 
   quanta::gw::RunOptions gw;
-  std::string gw_input = ".", gw_output, gw_epsilon, gw_sigma, gw_wfn, gw_wfnq, gw_inner, gw_rho, gw_vxc;
+  std::string gw_input = ".", gw_output, gw_epsilon, gw_sigma, gw_wfn, gw_wfnq, gw_inner, gw_rho, gw_vxc, gw_vxc_potential;
   auto* gwc = app.add_subcommand("gw", "G0W0 quasiparticle energies (BerkeleyGW inputs): static RPA epsilon, GPP sigma");
   gwc->add_option("INPUT_DIR", gw_input, "folder with epsilon.inp, sigma.inp, WFN, WFNq, WFN_inner, RHO, vxc.dat (default: .)");
   gwc->add_option("--epsilon-input", gw_epsilon, "epsilon.inp (BerkeleyGW keywords)");
@@ -115,6 +115,7 @@ int main(int argc, char** argv) {
   gwc->add_option("--wfn-inner", gw_inner, "WFN_inner for sigma");
   gwc->add_option("--rho", gw_rho, "RHO, the charge density");
   gwc->add_option("--vxc", gw_vxc, "vxc.dat");
+  gwc->add_option("--vxc-potential", gw_vxc_potential, "BerkeleyGW's binary VXC (Vxc(G) from pw2bgw.x), used when vxc.dat is absent");
   gwc->add_option("-o,--output-dir", gw_output, "where sigma_hp.log, eqp0.dat, eqp1.dat and quanta-gw.h5 go (default: INPUT_DIR)");
   gwc->add_flag("--write-epsinv", gw.write_epsinv, "also write every eps^-1 matrix into quanta-gw.h5");
   add_common_options(gwc, common);
@@ -158,6 +159,7 @@ int main(int argc, char** argv) {
       if (!gw_inner.empty()) gw.wfn_inner = gw_inner;
       if (!gw_rho.empty()) gw.rho = gw_rho;
       if (!gw_vxc.empty()) gw.vxc = gw_vxc;
+      if (!gw_vxc_potential.empty()) gw.vxc_potential = gw_vxc_potential;
       gw.backend = quanta::parse_backend(common.backend);
       if (!common.gpu_mem_limit.empty()) gw.gpu_mem_limit = quanta::parse_memory_size(common.gpu_mem_limit);
       gw.threads = common.threads;

@@ -191,11 +191,14 @@ Wavefunctions read_wfn(const std::filesystem::path& file, int max_bands) {
   return w;
 }
 
-Density read_rho(const std::filesystem::path& file) {
+namespace {
+
+// RHO and VXC share one layout: the header without k-points, the G-vectors, then the values.
+Density read_g_field(const std::filesystem::path& file, const char* kind) {
   io::FortranRecords rec(file, kLayout);
   Density d;
   d.file = file.string();
-  const bool cplx_flavour = read_title(rec, "RHO").complex_flavour;
+  const bool cplx_flavour = read_title(rec, kind).complex_flavour;
   auto sizes = rec.next("nspin, ng, ntran, cell_symmetry, nat, ecutrho");
   if (sizes.size() != 28) rec.fail("sizes", std::to_string(sizes.size()) + " bytes", "28 bytes");
   std::size_t p = 0;
@@ -210,8 +213,15 @@ Density read_rho(const std::filesystem::path& file) {
   for (int i = 0; i < 3; ++i) d.crystal.fft_grid[i] = grid[i];
   read_cell(rec, d.crystal, ntran, nat);
   d.gvec = to_gvec(read_block(rec, "G-vectors", ng, 12));
-  d.rho = to_coeffs(read_block(rec, "density", static_cast<std::size_t>(ng) * d.nspin, cplx_flavour ? 16 : 8), cplx_flavour);
+  d.rho = to_coeffs(read_block(rec, std::string(kind) == "RHO" ? "density" : "potential", static_cast<std::size_t>(ng) * d.nspin,
+                               cplx_flavour ? 16 : 8),
+                    cplx_flavour);
   return d;
 }
+
+}  // namespace
+
+Density read_rho(const std::filesystem::path& file) { return read_g_field(file, "RHO"); }
+Density read_vxc(const std::filesystem::path& file) { return read_g_field(file, "VXC"); }
 
 }  // namespace quanta::gw

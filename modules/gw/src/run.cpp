@@ -46,7 +46,12 @@ RunSummary run(const RunOptions& o) {
   WallTimer ts;
   const auto inner = read_wfn(in(o.wfn_inner), sp.nbands);
   const auto rho = read_rho(in(o.rho));
-  const auto vxc = read_vxc_dat(in(o.vxc));
+  // vxc.dat when it is there, else the potential (VXC), as BerkeleyGW's Sigma chooses.
+  const bool have_vxc_dat = std::filesystem::exists(in(o.vxc));
+  if (!have_vxc_dat && !std::filesystem::exists(in(o.vxc_potential)))
+    throw InputError(in(o.vxc).string(), "not found, and no potential file " + in(o.vxc_potential).string() +
+                                             " either (expected vxc.dat or BerkeleyGW's binary VXC from pw2bgw.x)");
+  const auto vxc = have_vxc_dat ? read_vxc_dat(in(o.vxc)) : vxc_from_potential(inner, read_vxc(in(o.vxc_potential)), sp);
   say("quanta gw: sigma, %zu k-points, bands %d..%d, %d bands in the sum\n", sp.kpoints.size(), sp.band_min, sp.band_max, sp.nbands);
   SigmaTimings st;
   const auto sigma = compute_sigma(inner, rho, vxc, eps, sp, &st);
@@ -60,7 +65,8 @@ RunSummary run(const RunOptions& o) {
   meta.backend = s.backend;
   meta.device = device_description(backend);
   meta.inputs = {{"epsilon_input", in(o.epsilon_input).string()}, {"sigma_input", in(o.sigma_input).string()}, {"wfn", in(o.wfn).string()},
-                 {"wfn_inner", in(o.wfn_inner).string()}, {"rho", in(o.rho).string()}, {"vxc", in(o.vxc).string()}};
+                 {"wfn_inner", in(o.wfn_inner).string()}, {"rho", in(o.rho).string()},
+                 {have_vxc_dat ? "vxc" : "vxc_potential", have_vxc_dat ? in(o.vxc).string() : in(o.vxc_potential).string()}};
   if (need_q0) meta.inputs["wfnq"] = in(o.wfnq).string();
   meta.timings = {{"epsilon_states", et.states}, {"epsilon_mtxel", et.mtxel}, {"epsilon_chi_sum", et.chi_sum}, {"epsilon_inversion", et.inversion},
                   {"sigma_setup", st.setup}, {"sigma_states", st.states}, {"sigma_mtxel", st.mtxel}, {"sigma_exchange", st.exchange},

@@ -1,13 +1,16 @@
 // The mean-field readers against the physics the files must carry (normalized, orthogonal states; a
-// density with the crystal's symmetry and 8 electrons), the input parsers, and bad input.
+// density with the crystal's symmetry and 8 electrons), the input parsers, bad input, and the binary
+// VXC against vxc.dat.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 
 #include "quanta/gw/inputs.hpp"
 #include "quanta/gw/mean_field.hpp"
+#include "quanta/gw/sigma.hpp"
 #include "../../../core/tests/test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -103,3 +106,55 @@ TEST(GwBadInput, NamesTheFileRecordAndLine) {
 }
 
 }  // namespace
+
+// BerkeleyGW's binary VXC (pw2bgw.x's vxcg_file, written by QE in a rerun of the run that wrote vxc.dat;
+// see data/README.md): a real potential on the density's sphere, and the diagonal matrix elements
+// computed from it equal the ones pw2bgw.x wrote into vxc.dat.
+// Units: quanta (as BerkeleyGW) turns Ry into eV with BerkeleyGW's Rydberg, 13.60569253 eV (CODATA
+// 2010); pw2bgw.x wrote vxc.dat with QE 6.7's, 13.605693122994 eV (CODATA 2018). The two differ by
+// 4.4e-8 relative (4.6e-7 eV here), so vxc.dat is compared in Ry. Tolerance 1e-8 Ry: vxc.dat prints
+// 9 decimals in eV, and the rerun's potential differs from the original's by ~1e-13.
+TEST(GwReaders, VxcPotentialGivesTheMatrixElementsOfVxcDat) {
+  const auto inner = read_wfn(kMf + "04-wfn_co/WFN_co", 14);
+  const auto v = read_vxc(std::string(QUANTA_SOURCE_DIR) + "/modules/gw/tests/data/si-VXC");
+  ASSERT_EQ(v.gvec, inner.gvec_rho);
+  std::map<Vec3i, cplx> by_g;
+  for (std::size_t i = 0; i < v.gvec.size(); ++i) by_g[v.gvec[i]] = v.rho[i];
+  for (const auto& [g, x] : by_g) {
+    const cplx y = by_g.at({-g[0], -g[1], -g[2]});
+    EXPECT_NEAR(x.re, y.re, 1e-12);
+    EXPECT_NEAR(x.im, -y.im, 1e-12);
+  }
+  SigmaParams p = read_sigma_inp(std::string(QUANTA_SHARED_DIR) + "/reference/gw/si-bgw/bgw-inputs/sigma.inp");
+  const auto ref = read_vxc_dat(kMf + "04-wfn_co/vxc.dat");
+  const auto t = vxc_from_potential(inner, v, p);
+  const double qe_rydberg_ev = 13.605693122994;
+  // Compared as Sigma uses them: averaged over each set of degenerate bands (energies within 1e-6 Ry).
+  // Band by band, one pair differs by 1e-8 Ry (k = (0, 0, 0.4), bands 3 and 4): the diagonal of a
+  // degenerate pair depends on the basis within it when the file's Real-flavour states are not exactly
+  // the eigenstates pw2bgw.x integrated (its conversion to real states mixes them slightly).
+  double worst = 0;
+  for (const auto& k : p.kpoints) {
+    int ik = 0;
+    while (ik < inner.nk() && std::abs(inner.kpoints[ik][0] - k[0]) + std::abs(inner.kpoints[ik][1] - k[1]) + std::abs(inner.kpoints[ik][2] - k[2]) > 1e-6) ++ik;
+    ASSERT_LT(ik, inner.nk());
+    for (int first = p.band_min; first <= p.band_max;) {
+      int last = first + 1;
+      while (last <= p.band_max && std::abs(inner.energy(ik, last - 1) - inner.energy(ik, last - 2)) < 1e-6) ++last;
+      double ours = 0, theirs = 0;
+      for (int n = first; n < last; ++n) {
+        ours += t.diagonal(k, n) / kRydbergEV / (last - first);
+        theirs += ref.diagonal(k, n) / qe_rydberg_ev / (last - first);
+      }
+      worst = std::max(worst, std::abs(ours - theirs));
+      EXPECT_NEAR(ours, theirs, 1e-8) << "bands " << first << ".." << last - 1;
+      first = last;
+    }
+  }
+  std::printf("  largest |<n|Vxc|n> from VXC - vxc.dat| = %.2e Ry over %zu k-points x %d bands\n", worst, p.kpoints.size(),
+              p.band_max - p.band_min + 1);
+}
+
+TEST(GwReaders, VxcReaderRefusesADensityFile) {
+  quanta::test::expect_error<quanta::InputError>([] { read_vxc(kMf + "04-wfn_co/RHO"); }, {"RHO", "title", "'RHO-Real'", "'VXC-Real'"});
+}

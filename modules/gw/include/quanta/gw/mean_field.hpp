@@ -89,6 +89,9 @@ struct VxcTable {
 // max_bands > 0 keeps only the lowest bands (the file's others are skipped, not stored).
 Wavefunctions read_wfn(const std::filesystem::path& file, int max_bands = 0);
 Density read_rho(const std::filesystem::path& file);
+// BerkeleyGW's binary VXC (pw2bgw.x's vxcg_file): the local exchange-correlation potential Vxc(G), Ry,
+// on the density's G-vectors, in RHO's layout (the values are held in Density::rho).
+Density read_vxc(const std::filesystem::path& file);
 VxcTable read_vxc_dat(const std::filesystem::path& file);
 
 }  // namespace quanta::gw

@@ -11,6 +11,7 @@ struct RunOptions {
   std::filesystem::path input_dir = ".";
   std::filesystem::path epsilon_input = "epsilon.inp", sigma_input = "sigma.inp";
   std::filesystem::path wfn = "WFN", wfnq = "WFNq", wfn_inner = "WFN_inner", rho = "RHO", vxc = "vxc.dat";
+  std::filesystem::path vxc_potential = "VXC";  // used when vxc is absent
   std::filesystem::path output_dir;  // default: input_dir
   Backend backend = Backend::Auto;
   std::size_t gpu_mem_limit = 0;     // bytes; 0: the free device memory less a margin

@@ -48,6 +48,10 @@ struct SigmaTimings {
   double gpp_terms = 0;       // (G, G', m, E) terms of the GPP sums, summed over n, k and q
 };
 
+// The diagonal <nk|Vxc|nk> (eV) for the k-points and bands of a Sigma run, from BerkeleyGW's binary VXC
+// (read_vxc): what Sigma uses when there is no vxc.dat.
+VxcTable vxc_from_potential(const Wavefunctions& inner, const Density& vxc, const SigmaParams& params);
+
 // eps: the dielectric matrices of the irreducible q of the grid (q0 first), from compute_epsilon.
 std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho, const VxcTable& vxc,
                                   const std::vector<DielectricMatrix>& eps, const SigmaParams& params,

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Makes the mean-field files of the 64-atom silicon benchmark of `quanta gw` (inputs in si64/: 2x2x2
+# conventional cubic cell, Gamma only, ecutwfc 10 Ry, 547 bands in WFN, real flavour) with Quantum
+# ESPRESSO:
+#   pw.x scf -> pw.x bands (WFN) -> pw2bgw.x (WFN, vxc.dat; RHO) -> pw.x bands at q0 -> pw2bgw.x (WFNq)
+# pw2bgw.x writes the wavefunctions in the Complex flavour; wfn_to_real.py turns them into the Real
+# flavour (pw2bgw.x's own conversion garbles some of this supercell's large degenerate sets: see
+# wfn_to_real.py) and keeps 547 bands of WFN and 134 of WFNq (each ends a degenerate set).
+# Leaves in WORK_DIR (default: .bench/gw/si64 under the repository root) only WFN, WFNq, RHO, vxc.dat,
+# epsilon.inp and sigma.inp, and removes QE's scratch and logs (kept when a step fails).
+# WFN doubles as WFN_inner:
+#   quanta gw WORK_DIR --wfn-inner WFN -o OUT --backend cpu
+# Needs pw.x and pw2bgw.x (scripts/install-deps.sh --with-qe) and python3 with numpy.
+# Usage: make_si_supercell.sh [WORK_DIR]   (NP=1 runs QE serially; default NP=2 under mpirun)
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../../.." && pwd)"
+case_dir="$here/si64"
+work="${1:-$repo/.bench/gw/si64}"
+np="${NP:-2}"
+nbands_wfn=547
+nbands_wfnq=134
+
+for exe in pw.x pw2bgw.x python3; do
+  command -v "$exe" > /dev/null || { echo "make_si_supercell: $exe not on PATH (scripts/install-deps.sh --with-qe)" >&2; exit 1; }
+done
+python3 -c 'import numpy' 2> /dev/null || { echo "make_si_supercell: python3 has no numpy" >&2; exit 1; }
+run=()
+if [[ "$np" -gt 1 ]]; then
+  command -v mpirun > /dev/null || { echo "make_si_supercell: mpirun not on PATH (or set NP=1)" >&2; exit 1; }
+  run=(mpirun -np "$np")
+  [[ "$(id -u)" == 0 ]] && run=(mpirun --allow-run-as-root -np "$np")
+fi
+
+mkdir -p "$work"
+work="$(cd "$work" && pwd)"
+scratch="$work/qe-scratch"
+rm -rf "$scratch"
+mkdir -p "$scratch"
+cp "$case_dir/Si.UPF" "$scratch/"
+
+# Runs one step in the scratch folder, its output in <name>.out there.
+step() {
+  local name="$1" t0 t1
+  shift
+  echo "make_si_supercell: $name"
+  t0=$(date +%s)
+  (cd "$scratch" && "$@" > "$name.out" 2>&1) ||
+    { echo "make_si_supercell: $name failed; see $scratch/$name.out" >&2; exit 1; }
+  t1=$(date +%s)
+  echo "make_si_supercell: $name done in $((t1 - t0)) s"
+}
+qe() { ${run[@]+"${run[@]}"} "$1" -in "$2"; }
+
+# The bands runs reuse the SCF density in the same outdir; the WFN run's pw2bgw.x goes before the
+# WFNq run, which overwrites the saved wavefunctions.
+step 01-scf qe pw.x "$case_dir/01-scf/pw.in"
+step 02-wfn qe pw.x "$case_dir/02-wfn/pw.in"
+step 02-pw2bgw qe pw2bgw.x "$case_dir/02-wfn/pw2bgw.in"
+step 02-pw2bgw-rho qe pw2bgw.x "$case_dir/02-wfn/pw2bgw-rho.in"
+step 02-real python3 "$here/wfn_to_real.py" WFN.complex WFN --bands "$nbands_wfn"
+step 03-wfnq qe pw.x "$case_dir/03-wfnq/pw.in"
+step 03-pw2bgw qe pw2bgw.x "$case_dir/03-wfnq/pw2bgw.in"
+step 03-real python3 "$here/wfn_to_real.py" WFNq.complex WFNq --bands "$nbands_wfnq"
+
+for f in WFN WFNq RHO vxc.dat; do
+  mv "$scratch/$f" "$work/$f"
+done
+cp "$case_dir/epsilon.inp" "$case_dir/sigma.inp" "$work/"
+rm -rf "$scratch"
+
+echo "make_si_supercell: files in $work"
+(cd "$work" && ls -l WFN WFNq RHO vxc.dat epsilon.inp sigma.inp &&
+  echo "total of WFN WFNq RHO vxc.dat: $(cat WFN WFNq RHO vxc.dat | wc -c) bytes")
