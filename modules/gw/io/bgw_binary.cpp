@@ -4,6 +4,7 @@
 // (G-vectors, coefficients) are written as `nrecord`, then per record its length and its payload.
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <string>
 
 #include "quanta/core/error.hpp"
@@ -111,6 +112,14 @@ std::vector<cplx> to_coeffs(const std::vector<char>& raw, bool complex_flavour) 
   return c;
 }
 
+// HDF5's signature, at the start of the file (where BerkeleyGW's files have it).
+bool is_hdf5(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  char sig[8] = {};
+  in.read(sig, 8);
+  return in.gcount() == 8 && std::string(sig, 8) == std::string("\x89HDF\r\n\x1a\n", 8);
+}
+
 }  // namespace
 
 double Crystal::norm2(const Vec3& k) const {
@@ -121,6 +130,7 @@ double Crystal::norm2(const Vec3& k) const {
 }
 
 Wavefunctions read_wfn(const std::filesystem::path& file, int max_bands) {
+  if (is_hdf5(file)) return read_wfn_h5(file, max_bands);
   io::FortranRecords rec(file, kLayout);
   Wavefunctions w;
   w.file = file.string();

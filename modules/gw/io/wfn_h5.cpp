@@ -1,0 +1,148 @@
+// BerkeleyGW's HDF5 wavefunction file (wfn.h5, layout version 1, as BerkeleyGW's wfn2hdf.x writes it):
+// /mf_header/{versionnumber, flavor}, /mf_header/{kpoints, gspace, symmetry, crystal}/..., and
+// /wfns/gvecs [ngktot][3] with /wfns/coeffs [mnband][nspin*nspinor][ngktot][flavor] (C order: Fortran's
+// dimensions reversed), the k-points' G-vectors and coefficients back to back along ngktot. Energies in
+// Ry, k in crystal coordinates, mtrx [48][3][3] with [s][j][i] = Fortran mtrx(i, j, s), tnp [48][3].
+#include <cstdint>
+#include <string>
+
+#include "quanta/core/error.hpp"
+#include "quanta/core/io/hdf5.hpp"
+#include "quanta/gw/mean_field.hpp"
+
+namespace quanta::gw {
+
+Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands) {
+  const io::H5File h(file, io::H5File::Mode::Read);
+  const std::string f = file.string();
+  auto ints = [&](const std::string& name, std::size_t expected) {
+    auto v = h.read_ints(name);
+    if (v.size() != expected)
+      throw InputError(f, name + ": " + std::to_string(v.size()) + " values, expected " + std::to_string(expected) + " (BerkeleyGW's wfn.h5 layout)");
+    return v;
+  };
+  auto doubles = [&](const std::string& name, std::size_t expected) {
+    auto v = h.read_doubles(name);
+    if (v.size() != expected)
+      throw InputError(f, name + ": " + std::to_string(v.size()) + " values, expected " + std::to_string(expected) + " (BerkeleyGW's wfn.h5 layout)");
+    return v;
+  };
+  auto one_int = [&](const std::string& name) { return static_cast<int>(ints(name, 1)[0]); };
+  auto one_double = [&](const std::string& name) { return doubles(name, 1)[0]; };
+
+  const int version = one_int("/mf_header/versionnumber");
+  if (version != 1) throw InputError(f, "/mf_header/versionnumber " + std::to_string(version) + ": expected 1");
+  const int flavor = one_int("/mf_header/flavor");
+  if (flavor != 1 && flavor != 2) throw InputError(f, "/mf_header/flavor " + std::to_string(flavor) + ": expected 1 (real) or 2 (complex)");
+  Wavefunctions w;
+  w.file = f;
+  w.complex_flavour = flavor == 2;
+  const std::string kp = "/mf_header/kpoints/";
+  w.nspin = one_int(kp + "nspin");
+  const int nspinor = one_int(kp + "nspinor");
+  if (w.nspin != 1 && w.nspin != 2) throw InputError(f, kp + "nspin " + std::to_string(w.nspin) + ": expected 1 or 2");
+  if (nspinor != 1) throw InputError(f, kp + "nspinor " + std::to_string(nspinor) + ": spinor wavefunctions are not supported (expected 1)");
+  const int nk = one_int(kp + "nrk");
+  w.nbands_file = one_int(kp + "mnband");
+  if (nk < 1 || w.nbands_file < 1) throw InputError(f, kp + "nrk, mnband: expected positive counts");
+  w.nbands = max_bands > 0 ? std::min(max_bands, w.nbands_file) : w.nbands_file;
+  w.ecutwfc = one_double(kp + "ecutwfc");
+  const auto kgrid = ints(kp + "kgrid", 3);
+  const auto shift = doubles(kp + "shift", 3);
+  for (int i = 0; i < 3; ++i) {
+    w.kgrid[i] = static_cast<int>(kgrid[i]);
+    w.kshift[i] = shift[i];
+  }
+  const auto ngk = ints(kp + "ngk", nk);
+  w.kweights = doubles(kp + "w", nk);
+  const auto rk = doubles(kp + "rk", 3 * static_cast<std::size_t>(nk));
+  for (int k = 0; k < nk; ++k) w.kpoints.push_back({rk[3 * k], rk[3 * k + 1], rk[3 * k + 2]});
+  for (auto x : ints(kp + "ifmax", static_cast<std::size_t>(nk) * w.nspin)) w.ifmax.push_back(static_cast<int>(x));
+  const std::size_t nb = w.nbands_file;
+  const auto el = doubles(kp + "el", nb * nk * w.nspin);
+  const auto occ = doubles(kp + "occ", nb * nk * w.nspin);
+  for (int s = 0; s < w.nspin; ++s)
+    for (int k = 0; k < nk; ++k)
+      for (int n = 0; n < w.nbands; ++n) {
+        w.energies.push_back(el[n + nb * (k + static_cast<std::size_t>(nk) * s)]);
+        w.occupations.push_back(occ[n + nb * (k + static_cast<std::size_t>(nk) * s)]);
+      }
+
+  const std::string gs = "/mf_header/gspace/";
+  const int ng = one_int(gs + "ng");
+  w.ecutrho = one_double(gs + "ecutrho");
+  const auto fft = ints(gs + "FFTgrid", 3);
+  for (int i = 0; i < 3; ++i) w.crystal.fft_grid[i] = static_cast<int>(fft[i]);
+  const auto comp = ints(gs + "components", 3 * static_cast<std::size_t>(ng));
+  for (int g = 0; g < ng; ++g)
+    w.gvec_rho.push_back({static_cast<int>(comp[3 * g]), static_cast<int>(comp[3 * g + 1]), static_cast<int>(comp[3 * g + 2])});
+
+  Crystal& c = w.crystal;
+  const std::string sy = "/mf_header/symmetry/";
+  const int ntran = one_int(sy + "ntran");
+  if (ntran < 1 || ntran > 48) throw InputError(f, sy + "ntran " + std::to_string(ntran) + ": expected 1..48");
+  const auto mtrx = ints(sy + "mtrx", 9 * 48);
+  const auto tnp = doubles(sy + "tnp", 3 * 48);
+  for (int s = 0; s < ntran; ++s) {
+    std::array<int, 9> r{};
+    // [s][j][i] holds Fortran mtrx(i, j, s): the binary file's element order; R[i][j] = mtrx(i, j).
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) r[3 * i + j] = static_cast<int>(mtrx[9 * s + 3 * j + i]);
+    c.rotation.push_back(r);
+    c.tnp.push_back({tnp[3 * s], tnp[3 * s + 1], tnp[3 * s + 2]});
+  }
+  const std::string cr = "/mf_header/crystal/";
+  c.celvol = one_double(cr + "celvol");
+  c.recvol = one_double(cr + "recvol");
+  c.alat = one_double(cr + "alat");
+  c.blat = one_double(cr + "blat");
+  if (!(c.celvol > 0) || !(c.alat > 0)) throw InputError(f, cr + "celvol, alat: expected positive values");
+  const auto avec = doubles(cr + "avec", 9), bvec = doubles(cr + "bvec", 9), bdot = doubles(cr + "bdot", 9);
+  for (int i = 0; i < 9; ++i) {
+    c.avec[i] = avec[i];
+    c.bvec[i] = bvec[i];
+    c.bdot[i] = bdot[i];
+  }
+  const int nat = one_int(cr + "nat");
+  const auto atyp = ints(cr + "atyp", nat);
+  const auto apos = doubles(cr + "apos", 3 * static_cast<std::size_t>(nat));
+  for (int a = 0; a < nat; ++a) {
+    c.atom_position.push_back({apos[3 * a], apos[3 * a + 1], apos[3 * a + 2]});
+    c.atom_species.push_back(static_cast<int>(atyp[a]));
+  }
+
+  // The G-vectors and coefficients of each k-point: rows off_k .. off_k + ngk - 1 along ngktot.
+  std::size_t ngktot = 0;
+  for (auto n : ngk) {
+    if (n < 1) throw InputError(f, kp + "ngk: expected positive counts");
+    ngktot += static_cast<std::size_t>(n);
+  }
+  const auto gvecs = ints("/wfns/gvecs", 3 * ngktot);
+  const auto dims = h.dims("/wfns/coeffs");
+  const std::vector<std::size_t> expected{nb, static_cast<std::size_t>(w.nspin), ngktot, static_cast<std::size_t>(flavor)};
+  if (dims != expected)
+    throw InputError(f, "/wfns/coeffs: shape does not match [mnband][nspin][sum of ngk][flavor] = [" + std::to_string(nb) + "][" +
+                            std::to_string(w.nspin) + "][" + std::to_string(ngktot) + "][" + std::to_string(flavor) + "]");
+  std::vector<double> raw(static_cast<std::size_t>(w.nbands) * w.nspin * ngktot * flavor);
+  h.read_rows("/wfns/coeffs", 0, w.nbands, raw.data());  // the first nbands bands only
+  std::size_t off = 0;
+  for (int k = 0; k < nk; ++k) {
+    const std::size_t n_k = static_cast<std::size_t>(ngk[k]);
+    std::vector<Vec3i> g(n_k);
+    for (std::size_t i = 0; i < n_k; ++i)
+      g[i] = {static_cast<int>(gvecs[3 * (off + i)]), static_cast<int>(gvecs[3 * (off + i) + 1]), static_cast<int>(gvecs[3 * (off + i) + 2])};
+    w.gvec.push_back(std::move(g));
+    std::vector<cplx> ck(static_cast<std::size_t>(w.nbands) * w.nspin * n_k);
+    for (int n = 0; n < w.nbands; ++n)
+      for (int s = 0; s < w.nspin; ++s)
+        for (std::size_t i = 0; i < n_k; ++i) {
+          const double* x = raw.data() + ((static_cast<std::size_t>(n) * w.nspin + s) * ngktot + off + i) * flavor;
+          ck[(static_cast<std::size_t>(n) * w.nspin + s) * n_k + i] = cplx(x[0], flavor == 2 ? x[1] : 0.0);
+        }
+    w.coeffs.push_back(std::move(ck));
+    off += n_k;
+  }
+  return w;
+}
+
+}  // namespace quanta::gw
