@@ -60,9 +60,11 @@ step 02-wfn qe pw.x "$case_dir/02-wfn/pw.in"
 step 02-pw2bgw qe pw2bgw.x "$case_dir/02-wfn/pw2bgw.in"
 step 02-pw2bgw-rho qe pw2bgw.x "$case_dir/02-wfn/pw2bgw-rho.in"
 step 02-real python3 "$here/wfn_to_real.py" WFN.complex WFN --bands "$nbands_wfn"
+tail -n 1 "$scratch/02-real.out"
 step 03-wfnq qe pw.x "$case_dir/03-wfnq/pw.in"
 step 03-pw2bgw qe pw2bgw.x "$case_dir/03-wfnq/pw2bgw.in"
 step 03-real python3 "$here/wfn_to_real.py" WFNq.complex WFNq --bands "$nbands_wfnq"
+tail -n 1 "$scratch/03-real.out"
 
 for f in WFN WFNq RHO vxc.dat; do
   mv "$scratch/$f" "$work/$f"
