@@ -63,8 +63,8 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
   const StateSource from_wfn(wfn, ops);
   const auto box = box_for_cutoffs(crystal, wfn.ecutwfc, p.ecut);
   const bool on_device = p.backend == Backend::Cuda;
-  // On the device, MTXEL (its chunks and M) and CHI_SUM (chi0 and its chunks) share the budget equally;
-  // one engine each for the run. On the CPU the engines are per thread (below).
+  // On the device, MTXEL (its chunks and M; one engine for the run) and CHI_SUM (chi0 and its chunks;
+  // one engine per q) share the budget equally. On the CPU the engines are per thread (below).
   const std::size_t half_budget = on_device ? GpuMemoryBudget{p.gpu_mem_limit}.usable_bytes() / 2 : 0;
   std::unique_ptr<kernels::MtxelEngine> device_mtxel;
   if (on_device) device_mtxel = std::make_unique<kernels::MtxelEngine>(p.backend, box, half_budget);
