@@ -129,8 +129,38 @@ double Crystal::norm2(const Vec3& k) const {
   return s;
 }
 
+void check_orthonormal(const Wavefunctions& w) {
+  constexpr double kSameLevel = 1e-4, kTol = 1e-5;  // Ry; overlap
+  for (int s = 0; s < w.nspin; ++s)
+    for (int k = 0; k < w.nk(); ++k) {
+      const std::size_t ng = w.gvec[k].size();
+      auto coeff = [&](int n) { return w.coeffs[k].data() + (static_cast<std::size_t>(n) * w.nspin + s) * ng; };
+      for (int first = 0; first < w.nbands;) {
+        int last = first + 1;
+        while (last < w.nbands && std::abs(w.energy(k, last, s) - w.energy(k, last - 1, s)) < kSameLevel) ++last;
+        for (int a = first; a < last; ++a)
+          for (int b = a; b < last; ++b) {
+            cplx o;
+            const cplx* ca = coeff(a);
+            const cplx* cb = coeff(b);
+            for (std::size_t g = 0; g < ng; ++g) o += conj(ca[g]) * cb[g];
+            if (abs(o - cplx(a == b ? 1.0 : 0.0)) > kTol)
+              throw InputError(w.file, "k-point " + std::to_string(k + 1) + ", bands " + std::to_string(a + 1) + " and " + std::to_string(b + 1) +
+                                           ": overlap " + std::to_string(o.re) + (o.im < 0 ? " - " : " + ") + std::to_string(std::abs(o.im)) +
+                                           "i, expected " + (a == b ? "1" : "0") +
+                                           " (states not orthonormal; for Real-flavour files, the conversion from complex states may have failed)");
+          }
+        first = last;
+      }
+    }
+}
+
 Wavefunctions read_wfn(const std::filesystem::path& file, int max_bands) {
-  if (is_hdf5(file)) return read_wfn_h5(file, max_bands);
+  if (is_hdf5(file)) {
+    auto w = read_wfn_h5(file, max_bands);
+    check_orthonormal(w);
+    return w;
+  }
   io::FortranRecords rec(file, kLayout);
   Wavefunctions w;
   w.file = file.string();
@@ -198,6 +228,7 @@ Wavefunctions read_wfn(const std::filesystem::path& file, int max_bands) {
     }
     w.coeffs.push_back(std::move(c));
   }
+  check_orthonormal(w);
   return w;
 }
 

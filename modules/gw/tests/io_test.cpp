@@ -284,4 +284,12 @@ TEST(GwReaders, WfnH5LayoutReadsAsTheFortranFile) {
   }
   write_wfn_h5(bin, dir / "v2.h5", 2);
   quanta::test::expect_error<quanta::InputError>([&] { read_wfn(dir / "v2.h5"); }, {"v2.h5", "/mf_header/versionnumber", "expected 1"});
+  // A degenerate set that is not orthonormal (what a failed conversion to the Real flavour leaves):
+  // at Gamma bands 2-4 are degenerate; band 3 becomes 0.6 band 2 + 0.8 band 3 (still normalized).
+  Wavefunctions bad = bin;
+  const std::size_t ng = bad.gvec[0].size();
+  for (std::size_t g = 0; g < ng; ++g) bad.coeffs[0][2 * ng + g] = 0.6 * bin.band(0, 1)[g] + 0.8 * bin.band(0, 2)[g];
+  write_wfn_h5(bad, dir / "bad.h5");
+  quanta::test::expect_error<quanta::InputError>([&] { read_wfn(dir / "bad.h5"); },
+                                                 {"bad.h5", "k-point 1, bands 2 and 3", "overlap 0.6", "not orthonormal"});
 }
