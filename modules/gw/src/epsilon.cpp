@@ -1,7 +1,6 @@
 // Epsilon, stage by stage for each q: the G-sphere; for every k of the full zone the states at k
 // (conduction) and k+q (valence; from WFNq at q0), their matrix elements (MTXEL) and the polarizability
 // (CHI_SUM); then eps = 1 - v chi0 and its inverse.
-#include <lapacke.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 #include <memory>
 
 #include "../kernels/chi_sum.hpp"
+#include "../kernels/invert.hpp"
 #include "../kernels/mtxel.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/threads.hpp"
@@ -19,18 +19,6 @@
 #include "states.hpp"
 
 namespace quanta::gw {
-namespace {
-
-std::vector<cplx> invert(std::vector<cplx> a, int n, const std::string& what) {
-  std::vector<lapack_int> piv(n);
-  auto* p = reinterpret_cast<lapack_complex_double*>(a.data());
-  lapack_int info = LAPACKE_zgetrf(LAPACK_COL_MAJOR, n, n, p, n, piv.data());
-  if (info == 0) info = LAPACKE_zgetri(LAPACK_COL_MAJOR, n, p, n, piv.data());
-  if (info != 0) throw Error(what + ": the dielectric matrix is singular (LAPACK info " + std::to_string(info) + ")");
-  return a;
-}
-
-}  // namespace
 
 std::vector<Vec3i> g_sphere(const Crystal& crystal, const std::vector<Vec3i>& gvec_rho, const Vec3& q, double ecut) {
   std::vector<std::pair<double, Vec3i>> in;
@@ -207,7 +195,7 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
         const std::size_t ij = i + static_cast<std::size_t>(ng) * j;
         d.eps[ij] = (i == j ? cplx(1.0) : cplx()) - (8.0 * units::pi / d.qg2[i]) * d.chi0[ij];
       }
-    d.epsinv = invert(d.eps, ng, "q-point " + std::to_string(out.size() + 1));
+    d.epsinv = kernels::invert(p.backend, d.eps, ng, "q-point " + std::to_string(out.size() + 1));
     t.inversion += ti.seconds();
     out.push_back(std::move(d));
   }

@@ -1,0 +1,20 @@
+#pragma once
+// The inverse of the dielectric matrix (column-major, n x n) by LU with partial pivoting: LAPACK
+// zgetrf + zgetri on the CPU, cuSOLVER zgetrf + zgetrs (against the identity) on the device. When the
+// device cannot hold the matrix, its inverse and the solver's work area, the CPU does it.
+// Throws Error naming `what` when the matrix is singular.
+#include <string>
+#include <vector>
+
+#include "quanta/core/backend.hpp"
+#include "quanta/core/complex.hpp"
+
+namespace quanta::gw::kernels {
+
+std::vector<cplx> invert_cpu(std::vector<cplx> a, int n, const std::string& what);
+#if QUANTA_GW_CUDA
+std::vector<cplx> invert_cuda(const std::vector<cplx>& a, int n, const std::string& what);
+#endif
+std::vector<cplx> invert(Backend backend, std::vector<cplx> a, int n, const std::string& what);
+
+}  // namespace quanta::gw::kernels
