@@ -38,11 +38,10 @@ int main(int argc, char** argv) {
 #else
   const std::string si = "../shared/reference/gw/si-bgw/";
 #endif
-  fs::path dir = si + "bgw-inputs";
-  std::string wfn = si + "mean-field/02-wfn/WFN", wfnq = si + "mean-field/03-wfnq/WFNq", inner = si + "mean-field/04-wfn_co/WFN_co",
-              rho = si + "mean-field/04-wfn_co/RHO", vxc = si + "mean-field/04-wfn_co/vxc.dat";
-  std::string backend_name = "auto", out;
-  bool custom_dir = false;
+  // With no INPUT_DIR: the silicon example, its mean-field files in their own folders. With one: the
+  // files named in INPUT_DIR, under BerkeleyGW's names unless given.
+  fs::path dir;
+  std::string wfn, wfnq, inner, rho, vxc, backend_name = "auto", out;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -59,20 +58,22 @@ int main(int argc, char** argv) {
     else if (a == "--rho") rho = next();
     else if (a == "--vxc") vxc = next();
     else if (a == "--out") out = next();
-    else if (!a.empty() && a[0] != '-') dir = a, custom_dir = true;
+    else if (!a.empty() && a[0] != '-') dir = a;
     else {
       std::fprintf(stderr, "bench_gw: unknown option %s\n", a.c_str());
       return 2;
     }
   }
-  if (custom_dir) {
-    // BerkeleyGW's names inside the folder unless given.
-    auto in = [&](std::string& f, const char* name) {
-      if (f.rfind(si, 0) == 0) f = (dir / name).string();
-      else if (fs::path(f).is_relative()) f = (dir / f).string();
-    };
-    in(wfn, "WFN"), in(wfnq, "WFNq"), in(inner, "WFN_inner"), in(rho, "RHO"), in(vxc, "vxc.dat");
-  }
+  auto file = [&](std::string& f, const std::string& name, const std::string& example) {
+    if (dir.empty()) f = f.empty() ? si + example : f;
+    else f = (dir / (f.empty() ? name : f)).string();
+  };
+  file(wfn, "WFN", "mean-field/02-wfn/WFN");
+  file(wfnq, "WFNq", "mean-field/03-wfnq/WFNq");
+  file(inner, "WFN_inner", "mean-field/04-wfn_co/WFN_co");
+  file(rho, "RHO", "mean-field/04-wfn_co/RHO");
+  file(vxc, "vxc.dat", "mean-field/04-wfn_co/vxc.dat");
+  if (dir.empty()) dir = si + "bgw-inputs";
   try {
     const Backend backend = resolve_backend(parse_backend(backend_name));
     EpsilonParams ep = read_epsilon_inp(dir / "epsilon.inp");

@@ -155,12 +155,9 @@ void check_orthonormal(const Wavefunctions& w) {
     }
 }
 
-Wavefunctions read_wfn(const std::filesystem::path& file, int max_bands) {
-  if (is_hdf5(file)) {
-    auto w = read_wfn_h5(file, max_bands);
-    check_orthonormal(w);
-    return w;
-  }
+namespace {
+
+Wavefunctions read_wfn_fortran(const std::filesystem::path& file, int max_bands) {
   io::FortranRecords rec(file, kLayout);
   Wavefunctions w;
   w.file = file.string();
@@ -228,6 +225,13 @@ Wavefunctions read_wfn(const std::filesystem::path& file, int max_bands) {
     }
     w.coeffs.push_back(std::move(c));
   }
+  return w;
+}
+
+}  // namespace
+
+Wavefunctions read_wfn(const std::filesystem::path& file, int max_bands) {
+  Wavefunctions w = is_hdf5(file) ? read_wfn_h5(file, max_bands) : read_wfn_fortran(file, max_bands);
   check_orthonormal(w);
   return w;
 }

@@ -103,13 +103,6 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
                 std::to_string(qgrid[0]) + "x" + std::to_string(qgrid[1]) + "x" + std::to_string(qgrid[2]) + " grid of " + inner.file);
   const double fact = 1.0 / (nq * c.celvol);
   const MiniBzAverage coulomb(c, qgrid);
-  std::map<std::array<long, 3>, double> one_over_q_cache;  // per q of the grid, reused by every k
-  auto one_over_q = [&](const Vec3& q) {
-    const std::array<long, 3> key{std::lround(q[0] * 1e6), std::lround(q[1] * 1e6), std::lround(q[2] * 1e6)};
-    auto it = one_over_q_cache.find(key);
-    if (it == one_over_q_cache.end()) it = one_over_q_cache.emplace(key, coulomb.one_over_q(q)).first;
-    return it->second;
-  };
 
   // The plasma frequency and the density's Fourier components for the GPP mode strengths.
   // rho(G) on a dense cube of the density's G range (zero outside it and where the file has no G).
@@ -134,10 +127,13 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
 
   const double ecut_bare = p.ecut_bare > 0 ? p.ecut_bare : inner.ecutwfc;
   const auto box = box_for_cutoffs(c, inner.ecutwfc, ecut_bare);
-  // The bare sphere of each q and the mini-zone averages of v(q+G) on it, reused by every k.
+  // Per q of the grid, computed once and reused by every k: the bare sphere, the index of each of its
+  // G, the mini-zone averages of v(q+G) on it and (q != 0) of 1/|q| for the wings.
   struct BareSphere {
     std::vector<Vec3i> gvec;
+    std::map<Vec3i, int> index;
     std::vector<double> v;
+    double one_over_q = 0;
   };
   std::map<std::array<long, 3>, BareSphere> bare_cache;
   auto bare_sphere = [&](const Vec3& q, bool q_zero) -> const BareSphere& {
@@ -152,6 +148,8 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       const bool origin = q_zero && b.gvec[i] == Vec3i{0, 0, 0};
       b.v[i] = origin ? coulomb.v0() : coulomb.v(add(q, b.gvec[i]));
     }
+    for (std::size_t i = 0; i < b.gvec.size(); ++i) b.index[b.gvec[i]] = static_cast<int>(i);
+    if (!q_zero) b.one_over_q = coulomb.one_over_q(q);
     return bare_cache.emplace(key, std::move(b)).first->second;
   };
 
@@ -191,8 +189,6 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       const BareSphere& bare = bare_sphere(q, q_zero);
       const auto& gbare = bare.gvec;
       const auto& vbar = bare.v;
-      std::map<Vec3i, int> bare_index;
-      for (std::size_t i = 0; i < gbare.size(); ++i) bare_index[gbare[i]] = static_cast<int>(i);
 
       // The irreducible q it comes from, and its eps^-1 rotated to q.
       const auto image = find_image(c, qirr, ops, q);
@@ -209,8 +205,8 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       for (int i = 0; i < ngs_all; ++i) {
         const Vec3i rg = apply(R, d.gvec[i]);
         const Vec3i gt{sgn * rg[0] + image->g0[0], sgn * rg[1] + image->g0[1], sgn * rg[2] + image->g0[2]};
-        auto it = bare_index.find(gt);
-        if (it == bare_index.end()) throw Error("sigma: the screened cutoff exceeds the bare cutoff");
+        auto it = bare.index.find(gt);
+        if (it == bare.index.end()) throw Error("sigma: the screened cutoff exceeds the bare cutoff");
         if (c.norm2(add(q, gt)) > ecut_s) continue;
         keep.push_back(i);
         s.where.push_back(it->second);
@@ -228,7 +224,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
             if (i != i0) einv[i0 + static_cast<std::size_t>(ngs_all) * i] = einv[i + static_cast<std::size_t>(ngs_all) * i0] = cplx();
         } else {
           const double qlen = std::sqrt(c.norm2(q));
-          const double oneoverq = one_over_q(q);
+          const double oneoverq = bare.one_over_q;
           const double row = oneoverq * qlen / (8.0 * pi);
           const double col = oneoverq / (vbar[0] * qlen);
           for (int i = 0; i < ngs_all; ++i) {

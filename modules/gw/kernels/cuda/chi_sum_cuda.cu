@@ -58,38 +58,41 @@ ChiSumEngine::Cuda* make_chi_sum_cuda(int ng, std::size_t device_budget) {
   return new ChiSumEngine::Cuda(ng, device_budget ? device_budget : GpuMemoryBudget{}.usable_bytes());
 }
 
+namespace {
+
+// chi0 -= X X^H for np pairs whose M is at x on the device: the weights go up, X = M sqrt(w) in place,
+// one ZGEMM (column-major X is ng x np).
+void accumulate(ChiSumEngine::Cuda& ws, cplx* x, const double* w, int np) {
+  const int ng = ws.ng;
+  if (ws.w.size() < static_cast<std::size_t>(np)) ws.w = DeviceBuffer<double>(np, "chi_sum weights");
+  QUANTA_CUDA_CHECK(cudaMemcpy(ws.w.data(), w, np * sizeof(double), cudaMemcpyHostToDevice));
+  scale(x, ws.w.data(), ng, np);
+  const cuDoubleComplex alpha{-1.0, 0.0}, beta{1.0, 0.0};
+  auto* xd = reinterpret_cast<cuDoubleComplex*>(x);
+  auto* chi = reinterpret_cast<cuDoubleComplex*>(ws.chi.data());
+  QUANTA_CUDA_LIB_CHECK("cuBLAS", cublasZgemm(ws.handle, CUBLAS_OP_N, CUBLAS_OP_C, ng, ng, np, &alpha, xd, ng, xd, ng, &beta, chi, ng));
+}
+
+}  // namespace
+
+// Synchronous on return, so that the callers' stage timings are the device's (and M may be reused).
 void chi_sum_cuda(ChiSumEngine::Cuda& ws, const ChiSumJob& job) {
   if (job.npairs == 0) return;
-  const int ng = ws.ng;
-  const cuDoubleComplex alpha{-1.0, 0.0}, beta{1.0, 0.0};
-  auto* chi = reinterpret_cast<cuDoubleComplex*>(ws.chi.data());
   if (job.m_device) {
-    // M is already on the device: the weights go up, M is scaled in place and enters one ZGEMM.
-    if (ws.w.size() < static_cast<std::size_t>(job.npairs)) ws.w = DeviceBuffer<double>(job.npairs, "chi_sum weights");
-    QUANTA_CUDA_CHECK(cudaMemcpy(ws.w.data(), job.w, job.npairs * sizeof(double), cudaMemcpyHostToDevice));
-    scale(job.m_device, ws.w.data(), ng, job.npairs);
-    auto* x = reinterpret_cast<cuDoubleComplex*>(job.m_device);
-    QUANTA_CUDA_LIB_CHECK("cuBLAS", cublasZgemm(ws.handle, CUBLAS_OP_N, CUBLAS_OP_C, ng, ng, job.npairs, &alpha, x, ng, x, ng, &beta, chi, ng));
-    // Synchronous, so that the callers' stage timings are the device's (and M may be reused at once).
-    QUANTA_CUDA_CHECK(cudaDeviceSynchronize());
-    return;
-  }
-  const int chunk = std::min(job.npairs, ws.max_pairs);
-  // Buffers grow to the largest chunk seen and are kept between calls.
-  if (ws.x.size() < static_cast<std::size_t>(chunk) * ng) {
-    ws.x = DeviceBuffer<cplx>();
-    ws.x = DeviceBuffer<cplx>(static_cast<std::size_t>(chunk) * ng, "chi_sum matrix elements");
-  }
-  if (ws.w.size() < static_cast<std::size_t>(chunk)) ws.w = DeviceBuffer<double>(chunk, "chi_sum weights");
-  auto* x = reinterpret_cast<cuDoubleComplex*>(ws.x.data());
-  for (int p0 = 0; p0 < job.npairs; p0 += chunk) {
-    const int np = std::min(chunk, job.npairs - p0);
-    QUANTA_CUDA_CHECK(cudaMemcpy(ws.x.data(), job.m + static_cast<std::size_t>(p0) * ng, static_cast<std::size_t>(np) * ng * sizeof(cplx),
-                                 cudaMemcpyHostToDevice));
-    QUANTA_CUDA_CHECK(cudaMemcpy(ws.w.data(), job.w + p0, np * sizeof(double), cudaMemcpyHostToDevice));
-    scale(ws.x.data(), ws.w.data(), ng, np);
-    // Column-major X is (ng x np); chi -= X X^H.
-    QUANTA_CUDA_LIB_CHECK("cuBLAS", cublasZgemm(ws.handle, CUBLAS_OP_N, CUBLAS_OP_C, ng, ng, np, &alpha, x, ng, x, ng, &beta, chi, ng));
+    accumulate(ws, job.m_device, job.w, job.npairs);
+  } else {
+    // M from the host in chunks of pairs, through a buffer grown to the largest chunk seen.
+    const std::size_t ng = ws.ng;
+    const int chunk = std::min(job.npairs, ws.max_pairs);
+    if (ws.x.size() < chunk * ng) {
+      ws.x = DeviceBuffer<cplx>();
+      ws.x = DeviceBuffer<cplx>(chunk * ng, "chi_sum matrix elements");
+    }
+    for (int p0 = 0; p0 < job.npairs; p0 += chunk) {
+      const int np = std::min(chunk, job.npairs - p0);
+      QUANTA_CUDA_CHECK(cudaMemcpy(ws.x.data(), job.m + p0 * ng, np * ng * sizeof(cplx), cudaMemcpyHostToDevice));
+      accumulate(ws, ws.x.data(), job.w + p0, np);
+    }
   }
   QUANTA_CUDA_CHECK(cudaDeviceSynchronize());
 }

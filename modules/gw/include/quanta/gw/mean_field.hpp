@@ -87,11 +87,10 @@ struct VxcTable {
 
 // Readers; every failure is an InputError naming the file, the record or line and what was expected.
 // max_bands > 0 keeps only the lowest bands (the file's others are skipped, not stored).
-// Both readers check that the states are orthonormal within each set of (near-)degenerate bands
-// (energies within 1e-4 Ry, overlaps to 1e-5): where a Real-flavour conversion went wrong, that is where
-// it shows (check_orthonormal, an InputError naming the file, k-point and bands).
-// read_wfn takes the Fortran binary (pw2bgw.x) or BerkeleyGW's HDF5 layout (wfn.h5), told apart by the
-// file's first bytes; read_wfn_h5 is the latter.
+// read_wfn takes the Fortran binary (pw2bgw.x) or BerkeleyGW's HDF5 layout (wfn.h5, read_wfn_h5), told
+// apart by the file's first bytes, and checks that the states are orthonormal within each set of
+// (near-)degenerate bands (energies within 1e-4 Ry, overlaps to 1e-5): where a Real-flavour conversion
+// went wrong, that is where it shows (check_orthonormal, an InputError naming the file, k-point and bands).
 Wavefunctions read_wfn(const std::filesystem::path& file, int max_bands = 0);
 Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands = 0);
 void check_orthonormal(const Wavefunctions& w);
