@@ -1,19 +1,49 @@
 # quanta_add_test(NAME name SOURCES ... LIBS ... [LABELS ...])
-# A GoogleTest executable registered with CTest; tests run from the build tree and find the shared
-# references through QUANTA_SHARED_DIR and the repository through QUANTA_SOURCE_DIR.
-set(QUANTA_SHARED_DIR "${PROJECT_SOURCE_DIR}/../shared" CACHE PATH "Folder with the peer references (reference/)")
+# A GoogleTest executable registered with CTest. Tests run from the build tree; they find their data
+# through QUANTA_TEST_DATA_DIR (quanta::test::data_path, staged by quanta_stage_test_data) and the
+# repository through QUANTA_SOURCE_DIR. Their main() exits 77 when every test skipped itself (no GPU,
+# no MPI launcher), which CTest reports as skipped.
+set(QUANTA_TEST_DATA_DIR "${PROJECT_BINARY_DIR}/test-data")
 function(quanta_add_test)
   cmake_parse_arguments(T "" "NAME" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
-  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} quanta_test_main)
   target_compile_definitions(${T_NAME} PRIVATE
-    QUANTA_SOURCE_DIR="${PROJECT_SOURCE_DIR}" QUANTA_SHARED_DIR="${QUANTA_SHARED_DIR}"
+    QUANTA_SOURCE_DIR="${PROJECT_SOURCE_DIR}" QUANTA_TEST_DATA_DIR="${QUANTA_TEST_DATA_DIR}"
     QUANTA_BINARY="$<TARGET_FILE:quanta>")
   add_test(NAME ${T_NAME} COMMAND ${T_NAME})
   if(T_LABELS)
     set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}")
   endif()
-  set_tests_properties(${T_NAME} PROPERTIES ENVIRONMENT "OMP_NUM_THREADS=2")
+  set_tests_properties(${T_NAME} PROPERTIES ENVIRONMENT "OMP_NUM_THREADS=2" SKIP_RETURN_CODE 77)
+endfunction()
+
+# quanta_stage_test_data(MODULE): copies modules/<MODULE>/tests/data/ to <build>/test-data/<MODULE>/ at
+# configure time, decompressing every *.xz file (name without .xz) and leaving README files behind.
+# Re-runs when a data file changes.
+function(quanta_stage_test_data module)
+  set(src "${PROJECT_SOURCE_DIR}/modules/${module}/tests/data")
+  set(dst "${QUANTA_TEST_DATA_DIR}/${module}")
+  file(GLOB_RECURSE files RELATIVE "${src}" CONFIGURE_DEPENDS "${src}/*")
+  foreach(f ${files})
+    get_filename_component(name "${f}" NAME)
+    if(name MATCHES "^README")
+      continue()
+    endif()
+    get_filename_component(dir "${dst}/${f}" DIRECTORY)
+    file(MAKE_DIRECTORY "${dir}")
+    if(f MATCHES "\\.xz$")
+      string(REGEX REPLACE "\\.xz$" "" out "${dst}/${f}")
+      if(NOT EXISTS "${out}" OR "${src}/${f}" IS_NEWER_THAN "${out}")
+        execute_process(COMMAND xz -dc "${src}/${f}" OUTPUT_FILE "${out}" RESULT_VARIABLE rc)
+        if(NOT rc EQUAL 0)
+          message(FATAL_ERROR "cannot decompress ${src}/${f} (xz-utils: scripts/install-deps.sh)")
+        endif()
+      endif()
+    else()
+      configure_file("${src}/${f}" "${dst}/${f}" COPYONLY)
+    endif()
+  endforeach()
 endfunction()
 
 # quanta_add_library(name SOURCES ... CUDA_SOURCES ...): CUDA sources are compiled only when the

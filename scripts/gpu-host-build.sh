@@ -34,10 +34,8 @@ export LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-g
 export LD_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-gnu/hdf5/serial:${LD_LIBRARY_PATH:-}"
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$results/gpu.txt"
-# The peer references normally sit beside the checkout (../shared); a copy carried as .shared/ also works.
-shared=../shared
-[ -d .shared/reference ] && shared=$PWD/.shared
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DQUANTA_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DQUANTA_SHARED_DIR="$shared" \
+# The tests' reference data are in the repository (modules/*/tests/data), staged by cmake.
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DQUANTA_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
       -DCMAKE_INCLUDE_PATH="$root/usr/include" -DCMAKE_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu" \
       >"$results/configure.log" 2>&1 || { tail -40 "$results/configure.log"; exit 1; }
 cmake --build build-gpu -j "$jobs" >"$results/build.log" 2>&1 || { grep -E "error|Error" "$results/build.log" | head -40; exit 1; }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every build, test and tooling dependency of quanta from Debian packages.
+# Installs every build, test and tooling dependency of quanta from Debian packages (clang and its
+# libFuzzer runtime for scripts/fuzz.sh).
 # Idempotent: packages already present are left as they are. Needs root or sudo.
 #   --with-qe   also Quantum ESPRESSO (pw.x, pw2bgw.x), which makes the mean-field files of the gw
 #               examples and benchmarks (modules/gw/bench/make_si_supercell.sh); not needed to build or test.
@@ -18,6 +19,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   libeigen3-dev
   libgtest-dev libgmock-dev
+  clang libclang-rt-14-dev
   libbenchmark-dev
   python3 python3-numpy python3-h5py python3-matplotlib
 )

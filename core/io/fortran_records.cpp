@@ -3,12 +3,15 @@
 #include <cstdint>
 
 #include "quanta/core/error.hpp"
+#include "quanta/core/io/input_file.hpp"
 
 namespace quanta::io {
 
 FortranRecords::FortranRecords(const std::filesystem::path& file, std::string layout)
-    : file_(file), layout_(std::move(layout)), in_(file, std::ios::binary) {
-  if (!in_) throw InputError(file.string(), "cannot open the file (expected " + layout_ + ")");
+    : file_(file), layout_(std::move(layout)), in_(open_input_file(file, layout_, std::ios::in | std::ios::binary)) {
+  in_.seekg(0, std::ios::end);
+  size_ = static_cast<std::uint64_t>(in_.tellg());
+  in_.seekg(0, std::ios::beg);
 }
 
 std::vector<char> FortranRecords::next(const std::string& what) {
@@ -16,6 +19,10 @@ std::vector<char> FortranRecords::next(const std::string& what) {
   in_.read(reinterpret_cast<char*>(&n), 4);
   if (!in_) fail(what, "the end of the file");
   if (n < 0) fail(what, "a bad record marker (" + std::to_string(n) + ")");
+  // A corrupt marker must not become a huge allocation: the payload and its closing marker must fit.
+  const auto here = static_cast<std::uint64_t>(in_.tellg());
+  if (here + static_cast<std::uint64_t>(n) + 4 > size_)
+    fail(what, "a record of " + std::to_string(n) + " bytes", "at most the " + std::to_string(size_ - here) + " bytes left in the file");
   std::vector<char> payload(static_cast<std::size_t>(n));
   in_.read(payload.data(), n);
   in_.read(reinterpret_cast<char*>(&m), 4);

@@ -12,6 +12,7 @@
 
 #include "namelist_text.hpp"
 #include "quanta/core/error.hpp"
+#include "quanta/core/io/input_file.hpp"
 
 namespace quanta::io {
 
@@ -262,8 +263,7 @@ Namelist Namelist::parse_string(std::string_view text, const std::string& source
 }
 
 Namelist Namelist::parse_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, std::string("cannot open the file: ") + std::strerror(errno));
+  std::ifstream in = open_input_file(path, "a Fortran namelist file", std::ios::in | std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw InputError(path, "cannot read the file");

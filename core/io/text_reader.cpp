@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "quanta/core/error.hpp"
+#include "quanta/core/io/input_file.hpp"
 #include "quanta/core/io/namelist.hpp"
 
 namespace quanta::io {
@@ -15,8 +16,7 @@ bool blank(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
 }  // namespace
 
 TextReader::TextReader(const std::string& path) : path_(path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, std::string("cannot open the file: ") + std::strerror(errno));
+  std::ifstream in = open_input_file(path, "a text input file");
   for (std::string l; std::getline(in, l);) lines_.push_back(std::move(l));
   if (in.bad()) throw InputError(path, "cannot read the file");
 }

@@ -239,7 +239,7 @@ TEST(Namelist, ParsesAFile) {
   EXPECT_EQ(nl.file(), path);
   EXPECT_EQ(nl.group("crystal").file(), path);
   EXPECT_EQ(nl.group("allocations").get_int("natoms"), 2);
-  expect_error<InputError>([&] { Namelist::parse_file((dir / "missing").string()); }, {"missing", "cannot open"});
+  expect_error<InputError>([&] { Namelist::parse_file((dir / "missing").string()); }, {"missing", "not found"});
 }
 
 // Every malformed input is an InputError naming the file, the line and the variable.

@@ -54,3 +54,20 @@ TEST(Progress, CountsAdvancesFromManyThreads) {
   }
   EXPECT_NE(GetCapturedStderr().find("[omp] 8000/8000"), std::string::npos);
 }
+
+// Items of unequal cost (step n of a two-time propagation costs ~n^2): with the stage's total work
+// given, the percentage follows the work, so half the steps of n^2 work are 1/8 of the run, not 1/2.
+TEST(Progress, WorkWeightedPercentFollowsTheWork) {
+  CaptureStderr();
+  {
+    Progress p("propagation", 100, false, 0.0);
+    double total = 0;
+    for (int n = 1; n <= 100; ++n) total += double(n) * n;
+    p.set_total_work(total);
+    for (int n = 1; n <= 50; ++n) p.advance(1, double(n) * n);
+  }
+  const std::string out = GetCapturedStderr();
+  // sum_{1..50} n^2 / sum_{1..100} n^2 = 42925 / 338350 = 12.7%
+  EXPECT_NE(out.find("[propagation] 1/100 (0.0%)"), std::string::npos) << out;
+  EXPECT_NE(out.find("[propagation] 50/100 (12.7%)"), std::string::npos) << out;
+}

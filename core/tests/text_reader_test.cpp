@@ -48,7 +48,7 @@ TEST(TextReader, ErrorsNameFileLineFieldFoundAndExpected) {
 TEST(TextReader, MissingFileIsAnInputError) {
   quanta::test::TempDir dir;
   expect_error<InputError>([&] { TextReader r((dir / "FORCE_CONSTANTS_2ND").string()); },
-                           {"FORCE_CONSTANTS_2ND", "cannot open"});
+                           {"FORCE_CONSTANTS_2ND", "not found"});
 }
 
 TEST(TextReader, EmptyFileIsAtEnd) {

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -41,6 +42,7 @@ class FortranRecords {
   std::filesystem::path file_;
   std::string layout_;
   std::ifstream in_;
+  std::uint64_t size_ = 0;  // bytes in the file
   int index_ = 0;
 };
 

@@ -1,0 +1,84 @@
+// quanta linelist and linelist-convert: TROVE's intensity step from its checkpoints or quanta's levels file.
+#include <cstdio>
+#include <memory>
+
+#include "cli.hpp"
+#include "quanta/core/comm.hpp"
+#include "quanta/linelist/run.hpp"
+
+namespace quanta::cli {
+namespace {
+
+// TROVE keeps its checkpoints beside its input unless told otherwise.
+std::filesystem::path checkpoints_or_input_folder(const std::string& option, const std::filesystem::path& input) {
+  if (!option.empty()) return option;
+  return input.has_parent_path() ? input.parent_path() : std::filesystem::path(".");
+}
+
+}  // namespace
+
+Subcommand add_linelist(CLI::App& app) {
+  struct Values {
+    CommonOptions common;
+    linelist::RunOptions run;
+    std::string input, output, checkpoints, levels;
+  };
+  auto v = std::make_shared<Values>();
+  Subcommand s;
+  s.app = app.add_subcommand("linelist", "line strengths, Einstein A coefficients and intensities from TROVE checkpoints");
+  s.app->add_option("INPUT", v->input, "TROVE input file with SYMGROUP and an INTENSITY block")->required();
+  auto* chk = s.app->add_option("--checkpoints", v->checkpoints,
+                                "folder with TROVE's j0eigen_*.chk and j0_extfield.chk (default: the input's folder)");
+  s.app->add_option("--levels", v->levels, "quanta's HDF5 levels file (docs/linelist.md) instead of TROVE's checkpoints")->excludes(chk);
+  s.app->add_option("-o,--output-dir", v->output, "where the .states, .trans and quanta-linelist.h5 go (default: the current directory)");
+  s.app->add_option("--method", v->run.method, "half-linestrengths: gemm (batched matrix products) | cr (the seed's cache-and-reduce kernel)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"gemm", "cr"}));
+  s.app->add_option("--dipole-blocks", v->run.dipole_blocks, "split the dipole matrices into p blocks by v (0: as device memory requires)")
+      ->check(CLI::NonNegativeNumber);
+  s.app->add_option("--batch", v->run.batch, "most lower states whose half-linestrengths are held at once (0: as many as memory holds)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  s.app->add_flag("--gain-table", v->run.gain_table, "also write GAIN's text table (<stem>.gain.txt)");
+  add_common_options(s.app, v->common, true);
+  s.run = [v] {
+    auto& o = v->run;
+    o.input = v->input;
+    o.levels_file = v->levels;
+    o.checkpoint_dir = checkpoints_or_input_folder(v->checkpoints, o.input);
+    o.output_dir = output_dir_or_cwd(v->output);
+    o.backend = v->common.parsed_backend();
+    o.gpu_mem_limit = v->common.parsed_gpu_mem_limit();
+    o.threads = v->common.threads;
+    o.quiet = v->common.quiet;
+    const auto r = linelist::run(o);
+    if (!o.quiet && Comm::world().root())
+      std::fprintf(stderr, "quanta linelist: %zu levels, %lld lower states, %zu transitions, Q = %.6g, %s, %.2f s -> %s, %s\n",
+                   r.levels, r.lower_states, r.transitions, r.partition_function, r.engine.c_str(), r.seconds_total,
+                   r.states.string().c_str(), r.trans.string().c_str());
+    return 0;
+  };
+  return s;
+}
+
+Subcommand add_linelist_convert(CLI::App& app) {
+  struct Values {
+    CommonOptions common;
+    std::string input, checkpoints, output;
+  };
+  auto v = std::make_shared<Values>();
+  Subcommand s;
+  s.app = app.add_subcommand("linelist-convert", "TROVE's checkpoints -> quanta's HDF5 levels file (the levels and dipole the input asks for)");
+  s.app->add_option("INPUT", v->input, "TROVE input file with SYMGROUP and an INTENSITY block")->required();
+  s.app->add_option("--checkpoints", v->checkpoints, "folder with TROVE's j0eigen_*.chk and j0_extfield.chk (default: the input's folder)");
+  s.app->add_option("-o,--output", v->output, "the levels file to write")->required();
+  add_quiet_flag(s.app, v->common);  // reading and writing only: no backend, threads or device memory to set
+  s.run = [v] {
+    const std::filesystem::path input = v->input;
+    linelist::convert_to_levels_file(input, checkpoints_or_input_folder(v->checkpoints, input), v->output, v->common.quiet);
+    return 0;
+  };
+  return s;
+}
+
+}  // namespace quanta::cli

@@ -1,0 +1,50 @@
+// quanta phonon: ShengBTE/FourPhonon inputs -> spectrum, three-phonon scattering, thermal conductivity.
+#include <cstdio>
+#include <memory>
+
+#include "cli.hpp"
+#include "quanta/phonon/run.hpp"
+
+namespace quanta::cli {
+
+Subcommand add_phonon(CLI::App& app) {
+  struct Values {
+    CommonOptions common;
+    phonon::RunOptions run;
+    std::string input, output, strategy = "auto", enumeration = "auto";
+  };
+  auto v = std::make_shared<Values>();
+  Subcommand s;
+  s.app = app.add_subcommand("phonon", "phonon spectrum, scattering and thermal conductivity (ShengBTE/FourPhonon inputs)");
+  s.app->add_option("INPUT_DIR", v->input, "folder with CONTROL, FORCE_CONSTANTS_2ND or espresso.ifc2, and FORCE_CONSTANTS_3RD")
+      ->required();
+  s.app->add_option("-o,--output-dir", v->output, "where outputs are written (default: the current directory)");
+  add_common_options(s.app, v->common, true);
+  s.app->add_option("--strategy", v->strategy, "CUDA three-phonon strategy: auto | all-modes | batched")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "all-modes", "batched"}));
+  s.app->add_option("--enumeration", v->enumeration, "where CUDA runs list the allowed processes: auto | gpu | cpu")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
+  s.app->add_option("--batch-modes", v->run.batch_modes,
+                    "modes per batch for --strategy batched (0: from device memory; 1: mode by mode)");
+  s.run = [v] {
+    auto& o = v->run;
+    o.input_dir = v->input;
+    o.output_dir = output_dir_or_cwd(v->output);
+    o.backend = v->common.parsed_backend();
+    o.gpu_mem_limit = v->common.parsed_gpu_mem_limit();
+    o.threads = v->common.threads;
+    o.quiet = v->common.quiet;
+    o.strategy = phonon::parse_strategy(v->strategy);
+    o.enumeration = phonon::parse_enumeration(v->enumeration);
+    const auto r = phonon::run(o);
+    if (!o.quiet)
+      std::fprintf(stderr, "quanta phonon: %d q-points (%d irreducible), %d branches, %s backend, %.2f s\n", r.nptk, r.nlist,
+                   r.nbands, r.backend.c_str(), r.seconds_total);
+    return 0;
+  };
+  return s;
+}
+
+}  // namespace quanta::cli
