@@ -71,3 +71,48 @@ TEST(AtomicFile, ErrorsNameThePaths) {
   const fs::path temp = dir / "a.tmp";
   quanta::test::expect_error([&] { quanta::io::commit_rename(temp, dir / "b"); }, {temp.string(), (dir / "b").string()});
 }
+
+// "-o ." where a file is meant used to write "..tmp.PID" beside the folder.
+TEST(AtomicFile, AFolderAsTheFinalNameIsRefused) {
+  quanta::test::TempDir dir;
+  quanta::test::expect_error([&] { quanta::io::temporary_path_for("."); }, {"'.' is a folder"});
+  quanta::test::expect_error([&] { quanta::io::temporary_path_for(dir.path()); }, {"is a folder"});
+  quanta::test::expect_error([&] { quanta::io::temporary_path_for(dir.path() / ".."); }, {"is a folder"});
+}
+
+// A killed run leaves "<name>.tmp.<pid>"; the next run writing the same output removes it, but not the
+// temporary file of a writer that still runs (this process's parent stands in for one).
+TEST(AtomicFile, TemporariesOfFinishedRunsAreRemovedByTheNextRun) {
+  quanta::test::TempDir dir;
+  const fs::path final_path = dir / "quanta-phonon.h5";
+  const fs::path dead = dir / "quanta-phonon.h5.tmp.999999999", alive = dir / ("quanta-phonon.h5.tmp." + std::to_string(::getppid())),
+                 other = dir / "BTE.kappa.tmp.999999999";
+  for (const auto& p : {dead, alive, other}) std::ofstream(p) << "partial";
+  testing::internal::CaptureStderr();
+  {
+    quanta::io::TemporaryPath tmp(final_path);
+    std::ofstream(tmp.path()) << "complete";
+    tmp.commit();
+  }
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_NE(err.find(dead.string()), std::string::npos) << err;
+  EXPECT_TRUE(fs::exists(alive));
+  EXPECT_TRUE(fs::exists(other));  // another output's temporary file is not ours to judge
+  EXPECT_EQ(slurp(final_path), "complete");
+}
+
+TEST(AtomicFile, TemporaryPathIsRemovedOnAnErrorPath) {
+  quanta::test::TempDir dir;
+  fs::path temp;
+  try {
+    quanta::io::TemporaryPath tmp(dir / "out.h5");
+    temp = tmp.path();
+    std::ofstream(tmp.path()) << "half";
+    throw std::runtime_error("disk full");
+  } catch (const std::runtime_error&) {
+  }
+  EXPECT_FALSE(temp.empty());
+  EXPECT_FALSE(fs::exists(temp));
+  EXPECT_FALSE(fs::exists(dir / "out.h5"));
+}
