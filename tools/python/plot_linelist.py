@@ -3,7 +3,8 @@
 
     plot_linelist.py quanta-linelist.h5 --mass 30.0 [--step 0.01] [--range 0 10000] [-o spectrum.png]
 
-The intensities are those of the run (its TEMPERATURE, in the file's parameters/temperature). The
+The intensities are those of the run, at its TEMPERATURE: the temperature is read from the file
+(parameters/temperature), not given on the command line (the intensities could not follow another one). The
 cross-section sums Gaussian (Doppler) profiles, HWHM = nu / c * sqrt(2 ln 2 k T / m), on a uniform grid;
 its integral over wavenumber equals the sum of the line intensities (cm/molecule -> cm^2/molecule).
 """
@@ -35,14 +36,18 @@ def cross_section(nu, intensity, temperature, mass_amu, grid):
     return xs
 
 
-def main():
+def parser():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("results")
+    p.add_argument("results", help="quanta-linelist.h5 of a quanta linelist run")
     p.add_argument("--mass", type=float, required=True, help="molecular mass in amu")
     p.add_argument("--step", type=float, default=0.01, help="grid step of the cross-section, cm^-1")
     p.add_argument("--range", type=float, nargs=2, default=None, help="wavenumber range, cm^-1")
-    p.add_argument("-o", "--output", default="spectrum.png")
-    a = p.parse_args()
+    p.add_argument("-o", "--output", default="spectrum.png", help="the figure (default: spectrum.png)")
+    return p
+
+
+def main():
+    a = parser().parse_args()
     import h5py
     import matplotlib
 

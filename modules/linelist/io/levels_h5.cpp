@@ -22,7 +22,9 @@
 #include "quanta/core/error.hpp"
 #include "quanta/core/io/atomic_file.hpp"
 #include "quanta/core/io/hdf5.hpp"
+#include "quanta/core/io/input_file.hpp"
 #include "quanta/linelist/levels.hpp"
+#include "outputs.hpp"
 
 namespace quanta::linelist {
 namespace {
@@ -61,6 +63,7 @@ std::size_t descr_width(int nmodes, int nclasses) { return 1 + 2 * (nmodes + 1) 
 
 DipoleMatrices read_dipole_h5(const std::filesystem::path& file) {
   std::lock_guard lock(hdf5_mutex());
+  io::require_input_file(file, "quanta's HDF5 levels file (--levels)");
   io::H5File f(file, io::H5File::Mode::Read);
   const auto d = f.dims("/dipole");
   if (d.size() != 3 || d[0] != 3 || d[1] != d[2] || d[1] == 0)
@@ -81,6 +84,7 @@ DipoleMatrices read_dipole_h5(const std::filesystem::path& file) {
 
 Levels read_levels_h5(const std::filesystem::path& file, const IntensityInput& input) {
   std::lock_guard lock(hdf5_mutex());
+  io::require_input_file(file, "quanta's HDF5 levels file (--levels)");
   io::H5File f(file, io::H5File::Mode::Read);
   if (!f.exists("/format") || f.read_string("/format") != kFormat)
     bad(file, "/format", "missing or not '" + std::string(kFormat) + "': not a quanta levels file");
@@ -221,11 +225,11 @@ void read_vectors_h5(const Levels& L, const LevelBlock& block, std::span<const i
 }
 
 void write_levels_h5(const std::filesystem::path& file, const Levels& L, const DipoleMatrices& dipole) {
-  const auto tmp = io::temporary_path_for(file);
+  io::TemporaryPath tmp(file);  // declared before the HDF5 file, so that file is closed before its removal on an error
   // The library lock is taken around each group of HDF5 calls, not across the expansion of the
   // vectors (which may itself read a levels file).
   std::unique_lock lock(hdf5_mutex());
-  io::H5File f(tmp, io::H5File::Mode::Create);
+  io::H5File f(tmp.path(), io::H5File::Mode::Create);
   f.write_string("/format", kFormat);
   f.write_string("/symmetry_group", L.group->name);
   f.write("/dipole", dipole.mu, {3, std::size_t(dipole.n), std::size_t(dipole.n)});
@@ -278,7 +282,7 @@ void write_levels_h5(const std::filesystem::path& file, const Levels& L, const D
     }
   }
   f.close();
-  io::commit_rename(tmp, file);
+  tmp.commit();
 }
 
 }  // namespace quanta::linelist

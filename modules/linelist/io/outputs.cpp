@@ -1,9 +1,14 @@
 #include "outputs.hpp"
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 
+#include "quanta/core/error.hpp"
 #include "quanta/core/io/atomic_file.hpp"
+#include "quanta/core/progress.hpp"
 #include "quanta/core/io/hdf5.hpp"
 #include "quanta/core/version.hpp"
 
@@ -59,11 +64,13 @@ void write_exomol_trans(const std::filesystem::path& path, const Levels& L, cons
 
 void write_gain_table(const std::filesystem::path& path, const Levels& L, const LineList& list) {
   io::AtomicFile f(path);
-  f.stream() << "#  nu_if (cm-1)     nf   Jf  Gf  <-     ni   Ji  Gi     A_fi (1/s)       I (cm/molecule)  S (Debye^2)\n";
+  // One comment line, then rows of numbers only, so that numpy.loadtxt (and any column reader) takes
+  // the file as it is: upper (f) columns, then lower (i) columns.
+  f.stream() << "#  nu_if (cm-1)     nf   Jf  Gf  <-    ni   Ji  Gi     A_fi (1/s)       I (cm/molecule)  S (Debye^2)\n";
   for (const Transition& t : list.transitions) {
     const Level& u = L.levels[t.upper];
     const Level& l = L.levels[t.lower];
-    f.stream() << format("# %14.6f %6d %4d %3d  <- %6d %4d %3d %16.8E %16.8E %16.8E\n", t.wavenumber, u.root.level, u.J, u.gamma,
+    f.stream() << format("  %14.6f %6d %4d %3d     %6d %4d %3d %16.8E %16.8E %16.8E\n", t.wavenumber, u.root.level, u.J, u.gamma,
                          l.root.level, l.J, l.gamma, t.einstein_a, t.intensity, t.linestrength);
   }
   f.commit();
@@ -71,9 +78,9 @@ void write_gain_table(const std::filesystem::path& path, const Levels& L, const 
 
 void write_results(const std::filesystem::path& path, const Levels& L, const IntensityInput& in, const LineList& list,
                    const RunMetadata& meta) {
-  const auto tmp = io::temporary_path_for(path);
+  io::TemporaryPath tmp(path);
   {
-    io::H5File h5(tmp, io::H5File::Mode::Create);
+    io::H5File h5(tmp.path(), io::H5File::Mode::Create);
     const std::size_t nl = L.levels.size(), nt = list.transitions.size();
     std::vector<std::int64_t> id(nl), J(nl), gamma(nl), level(nl);
     std::vector<double> energy(nl);
@@ -121,10 +128,11 @@ void write_results(const std::filesystem::path& path, const Levels& L, const Int
     h5.write_string("metadata/backend", meta.backend);
     h5.write_string("metadata/device", meta.device);
     h5.write_string("metadata/engine", meta.engine);
+    h5.write("metadata/processes", std::vector<std::int64_t>{meta.processes}, {});
     for (const auto& [stage, s] : meta.timings) h5.write_scalar("metadata/timings/" + stage, s);
     h5.close();
   }
-  io::commit_rename(tmp, path);
+  tmp.commit();
 }
 
 }  // namespace quanta::linelist

@@ -14,6 +14,7 @@ namespace quanta::linelist {
 
 struct RunMetadata {
   std::string input_file, checkpoint_dir, backend, device, engine;
+  int processes = 1;                                    // MPI processes that computed the line list
   std::vector<std::pair<std::string, double>> timings;  // stage, seconds
 };
 

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "quanta/core/error.hpp"
+#include "quanta/core/io/input_file.hpp"
 #include "quanta/core/io/fortran_records.hpp"
 #include "quanta/core/io/text_reader.hpp"
 #include "quanta/linelist/checkpoints.hpp"
@@ -144,8 +145,7 @@ int read_nmodes(const std::filesystem::path& descr_file) {
 }
 
 RootsFile read_root_descriptions(const std::filesystem::path& file, int nmodes, int nclasses) {
-  std::ifstream in(file);
-  if (!in) throw InputError(file.string(), "cannot open (the J and symmetry are named in the input's J range)");
+  std::ifstream in = io::open_input_file(file, "TROVE's j0eigen_descr checkpoint of a J and symmetry in the input's J range");
   std::string line;
   int number = 0;
   bool started = false;

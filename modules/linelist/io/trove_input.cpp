@@ -1,10 +1,19 @@
 // TROVE's input format (Stone's input parser): one keyword and its values per line, values separated
 // by blanks or commas, text in parentheses is a comment, keywords are case-insensitive.
+//
+// Keywords follow TROVE's reader (fields.f90, FLinput): the same spellings, the same defaults, and a
+// repeated keyword replaces the earlier value (reported, since a line list computed with a value the
+// user did not mean to keep costs hours). Every value is checked against its range here, so that a run
+// never spends its time on an input that can only give an empty or wrong line list.
 #include <cctype>
-#include <fstream>
+#include <cmath>
+#include <limits>
+#include <map>
 #include <sstream>
 
 #include "quanta/core/error.hpp"
+#include "quanta/core/io/input_file.hpp"
+#include "quanta/core/progress.hpp"
 #include "quanta/linelist/input.hpp"
 
 namespace quanta::linelist {
@@ -13,6 +22,12 @@ namespace {
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
+}
+
+std::string number_text(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
 }
 
 std::vector<std::string> tokens_of(const std::string& raw) {
@@ -36,6 +51,7 @@ class Line {
   const std::string& keyword() const { return tokens_[0]; }
   std::size_t count() const { return tokens_.size() - 1; }  // values after the keyword
   const std::string& word(std::size_t i) const { return tokens_.at(i); }
+  // A finite number (Fortran's 1.0d-3 too): NaN and infinities are refused with the rest.
   double real(std::size_t i, const std::string& what) const {
     if (i >= tokens_.size()) fail(what, "end of line", "a number");
     std::string t = tokens_[i];
@@ -44,14 +60,20 @@ class Line {
     try {
       std::size_t used = 0;
       const double v = std::stod(t, &used);
-      if (used == t.size()) return v;
+      if (used == t.size() && std::isfinite(v)) return v;
     } catch (const std::exception&) {
     }
-    fail(what, "'" + tokens_[i] + "'", "a number");
+    fail(what, "'" + tokens_[i] + "'", "a finite number");
+  }
+  // A finite number in [lo, hi] (hi_open: [lo, hi)); `range` says it in words for the message.
+  double real_in(std::size_t i, const std::string& what, double lo, double hi, const std::string& range, bool hi_open = false) const {
+    const double v = real(i, what);
+    if (v < lo || v > hi || (hi_open && v == hi)) fail(what, tokens_[i], range);
+    return v;
   }
   int integer(std::size_t i, const std::string& what) const {
     const double v = real(i, what);
-    if (v != static_cast<int>(v)) fail(what, "'" + tokens_[i] + "'", "an integer");
+    if (std::abs(v) > std::numeric_limits<int>::max() || v != static_cast<int>(v)) fail(what, "'" + tokens_[i] + "'", "an integer");
     return static_cast<int>(v);
   }
   [[noreturn]] void fail(const std::string& what, const std::string& found, const std::string& expected) const {
@@ -65,63 +87,182 @@ class Line {
   std::vector<std::string> tokens_;
 };
 
-// `energy low a, b, upper c, d` (either part may be given alone).
-void read_energy_windows(const Line& l, IntensityInput& in) {
+// The parse state: what was read so far and on which line, for repeated keywords.
+struct Reader {
+  IntensityInput in;
+  std::map<std::string, int> seen;  // keyword (TROVE's first spelling) -> line of its last occurrence
+  int control_j_line = 0;           // J of an intensity step given in the CONTROL block
+  int intensity_j_line = 0;
+
+  // TROVE keeps the last value of a repeated keyword; say which line that is.
+  void once(const std::string& name, const Line& l) {
+    const auto it = seen.find(name);
+    if (it != seen.end())
+      warn("linelist", in.file.string() + ": " + name + " is given on line " + std::to_string(it->second) + " and again on line " +
+                           std::to_string(l.number()) + "; the value of line " + std::to_string(l.number()) + " is used (as TROVE does)");
+    seen[name] = l.number();
+  }
+};
+
+Window read_window(const Line& l, std::size_t i, const std::string& what) {
+  Window w{l.real(i, what + " (lower end)"), l.real(i + 1, what + " (upper end)")};
+  if (w.min > w.max)
+    l.fail(what, number_text(w.min) + ", " + number_text(w.max), "lower end <= upper end (cm^-1; no line could pass the window)");
+  return w;
+}
+
+// `energy low a, b, upper c, d` (either part may be given alone; TROVE's spellings low/lower/l, upper/upp/up/u).
+void read_energy_windows(const Line& l, Reader& r) {
   std::size_t i = 1;
+  if (l.count() == 0) l.fail("energy", "no window", "'low a, b' and/or 'upper c, d' (cm^-1 above the ZPE)");
   while (i < l.count() + 1) {
     const std::string part = lower(l.word(i));
-    Window* w = part == "low" || part == "lower" ? &in.lower : part == "upper" || part == "up" ? &in.upper : nullptr;
-    if (!w) l.fail("energy", "'" + l.word(i) + "'", "'low a, b' and/or 'upper c, d'");
-    w->min = l.real(i + 1, "energy " + part + " (minimum)");
-    w->max = l.real(i + 2, "energy " + part + " (maximum)");
+    const bool low = part == "low" || part == "lower" || part == "l";
+    const bool up = part == "upper" || part == "upp" || part == "up" || part == "u";
+    if (!low && !up) l.fail("energy", "'" + l.word(i) + "'", "'low a, b' and/or 'upper c, d' (cm^-1 above the ZPE)");
+    r.once(low ? "energy low" : "energy upper", l);
+    (low ? r.in.lower : r.in.upper) = read_window(l, i + 1, low ? "energy low" : "energy upper");
     i += 3;
   }
 }
 
-void read_intensity_line(const Line& l, IntensityInput& in) {
+// GNS: one nuclear-spin weight per irrep, each >= 0 (0 leaves the irrep out, as in TROVE), one at least > 0.
+std::vector<double> read_gns(const Line& l) {
+  if (l.count() == 0) l.fail("GNS", "no values", "one nuclear-spin weight per irreducible representation");
+  std::vector<double> g;
+  bool any = false;
+  for (std::size_t i = 1; i <= l.count(); ++i) {
+    g.push_back(l.real_in(i, "GNS (entry " + std::to_string(i) + ")", 0, std::numeric_limits<double>::max(),
+                          "a weight >= 0 (0 leaves that symmetry out)"));
+    any = any || g.back() > 0;
+  }
+  if (!any) l.fail("GNS", "only zeros", "at least one weight > 0 (the symmetries with weight 0 are left out)");
+  return g;
+}
+
+// What the INTENSITY block may hold; an unknown keyword (TROVE's others included) is refused by name.
+constexpr const char* kSupported =
+    "one of absorption, THRESH_INTES, THRESH_LINE, THRESH_COEFF, TEMPERATURE, QSTAT, ZPE, GNS, selection, J, freq-window, "
+    "energy, exomol, linelist, END (quanta implements these of TROVE's INTENSITY keywords)";
+
+void read_intensity_line(const Line& l, Reader& r) {
+  IntensityInput& in = r.in;
   const std::string k = lower(l.keyword());
-  auto values = [&](const std::string& what) {
-    std::vector<double> v;
-    for (std::size_t i = 1; i <= l.count(); ++i) v.push_back(l.real(i, what));
-    if (v.empty()) l.fail(what, "no values", "one value per irreducible representation");
-    return v;
-  };
-  if (k == "absorption") in.absorption = true;
-  else if (k == "emission") in.absorption = false;
-  else if (k == "thresh_intes" || k == "thresh_intens" || k == "threshintens") in.thresh_intens = l.real(1, l.keyword());
-  else if (k == "thresh_line" || k == "threshline") in.thresh_line = l.real(1, l.keyword());
-  else if (k == "thresh_coeff" || k == "threshcoeff") in.thresh_coeff = l.real(1, l.keyword());
-  else if (k == "temperature") in.temperature = l.real(1, l.keyword());
-  else if (k == "qstat") in.qstat = l.real(1, l.keyword());
-  else if (k == "zpe") { in.zpe = l.real(1, l.keyword()); in.have_zpe = true; }
-  else if (k == "gns") in.gns = values("GNS");
-  else if (k == "selection") {
-    for (double v : values("selection")) in.selection.push_back(static_cast<int>(v));
+  const double inf = std::numeric_limits<double>::max();
+  if (k == "absorption") {
+    r.once("absorption/emission", l);
+    in.absorption = true;
+  } else if (k == "emission") {
+    l.fail("INTENSITY", "'emission'", "absorption (quanta computes absorption line lists, as TROVE's symmetrized-vector path does)");
+  } else if (k == "thresh_intes" || k == "thresh_intens") {
+    r.once("THRESH_INTES", l);
+    in.thresh_intens = l.real_in(1, l.keyword(), 0, inf, "an intensity >= 0 (cm/molecule)");
+  } else if (k == "thresh_line" || k == "thresh_linestrength" || k == "thresh_linestrenght") {
+    r.once("THRESH_LINE", l);
+    in.thresh_line = l.real_in(1, l.keyword(), 0, inf, "a linestrength >= 0 (Debye^2)");
+  } else if (k == "thresh_coeff" || k == "thresh_coefficients") {
+    r.once("THRESH_COEFF", l);
+    // Eigenvector coefficients and 3j symbols are at most 1 in magnitude: a threshold of 1 or more drops them all.
+    in.thresh_coeff = l.real_in(1, l.keyword(), 0, 1, "0 <= THRESH_COEFF < 1 (|c| <= THRESH_COEFF are dropped; |c| <= 1)", true);
+  } else if (k == "temperature") {
+    r.once("TEMPERATURE", l);
+    in.temperature = l.real(1, l.keyword());
+    if (in.temperature <= 0) l.fail(l.keyword(), l.word(1), "a temperature > 0 K");
+  } else if (k == "qstat" || k == "partition" || k == "part_func") {
+    r.once("QSTAT", l);
+    in.qstat = l.real(1, l.keyword());
+    if (in.qstat <= 0) l.fail(l.keyword(), l.word(1), "a partition function > 0 (leave QSTAT out to have it computed from the levels read)");
+  } else if (k == "zpe") {
+    r.once("ZPE", l);
+    in.zpe = l.real(1, l.keyword());
+    in.have_zpe = true;
+  } else if (k == "gns") {
+    r.once("GNS", l);
+    in.gns = read_gns(l);
+  } else if (k == "selection" || k == "selection-groups" || k == "select" || k == "pairs") {
+    r.once("selection", l);
+    if (l.count() == 0) l.fail("selection", "no values", "one number per irreducible representation");
+    in.selection.clear();
+    for (std::size_t i = 1; i <= l.count(); ++i) in.selection.push_back(l.integer(i, "selection"));
   } else if (k == "j") {
-    in.jmin = l.integer(1, "J (lowest)");
-    in.jmax = l.integer(2, "J (highest)");
-    if (in.jmin < 0 || in.jmax < in.jmin) l.fail("J", std::to_string(in.jmin) + ", " + std::to_string(in.jmax), "0 <= Jmin <= Jmax");
-  } else if (k == "freq-window" || k == "freq_window") {
-    in.freq = {l.real(1, "freq-window (minimum)"), l.real(2, "freq-window (maximum)")};
-  } else if (k == "energy") read_energy_windows(l, in);
-  else if (k == "exomol") in.exomol = true;
-  else if (k == "linelist") {
+    const int jmin = l.integer(1, "J (lowest)"), jmax = l.integer(2, "J (highest)");
+    if (jmin < 0 || jmax < jmin) l.fail("J", std::to_string(jmin) + ", " + std::to_string(jmax), "0 <= Jmin <= Jmax");
+    // TROVE reads the INTENSITY block's J only while no J range is set (the CONTROL block's, or an earlier
+    // line's other than 0, 0).
+    const int earlier = r.control_j_line ? r.control_j_line : r.intensity_j_line;
+    if (earlier && (in.jmin != 0 || in.jmax != 0)) {
+      warn("linelist", in.file.string() + ": J on line " + std::to_string(l.number()) + " is ignored: line " + std::to_string(earlier) +
+                           " already set J = " + std::to_string(in.jmin) + ".." + std::to_string(in.jmax) + " (as TROVE does)");
+      return;
+    }
+    in.jmin = jmin;
+    in.jmax = jmax;
+    r.intensity_j_line = l.number();
+  } else if (k == "freq-window" || k == "freq_window" || k == "freq" || k == "nu" || k == "frequency") {
+    r.once("freq-window", l);
+    in.freq = read_window(l, 1, "freq-window");
+  } else if (k == "energy") {
+    read_energy_windows(l, r);
+  } else if (k == "exomol") {
+    // TROVE's switch to the ExoMol .states/.trans output, which quanta always writes.
+  } else if (k == "linelist") {
+    r.once("linelist", l);
     if (l.count() < 1) l.fail("linelist", "no name", "the stem of the ExoMol file names");
+    if (l.word(1).find('/') != std::string::npos) l.fail("linelist", "'" + l.word(1) + "'", "a file name stem without '/' (the files go to -o DIR)");
     in.linelist_name = l.word(1);
-  } else
-    l.fail("INTENSITY block", "keyword '" + l.keyword() + "'",
-           "one of absorption, emission, THRESH_INTES, THRESH_LINE, THRESH_COEFF, TEMPERATURE, QSTAT, ZPE, GNS, "
-           "selection, J, freq-window, energy, exomol, linelist, END");
+  } else {
+    l.fail("INTENSITY block", "keyword '" + l.keyword() + "'", kSupported);
+  }
+}
+
+// TROVE's CONTROL block: `step 4` (or `intensity`) makes its `J a, b` the J range of the intensity step.
+struct Control {
+  bool intensity_step = false;
+};
+
+void read_control_line(const Line& l, Reader& r, Control& c) {
+  const std::string k = lower(l.keyword());
+  if (k == "step" || k == "case") {
+    if (l.count() < 1) return;
+    const std::string step = lower(l.word(1));
+    c.intensity_step = step == "4" || step == "intensity" || step == "intensities";
+  } else if ((k == "j" || k == "jrot") && c.intensity_step) {
+    r.in.jmin = l.integer(1, "J (lowest)");
+    r.in.jmax = l.integer(2, "J (highest)");
+    if (r.in.jmin < 0 || r.in.jmax < r.in.jmin)
+      l.fail("J", std::to_string(r.in.jmin) + ", " + std::to_string(r.in.jmax), "0 <= Jmin <= Jmax");
+    if (r.control_j_line)
+      warn("linelist", r.in.file.string() + ": J is given on line " + std::to_string(r.control_j_line) + " and again on line " +
+                           std::to_string(l.number()) + " of the CONTROL block; the value of line " + std::to_string(l.number()) + " is used (as TROVE does)");
+    r.control_j_line = l.number();
+  }
+}
+
+// `mem N unit`, TROVE's units: TB/T, GB/G, MB/M, KB/K, B.
+void read_memory(const Line& l, Reader& r) {
+  r.once("mem", l);
+  const double n = l.real(1, l.keyword());
+  if (n <= 0) l.fail(l.keyword(), l.word(1), "a memory size > 0 followed by its unit");
+  if (l.count() < 2) l.fail(l.keyword(), "no unit", "TB, GB, MB, KB or B after the size (as TROVE reads it)");
+  const std::string unit = lower(l.word(2));
+  const std::map<std::string, double> units{{"tb", 0x1p40}, {"t", 0x1p40}, {"gb", 0x1p30}, {"g", 0x1p30}, {"mb", 0x1p20},
+                                            {"m", 0x1p20},  {"kb", 0x1p10}, {"k", 0x1p10},  {"b", 1.0}};
+  const auto u = units.find(unit);
+  if (u == units.end()) l.fail(l.keyword(), "unit '" + l.word(2) + "'", "TB, GB, MB, KB or B");
+  const double bytes = n * u->second;
+  if (bytes < 1 || bytes > 0x1p62) l.fail(l.keyword(), l.word(1) + " " + l.word(2), "between 1 B and 4 EB");
+  r.in.mem_bytes = static_cast<std::size_t>(bytes);
 }
 
 }  // namespace
 
 IntensityInput read_trove_input(const std::filesystem::path& path) {
-  std::ifstream f(path);
-  if (!f) throw InputError(path.string(), "cannot open the TROVE input file");
-  IntensityInput in;
-  in.file = path;
-  bool in_block = false, have_block = false;
+  std::ifstream f = io::open_input_file(path, "a TROVE input file with an INTENSITY block");
+  Reader r;
+  r.in.file = path;
+  enum class Block { None, Intensity, Control } block = Block::None;
+  Control control;
+  bool have_block = false;
   int block_line = 0;
   std::string raw;
   for (int number = 1; std::getline(f, raw); ++number) {
@@ -129,35 +270,46 @@ IntensityInput read_trove_input(const std::filesystem::path& path) {
     if (t.empty()) continue;
     const Line l(path, number, t);
     const std::string k = lower(l.keyword());
-    if (in_block) {
-      if (k == "end") in_block = false;
-      else read_intensity_line(l, in);
+    if (block != Block::None) {
+      if (k == "end") block = Block::None;
+      else if (block == Block::Intensity) read_intensity_line(l, r);
+      else read_control_line(l, r, control);
       continue;
     }
     if (k == "mem" || k == "memory") {
-      in.mem_gb = l.real(1, "mem");
-      if (l.count() >= 2) {
-        const std::string unit = lower(l.word(2));
-        if (unit == "mb") in.mem_gb /= 1024;
-        else if (unit == "tb") in.mem_gb *= 1024;
-        else if (unit != "gb") l.fail("mem", "unit '" + l.word(2) + "'", "gb, mb or tb");
-      }
+      read_memory(l, r);
     } else if (k == "symgroup") {
       if (l.count() < 1) l.fail("SYMGROUP", "no group", "a molecular symmetry group, e.g. C2v(M)");
+      r.once("SYMGROUP", l);
       std::istringstream words(raw);
       std::string keyword;
-      words >> keyword >> in.symgroup;
+      words >> keyword >> r.in.symgroup;
+    } else if (k == "control") {
+      block = Block::Control;
+      control = {};
     } else if (k == "intensity") {
-      in_block = have_block = true;
+      if (have_block)
+        warn("linelist", path.string() + ": a second INTENSITY block on line " + std::to_string(number) + " (the first is on line " +
+                             std::to_string(block_line) + "); its keywords replace the first block's");
+      block = Block::Intensity;
+      have_block = true;
       block_line = number;
     }
   }
   const std::string file = path.string();
+  IntensityInput& in = r.in;
   if (!have_block) throw InputError(file, "no INTENSITY block (the keywords of TROVE's intensity step)");
-  if (in_block) throw InputError(file, block_line, "INTENSITY", "no END before the end of the file", "END closing the block");
+  if (block == Block::Intensity) throw InputError(file, block_line, "INTENSITY", "no END before the end of the file", "END closing the block");
+  if (block == Block::Control) throw InputError(file, "the CONTROL block has no END before the end of the file");
   if (in.symgroup.empty()) throw InputError(file, "no SYMGROUP keyword (the molecular symmetry group)");
   if (in.gns.empty()) throw InputError(file, block_line, "GNS", "nothing", "the nuclear-spin weight of each irreducible representation");
-  if (in.temperature <= 0) throw InputError(file, block_line, "TEMPERATURE", "nothing or <= 0", "a temperature in K");
+  if (in.temperature <= 0) throw InputError(file, block_line, "TEMPERATURE", "nothing", "a temperature > 0 K");
+  if (!r.control_j_line && !r.intensity_j_line)
+    throw InputError(file, block_line, "J", "nothing",
+                     "'J, Jmin, Jmax' in the INTENSITY block (or in the CONTROL block of an intensity step), Jmax >= 1");
+  if (in.jmax == 0)
+    throw InputError(file, r.control_j_line ? r.control_j_line : r.intensity_j_line, "J", "0, 0",
+                     "Jmax >= 1 (J = 0 <-> J' = 0 is dipole-forbidden: the line list would be empty)");
   return in;
 }
 

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "quanta/core/error.hpp"
+#include "quanta/core/io/input_file.hpp"
 
 namespace quanta::linelist {
 
@@ -41,6 +42,7 @@ std::filesystem::path checkpoint(const std::filesystem::path& dir, const std::st
   const auto p = dir / name;
   if (!std::filesystem::exists(p))
     throw InputError(p.string(), "missing: the input's J range and GNS need this TROVE checkpoint (looked in " + dir.string() + ")");
+  io::require_input_file(p, "TROVE's checkpoint " + name);
   return p;
 }
 
@@ -108,6 +110,7 @@ Levels read_levels(const std::filesystem::path& dir, const IntensityInput& input
         const auto need = static_cast<std::uintmax_t>(roots.nroots) * roots.dim * 8;
         if (!std::filesystem::exists(block.vectors))
           throw InputError(block.vectors.string(), "missing: " + descr.filename().string() + " lists " + std::to_string(roots.nroots) + " roots");
+        io::require_input_file(block.vectors, "TROVE's eigenvector checkpoint");
         const auto have = std::filesystem::file_size(block.vectors);
         if (have < need)
           throw InputError(block.vectors.string(), "truncated: " + std::to_string(have) + " bytes, expected " + std::to_string(need) +
@@ -171,8 +174,7 @@ void expand_vectors(const Levels& L, const LevelBlock& block, std::span<const in
   std::fill_n(out, records.size() * degen * b.size(), 0.0);
   std::vector<std::size_t> product(c.ncontr());
   for (int f = 0; f < c.ncontr(); ++f) product[f] = static_cast<std::size_t>(c.irot[f]) * b.nvib + c.ivib[f];
-  std::ifstream in(block.vectors, std::ios::binary);
-  if (!in) throw InputError(block.vectors.string(), "cannot open the eigenvector file");
+  std::ifstream in = io::open_input_file(block.vectors, "TROVE's eigenvector checkpoint", std::ios::in | std::ios::binary);
   std::vector<double> v(block.dim);
   for (std::size_t i = 0; i < records.size(); ++i) {
     in.seekg(static_cast<std::streamoff>(records[i] - 1) * block.dim * 8);

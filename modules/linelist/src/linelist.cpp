@@ -256,6 +256,7 @@ LineList compute_linelist(const Levels& L, const IntensityInput& in, const Dipol
     out.lower_states += static_cast<long long>(g.levels.size());
   }
   progress.finish();
+  out.upper_cached_bytes = cached;
 
   // Every process gets every transition (7 numbers each).
   if (comm.distributed()) {

@@ -5,6 +5,7 @@
 #include "../kernels/linestrength.hpp"
 #include "quanta/core/comm.hpp"
 #include "quanta/core/error.hpp"
+#include "quanta/core/io/output_folder.hpp"
 #include "quanta/core/progress.hpp"
 #include "quanta/core/threads.hpp"
 #include "quanta/core/timer.hpp"
@@ -19,9 +20,21 @@ RunSummary run(const RunOptions& opt) {
   RunSummary s;
   RunMetadata meta;
 
-  // 1. The input and the checkpoints: levels of every J and Gamma asked for, the dipole matrices.
+  // 1. The input, and the output folder checked writable before anything long starts; then the
+  //    checkpoints: levels of every J and Gamma asked for, the dipole matrices.
   const IntensityInput input = read_trove_input(opt.input);
-  if (!input.absorption) throw InputError(opt.input.string(), "emission: quanta linelist computes absorption line lists (as TROVE's symmetrized-vector path does)");
+  const std::string stem = (input.linelist_name.empty() ? opt.input.stem().string() : input.linelist_name) + "_" +
+                           std::to_string(input.jmin) + "_" + std::to_string(input.jmax);
+  s.states = opt.output_dir / (stem + ".states");
+  s.trans = opt.output_dir / (stem + ".trans");
+  s.results = opt.output_dir / "quanta-linelist.h5";
+  const std::filesystem::path gain = opt.output_dir / (stem + ".gain.txt");
+  if (comm.root()) {
+    io::require_writable_folder(opt.output_dir, "the output folder (-o)");
+    std::vector<std::filesystem::path> outputs{s.states, s.trans, s.results};
+    if (opt.gain_table) outputs.push_back(gain);
+    io::warn_replaced("linelist", outputs);
+  }
   const bool from_file = !opt.levels_file.empty();
   const Levels levels = from_file ? read_levels_h5(opt.levels_file, input) : read_levels(opt.checkpoint_dir, input);
   const DipoleMatrices dipole = from_file ? read_dipole_h5(opt.levels_file) : read_dipole_matrices(opt.checkpoint_dir / "j0_extfield.chk");
@@ -44,6 +57,9 @@ RunSummary run(const RunOptions& opt) {
   LineListOptions lo;
   lo.backend = backend;
   lo.quiet = opt.quiet;
+  // TROVE's `mem`: the host memory of the run. Half of it may hold expanded upper vectors; those beyond
+  // are read again from the checkpoints for each group of lower states.
+  if (input.mem_bytes > 0) lo.upper_cache_bytes = input.mem_bytes / 2;
 
   // 3. Half-linestrengths and completions for every lower state, then A and intensities.
   t.reset();
@@ -52,6 +68,7 @@ RunSummary run(const RunOptions& opt) {
   meta.backend = to_string(backend);
   meta.device = device_description(backend);
   meta.engine = list.engine;
+  meta.processes = comm.size();
   s.backend = meta.backend;
   s.engine = list.engine;
   s.transitions = list.transitions.size();
@@ -59,23 +76,18 @@ RunSummary run(const RunOptions& opt) {
   s.partition_function = list.partition_function;
   s.seconds_half = list.seconds_half;
   s.seconds_completion = list.seconds_completion;
+  s.upper_cached_bytes = list.upper_cached_bytes;
   if (list.partition_from_states)
     note("linelist", opt.quiet || !comm.root(), "no QSTAT: Q(" + std::to_string(input.temperature) + " K) = " +
                                                     std::to_string(list.partition_function) + " from the levels read");
 
   // 4. Outputs, written once (by the first process).
-  const std::string stem = (input.linelist_name.empty() ? opt.input.stem().string() : input.linelist_name) + "_" +
-                           std::to_string(input.jmin) + "_" + std::to_string(input.jmax);
-  s.states = opt.output_dir / (stem + ".states");
-  s.trans = opt.output_dir / (stem + ".trans");
-  s.results = opt.output_dir / "quanta-linelist.h5";
   s.seconds_total = total.seconds();
   meta.timings.emplace_back("total", s.seconds_total);
   if (comm.root()) {
-    std::filesystem::create_directories(opt.output_dir);
     write_exomol_states(s.states, levels, input);
     write_exomol_trans(s.trans, levels, list);
-    if (opt.gain_table) write_gain_table(opt.output_dir / (stem + ".gain.txt"), levels, list);
+    if (opt.gain_table) write_gain_table(gain, levels, list);
     write_results(s.results, levels, input, list, meta);
   }
   return s;
@@ -84,6 +96,13 @@ RunSummary run(const RunOptions& opt) {
 std::size_t convert_to_levels_file(const std::filesystem::path& input_file, const std::filesystem::path& dir,
                                    const std::filesystem::path& output, bool quiet) {
   const IntensityInput input = read_trove_input(input_file);
+  // The output is checked before the checkpoints are read: a file name (not a folder) in a writable folder.
+  const auto name = output.filename();
+  if (output.empty() || name.empty() || name == "." || name == ".." || std::filesystem::is_directory(output))
+    throw InputError("-o '" + output.string() + "'", "is a folder; -o names the levels file to write (e.g. '" +
+                                                         (output / "levels.h5").lexically_normal().string() + "')");
+  io::require_writable_folder(output.has_parent_path() ? output.parent_path() : std::filesystem::path("."), "the folder of the levels file (-o)");
+  io::warn_replaced("linelist-convert", {output});
   const Levels levels = read_levels(dir, input);
   const DipoleMatrices dipole = read_dipole_matrices(dir / "j0_extfield.chk");
   write_levels_h5(output, levels, dipole);

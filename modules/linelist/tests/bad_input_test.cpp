@@ -21,7 +21,7 @@ struct Copy {
   quanta::test::TempDir dir;
   Copy() {
     for (const auto& e : fs::directory_iterator(linelist_test::checkpoints())) fs::copy_file(e.path(), dir / e.path().filename().string());
-    fs::copy_file(linelist_test::reference_dir() / "step4_std.inp", dir / "step4_std.inp");
+    fs::copy_file(linelist_test::input_file(), dir / "step4_std.inp");
     for (const auto& e : fs::directory_iterator(dir.path())) fs::permissions(e.path(), fs::perms::owner_read | fs::perms::owner_write);
   }
   IntensityInput input() const { return read_trove_input(dir / "step4_std.inp"); }
@@ -78,13 +78,13 @@ TEST(LinelistBadInput, TruncatedDipoleCheckpoint) {
   Copy c;
   fs::resize_file(c.dir / "j0_extfield.chk", 200000);
   quanta::test::expect_error<quanta::InputError>([&] { read_dipole_matrices(c.dir / "j0_extfield.chk"); },
-                                                 {"j0_extfield.chk", "record", "truncated"});
+                                                 {"j0_extfield.chk", "record", "bytes left in the file"});
 }
 
 TEST(LinelistBadInput, InputKeywordsNameTheLine) {
   Copy c;
   replace_in(c.dir / "step4_std.inp", "  TEMPERATURE   500.0", "  TEMPERATURE   hot");
-  quanta::test::expect_error<quanta::InputError>([&] { c.input(); }, {"step4_std.inp:82", "TEMPERATURE", "'hot'", "a number"});
+  quanta::test::expect_error<quanta::InputError>([&] { c.input(); }, {"step4_std.inp:82", "TEMPERATURE", "'hot'", "a finite number"});
   replace_in(c.dir / "step4_std.inp", "  TEMPERATURE   hot", "  TEMPERATUR 500");
   quanta::test::expect_error<quanta::InputError>([&] { c.input(); }, {"step4_std.inp:82", "TEMPERATUR", "one of"});
   replace_in(c.dir / "step4_std.inp", "  TEMPERATUR 500", "  TEMPERATURE 500");
@@ -158,4 +158,19 @@ TEST(LinelistBadInput, LevelsFileErrorsNameTheDataset) {
   const std::string text(std::istreambuf_iterator<char>(e), {});
   EXPECT_NE(text.find("/J1/G2/vectors"), std::string::npos) << text;
   EXPECT_FALSE(fs::exists(c.dir / "out/step4_std_0_2.trans"));
+}
+
+// An error while the levels file is being written (a vectors checkpoint gone after the levels were read,
+// found while the vectors are expanded into the file) leaves neither the file nor its temporary.
+TEST(LinelistBadInput, LevelsFileWriterLeavesNothingOnError) {
+  Copy c;
+  const IntensityInput in = c.input();
+  const Levels levels = read_levels(c.dir.path(), in);
+  const DipoleMatrices dipole = read_dipole_matrices(c.dir / "j0_extfield.chk");
+  fs::remove(c.dir / "j0eigen_vectors2_4.chk");
+  const fs::path out = c.dir / "out.h5";
+  quanta::test::expect_error<quanta::InputError>([&] { write_levels_h5(out, levels, dipole); }, {"j0eigen_vectors2_4.chk", "not found"});
+  EXPECT_FALSE(fs::exists(out));
+  for (const auto& e : fs::directory_iterator(c.dir.path()))
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << "left behind: " << e.path();
 }

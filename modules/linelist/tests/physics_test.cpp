@@ -120,7 +120,7 @@ TEST(LinelistPhysics, RigidSymmetricTopSumRuleEachAxis) {
 // each J' span its product basis). Final symmetries the selection rules forbid contribute zero.
 TEST(LinelistPhysics, SumRuleOverCompleteFinalStatesSiH2) {
   using namespace linelist_test;
-  IntensityInput in = read_trove_input(reference_dir() / "step4_std.inp");
+  IntensityInput in = read_trove_input(input_file());
   in.gns = {1, 1, 1, 1};
   const Levels L = read_levels(checkpoints(), in);
   const DipoleMatrices d = read_dipole_matrices(checkpoints() / "j0_extfield.chk");

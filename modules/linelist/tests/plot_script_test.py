@@ -1,12 +1,15 @@
 """Checks of tools/python/plot_linelist.py: the Doppler cross-section conserves each line's intensity (lines
 narrower or wider than the grid step), has the Doppler width HWHM = nu/c sqrt(2 ln2 kT/m), and the whole
-script runs on a results file when h5py and matplotlib are present.
+script runs on a results file when h5py and matplotlib are present; every plot_linelist.py command shown in
+docs/linelist.md is one the script accepts.
 
-    plot_script_test.py PATH/plot_linelist.py
+    plot_script_test.py PATH/plot_linelist.py PATH/docs/linelist.md
 """
 import importlib.util
 import math
 import os
+import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -47,6 +50,19 @@ ints = rng.uniform(0, 1, 200) * 1e-22
 grid = np.arange(999, 1011, 0.01)
 xs = plot.cross_section(nus, ints, 500.0, 30.0, grid)
 check(abs(xs.sum() * 0.01 / ints.sum() - 1) < 1e-9, f"narrow lines: integral / sum of intensities - 1 = {xs.sum() * 0.01 / ints.sum() - 1:.2e}")
+
+# The commands the user docs show, as written there (placeholders: M a mass, T a temperature).
+docs = open(sys.argv[2]).read()
+shown = re.findall(r"plot_linelist\.py([^`\n]*)", docs)
+check(len(shown) > 0, f"docs/linelist.md shows plot_linelist.py commands ({len(shown)})")
+for args in shown:
+    words = [{"M": "30", "T": "296"}.get(w, w) for w in shlex.split(args)]
+    try:
+        plot.parser().parse_args(words)
+        ok = True
+    except SystemExit:
+        ok = False
+    check(ok, f"docs/linelist.md: 'plot_linelist.py{args}' is accepted by the script")
 
 # The whole script on a small results file.
 try:

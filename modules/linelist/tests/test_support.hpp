@@ -1,31 +1,29 @@
 #pragma once
-// Shared by the linelist tests: TROVE's SiH2 reference (checkpoints and outputs), decompressed .xz text.
-#include <cstdio>
+// Shared by the linelist tests: TROVE's SiH2 reference (checkpoints and outputs), staged from
+// modules/linelist/tests/data/sih2-trove/ (README.md there says where it comes from).
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "quanta/core/error.hpp"
 #include "quanta/linelist/input.hpp"
 #include "quanta/linelist/levels.hpp"
+#include "quanta/test/data.hpp"
 
 namespace linelist_test {
 
-inline std::filesystem::path reference_dir() { return std::filesystem::path(QUANTA_SHARED_DIR) / "reference/linelist/sih2-trove"; }
-inline std::filesystem::path checkpoints() { return reference_dir() / "checkpoints"; }
+inline std::filesystem::path reference_dir() { return quanta::test::data_path("linelist/sih2-trove"); }
+inline std::filesystem::path checkpoints() { return quanta::test::data_path("linelist/sih2-trove/checkpoints"); }
+inline std::filesystem::path input_file() { return quanta::test::data_path("linelist/sih2-trove/step4_std.inp"); }
+inline std::filesystem::path trove_output(const std::string& name) { return quanta::test::data_path("linelist/sih2-trove/trove-output/" + name); }
 
-// The text of an .xz file (through the xz tool).
-inline std::string xz_text(const std::filesystem::path& file) {
-  const std::string cmd = "xz -dc '" + file.string() + "'";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) throw quanta::Error("cannot run " + cmd);
-  std::string out;
-  char buf[1 << 16];
-  for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  if (pclose(p) != 0) throw quanta::Error(cmd + " failed");
-  return out;
+inline std::string text_of(const std::filesystem::path& file) {
+  std::ifstream f(file, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
 // TROVE's full transition table (step4_std.out), keyed by (J', Gamma', level', J, Gamma, level).
@@ -34,7 +32,7 @@ struct TroveLine {
 };
 using LineKey = std::tuple<int, int, int, int, int, int>;
 inline std::map<LineKey, TroveLine> trove_table() {
-  std::istringstream in(xz_text(reference_dir() / "trove-output/step4_std.out.xz"));
+  std::istringstream in(text_of(trove_output("step4_std.out")));
   const std::map<std::string, int> gamma{{"A1", 1}, {"A2", 2}, {"B1", 3}, {"B2", 4}};
   std::map<LineKey, TroveLine> out;
   bool table = false;

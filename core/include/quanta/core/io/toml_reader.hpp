@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "quanta/core/error.hpp"
+#include "quanta/core/io/input_file.hpp"
 
 namespace quanta::io {
 
@@ -129,7 +130,9 @@ class TomlReader {
                          const std::string& expected) const {
     if (fallback) return *fallback;
     const toml::table* t = table.empty() ? &root_ : find_table(table);
-    throw InputError(file_, t ? line(*t) : 0, name(table, key), "nothing (the key is missing)", expected);
+    if (!t)  // no line to point at: the whole table is absent
+      throw InputError(file_, name(table, key) + ": found nothing (the table [" + table + "] is missing), expected " + expected);
+    throw InputError(file_, line(*t), name(table, key), "nothing (the key is missing)", expected);
   }
   const toml::table& root_;
   std::string file_;
@@ -147,8 +150,7 @@ inline toml::table parse_toml(const std::string& text, const std::string& source
 
 // The text of a config file; `what` names it in the error ("the kbe config file").
 inline std::string read_text_file(const std::filesystem::path& file, const std::string& what) {
-  std::ifstream in(file);
-  if (!in) throw InputError(file.string(), "cannot open " + what + " (expected a readable TOML file)");
+  std::ifstream in = open_input_file(file, what + " (a TOML file)");
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();

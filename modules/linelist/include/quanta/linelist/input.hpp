@@ -1,8 +1,11 @@
 #pragma once
 // What quanta linelist reads from a TROVE input file: the memory budget (`mem`), the molecular symmetry
-// group (`SYMGROUP`) and the INTENSITY block (the keywords of the seed's Table 1 plus TROVE's `exomol`
-// and `linelist`). Other blocks of the file (basis, potential, dipole, ...) belong to the earlier
-// TROVE steps and are skipped.
+// group (`SYMGROUP`), the J range of an intensity step given in the CONTROL block (`step 4`, `J`), and the
+// INTENSITY block (the keywords of the seed's Table 1 plus TROVE's `exomol` and `linelist`). Other blocks
+// of the file (basis, potential, dipole, ...) belong to the earlier TROVE steps and are skipped. A keyword
+// of the INTENSITY block that quanta does not implement is refused by name; every value is checked
+// against its range when read.
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -16,24 +19,23 @@ struct Window {
 
 struct IntensityInput {
   std::filesystem::path file;        // the input file, for messages
-  double mem_gb = 0;                 // `mem N gb` (0: not given)
+  std::size_t mem_bytes = 0;         // `mem N unit`: host memory the run may use (0: not given)
   std::string symgroup;              // `SYMGROUP`
   bool absorption = true;            // `absorption` (or `emission`)
   double thresh_intens = 0;          // THRESH_INTES: smallest absolute intensity written, cm/molecule
   double thresh_line = 0;            // THRESH_LINE: smallest linestrength written, Debye^2
   double thresh_coeff = 0;           // THRESH_COEFF: |c| below it are skipped in the half-linestrength
   double temperature = 0;            // K
-  double qstat = -1;                 // QSTAT: partition function; <= 0: computed from the states (eq. 2)
+  double qstat = -1;                 // QSTAT: partition function (> 0); -1: not given, computed from the states (eq. 2)
   bool have_zpe = false;
   double zpe = 0;                    // ZPE, cm^-1; without it, the lowest J = 0 energy of the first symmetry
-  std::vector<double> gns;           // GNS per irrep
+  std::vector<double> gns;           // GNS per irrep, >= 0; 0 leaves the irrep out, as in TROVE
   std::vector<int> selection;        // `selection` numbers per irrep
-  int jmin = 0, jmax = 0;            // `J, jmin, jmax`
+  int jmin = 0, jmax = 0;            // `J, jmin, jmax` (CONTROL's, when its step is 4, else INTENSITY's)
   // Windows, cm^-1 (energies above the ZPE); the defaults are TROVE's.
   Window freq{-0.1, 1e6};            // `freq-window`
   Window lower{-0.1, 1e6};           // `energy low`
   Window upper{-0.1, 1e6};           // `energy ... upper`
-  bool exomol = false;               // `exomol`: write .states and .trans
   std::string linelist_name;         // `linelist NAME`: stem of the ExoMol files
 };
 

@@ -38,6 +38,7 @@ struct LineList {
   std::string engine;
   double seconds_half = 0, seconds_completion = 0;
   long long lower_states = 0;           // lower states this process computed
+  std::size_t upper_cached_bytes = 0;   // expanded upper vectors kept on the host (at most upper_cache_bytes)
 };
 
 // TROVE's pairing of irreps from the `selection` numbers: the unique other irrep with the same number,

@@ -28,6 +28,7 @@ struct RunSummary {
   std::string backend, engine;
   double partition_function = 0;
   double seconds_total = 0, seconds_half = 0, seconds_completion = 0;
+  std::size_t upper_cached_bytes = 0;     // expanded upper vectors kept on the host (bounded by half of `mem`)
   std::filesystem::path states, trans, results;
 };
 

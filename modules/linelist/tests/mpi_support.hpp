@@ -1,0 +1,53 @@
+#pragma once
+// Shared by the MPI tests: the SiH2 line list run by `quanta linelist` on 1 process (no launcher) or on
+// P processes through mpirun, and the number of processes the run itself recorded.
+#include <sys/wait.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "quanta/core/io/hdf5.hpp"
+#include "test_support.hpp"
+
+namespace linelist_test {
+
+// OpenMPI refuses to start as root unless told twice, and a container or CI machine may have fewer cores
+// than ranks and no cross-memory attach: what mpirun needs there (as the kbe MPI test sets it).
+inline void allow_mpirun_here() {
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 1);
+}
+
+inline std::string launcher(int ranks) {
+  return ranks == 1 ? std::string() : std::string(QUANTA_MPIEXEC) + " --oversubscribe --bind-to none -np " + std::to_string(ranks) + " ";
+}
+
+// Why mpirun cannot start 2 processes here ("" when it can).
+inline std::string launcher_problem() {
+  allow_mpirun_here();
+  const std::string cmd = launcher(2) + "true > /dev/null 2>&1";
+  const int rc = std::system(cmd.c_str());
+  return rc == 0 ? std::string() : std::string(QUANTA_MPIEXEC) + " cannot start 2 processes on this machine (" + cmd + " failed)";
+}
+
+// quanta linelist on the SiH2 checkpoints; its stderr goes to <out>/log.txt. Returns the exit status.
+inline int run_linelist(const std::filesystem::path& out, int ranks, const std::string& backend) {
+  allow_mpirun_here();
+  std::filesystem::create_directories(out);
+  const std::string cmd = launcher(ranks) + QUANTA_BINARY + " linelist '" + input_file().string() + "' --checkpoints '" +
+                          checkpoints().string() + "' -o '" + out.string() + "' --backend " + backend + " --threads 1 > '" +
+                          (out / "log.txt").string() + "' 2>&1";
+  const int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+// The number of processes that computed the line list, as quanta-linelist.h5 records it.
+inline std::int64_t processes_of(const std::filesystem::path& out) {
+  quanta::io::H5File f(out / "quanta-linelist.h5", quanta::io::H5File::Mode::Read);
+  return f.read_ints("metadata/processes").at(0);
+}
+
+}  // namespace linelist_test
