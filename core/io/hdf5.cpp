@@ -56,11 +56,34 @@ Handle vlen_string_type() {
 
 }  // namespace
 
-H5File::H5File(const std::filesystem::path& path, Mode mode) : path_(path) {
-  // Our messages replace HDF5's own stack dump on stderr.
+namespace {
+
+// HDF5 (1.10) leaves a file whose close failed (disk full, file-size limit) half torn down, and the cleanup
+// it registers with atexit then closes that file again and crashes in H5F__close_cb, after the run had
+// reported its error. Without that cleanup nothing touches such a file again: the failed H5Fclose is
+// reported once, the process exits normally, and every file that closed normally was complete already
+// (H5File closes its file in its destructor). H5dont_atexit only works before HDF5 initializes itself,
+// so every entry point of this file calls this first.
+void init_hdf5() {
+  static const bool done = [] {
+    H5dont_atexit();
+    return true;
+  }();
+  (void)done;
+  // Our messages replace HDF5's own stack dump on stderr (a per-thread setting).
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  const hid_t id = mode == Mode::Create ? H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)
-                                        : H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+}
+
+}  // namespace
+
+H5File::H5File(const std::filesystem::path& path, Mode mode) : path_(path) {
+  init_hdf5();
+  // Closing the file closes whatever is still open in it, so a close never leaves an object of a failed
+  // write dangling.
+  Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+  const hid_t id = mode == Mode::Create ? H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl)
+                                        : H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl);
   if (id < 0)
     throw Error("HDF5 file '" + path.string() + "': cannot " + (mode == Mode::Create ? "create" : "open") +
                 " it: " + hdf5_reason());
@@ -70,13 +93,16 @@ H5File::H5File(const std::filesystem::path& path, Mode mode) : path_(path) {
 H5File::H5File(H5File&& o) noexcept : path_(std::move(o.path_)), id_(std::exchange(o.id_, -1)) {}
 
 H5File::~H5File() {
-  if (id_ >= 0) H5Fclose(static_cast<hid_t>(id_));
+  // One attempt only: a second H5Fclose of a file whose close failed crashes inside HDF5.
+  if (id_ >= 0) H5Fclose(static_cast<hid_t>(std::exchange(id_, -1)));
+  H5Eclear2(H5E_DEFAULT);
 }
 
 void H5File::close() {
   if (id_ < 0) return;
   const herr_t st = H5Fclose(static_cast<hid_t>(std::exchange(id_, -1)));
-  if (st < 0) throw Error("HDF5 file '" + path_.string() + "': cannot close it: " + hdf5_reason());
+  if (st < 0)
+    throw Error("HDF5 file '" + path_.string() + "': cannot close it (the disk may be full): " + hdf5_reason());
 }
 
 namespace {
@@ -312,6 +338,7 @@ void H5File::read_rows(const std::string& name, std::size_t first, std::size_t c
 }
 
 std::string hdf5_library_version() {
+  init_hdf5();
   unsigned major = 0, minor = 0, release = 0;
   H5get_libversion(&major, &minor, &release);
   return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release);

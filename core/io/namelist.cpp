@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <cstring>
+#include <cstdio>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -13,6 +13,7 @@
 #include "namelist_text.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/io/input_file.hpp"
+#include "quanta/core/progress.hpp"
 
 namespace quanta::io {
 
@@ -27,6 +28,11 @@ struct Token {
 };
 
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+// Control bytes other than blanks (tab, newline, CR, form feed, vertical tab) and DEL.
+bool is_stray_control(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return (u < 0x20 && !std::isspace(u)) || u == 0x7F;
+}
 
 // Largest repeat count accepted: far above any real array, far below what would exhaust memory.
 constexpr long max_repeat = 100'000'000;
@@ -62,6 +68,12 @@ class Lexer {
         throw InputError(file_, line_, field(), "')' without a matching '('", "a subscript such as (:,1)");
       } else if (c == '"' || c == '\'') {
         push(Token::String, quoted_string());
+      } else if (is_stray_control(c)) {
+        // A NUL or another control byte: a binary or truncated file, never namelist text.
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(c)));
+        throw InputError(file_, line_, field(), std::string("the control byte ") + hex + " (not text)",
+                         "a text file of &group ... &end blocks");
       } else {
         word();
       }
@@ -118,8 +130,15 @@ class Lexer {
   }
 
   void word() {
+    // A word ends at a blank, a separator or a control byte (a string_view search: strchr would match a
+    // NUL byte against its own terminator and the lexer would never advance).
+    constexpr std::string_view separators = ",=()!\"'/&$";
     std::size_t j = i_;
-    while (j < text_.size() && !std::isspace(static_cast<unsigned char>(text_[j])) && !std::strchr(",=()!\"'/&$", text_[j])) ++j;
+    while (j < text_.size() && !std::isspace(static_cast<unsigned char>(text_[j])) && !is_stray_control(text_[j]) &&
+           separators.find(text_[j]) == std::string_view::npos)
+      ++j;
+    if (j == i_)  // every byte run() hands over starts a word; this keeps any future gap from looping forever
+      throw InputError(file_, line_, field(), "an unexpected character", "a name, a value or a separator");
     const std::string w(text_.substr(i_, j - i_));
     i_ = j;
     // A repeat count r*value: "3*0.5", "2*'Si'".
@@ -193,6 +212,26 @@ std::string describe(const Token& t) {
   }
 }
 
+// The same variable (or the same array section) assigned twice in a group: Fortran keeps the last value,
+// and so does the reader, but a silent override is how an edited input ends up not meaning what its
+// author reads at the top, so it is said.
+void warn_if_repeated(const NamelistGroup& g, const NamelistAssignment& a) {
+  const auto same_indices = [](const std::vector<NamelistIndex>& x, const std::vector<NamelistIndex>& y) {
+    if (x.size() != y.size()) return false;
+    for (std::size_t k = 0; k < x.size(); ++k)
+      if (x[k].full != y[k].full || (!x[k].full && (x[k].lo != y[k].lo || x[k].hi != y[k].hi))) return false;
+    return true;
+  };
+  for (const auto& prev : g.assignments())
+    if (prev.name == a.name && same_indices(prev.indices, a.indices)) {
+      warn("namelist", g.file() + ":" + std::to_string(a.line) + ": &" + g.name() + " " + a.name +
+                           " is set at line " + std::to_string(prev.line) + " and again at line " +
+                           std::to_string(a.line) + "; the value of line " + std::to_string(a.line) +
+                           " is used (the last one wins, as in Fortran)");
+      return;
+    }
+}
+
 }  // namespace
 
 Namelist Namelist::parse_string(std::string_view text, const std::string& source_name) {
@@ -202,7 +241,10 @@ Namelist Namelist::parse_string(std::string_view text, const std::string& source
   std::optional<NamelistGroup> group;
   std::optional<NamelistAssignment> current;
   const auto end_assignment = [&] {
-    if (current) group->add(std::move(*current));
+    if (current) {
+      warn_if_repeated(*group, *current);
+      group->add(std::move(*current));
+    }
     current.reset();
   };
   const auto kind_at = [&](std::size_t k) { return k < tokens.size() ? tokens[k].kind : Token::GroupEnd; };

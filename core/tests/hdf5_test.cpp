@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
 
 #include "test_support.hpp"
 
@@ -128,4 +134,33 @@ TEST(Hdf5, ErrorsNameTheFileAndTheDataset) {
 TEST(Hdf5, LibraryVersionMatchesTheHeaders) {
   EXPECT_EQ(quanta::io::hdf5_library_version(),
             std::to_string(H5_VERS_MAJOR) + "." + std::to_string(H5_VERS_MINOR) + "." + std::to_string(H5_VERS_RELEASE));
+}
+
+// A write that fails for want of space (here a file-size limit, as a full disk fails it) throws an Error
+// naming the file, and the process still exits normally: HDF5 1.10's exit-time cleanup used to close the
+// half-closed file again and crash in H5F__close_cb. Run in a child process, which takes the limit.
+TEST(Hdf5, FullDiskThrowsAndTheProcessExitsCleanly) {
+  quanta::test::TempDir dir;
+  const auto path = dir / "full.h5";
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);  // a write past the limit then fails with EFBIG instead of killing
+    const rlimit limit{20000, 20000};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    int code = 2;  // no error
+    try {
+      H5File f(path, H5File::Mode::Create);
+      f.write("a/b", std::vector<double>(100000, 1.0), {100000});
+      f.write("a/c", std::vector<double>(100000, 1.0), {100000});
+      f.close();
+    } catch (const quanta::Error& e) {
+      code = std::string(e.what()).find(path.string()) != std::string::npos ? 0 : 3;
+    }
+    std::exit(code);  // runs the exit handlers, where the crash was
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "2: no error was thrown; 3: the error did not name the file";
 }

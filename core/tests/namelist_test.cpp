@@ -2,11 +2,18 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdlib>
+#include <future>
+#include <random>
+#include <string>
+
 #include "test_support.hpp"
 
 using quanta::InputError;
 using quanta::io::Namelist;
 using quanta::test::expect_error;
+using namespace std::string_literals;
 
 namespace {
 
@@ -322,4 +329,75 @@ TEST(NamelistErrors, RepeatCountWithoutValue) {
   expect_error<InputError>([] { parse("&g\n a=1\n x = 3*\n/\n"); }, {"CONTROL:3:", "x", "3*"});
   expect_error<InputError>([] { parse("&g\n x = 0*1\n/\n"); }, {"CONTROL:2:", "x", "0*1"});
   expect_error<InputError>([] { parse("&g\n x = 2*\n/\n"); }, {"CONTROL:2:", "x", "repeat count"});
+}
+
+// Bytes that are not namelist text end with an InputError naming the line; none of them may hang the lexer
+// (a NUL after a group name once looped forever, taking memory). Each parse runs under a deadline.
+namespace {
+void expect_terminates_with_error(const std::string& text, const std::vector<std::string>& pieces) {
+  auto parsed = std::async(std::launch::async, [text] {
+    try {
+      Namelist::parse_string(text, "CONTROL");
+      return std::string("no error");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+  });
+  if (parsed.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    ADD_FAILURE() << "the lexer did not finish within 10 s on a " << text.size() << "-byte input";
+    std::_Exit(1);  // the parse thread cannot be stopped; end the test binary instead of hanging CTest
+  }
+  const std::string msg = parsed.get();
+  for (const auto& p : pieces) EXPECT_NE(msg.find(p), std::string::npos) << "message: " << msg << "\nlacks: " << p;
+}
+}  // namespace
+
+TEST(NamelistErrors, ControlBytesEndWithAnErrorNamingTheLine) {
+  expect_terminates_with_error("&allocations\n\0"s, {"CONTROL:2:", "0x00"});
+  expect_terminates_with_error("\0"s, {"CONTROL:1:", "0x00"});
+  expect_terminates_with_error("&g\n x = 1\0 2\n/\n"s, {"CONTROL:2:", "x", "0x00"});
+  expect_terminates_with_error("&g\n\n x = \x01\n/\n"s, {"CONTROL:3:", "0x01"});
+  expect_terminates_with_error("&g x=1 \x7f /\n"s, {"CONTROL:1:", "0x7F"});
+  expect_terminates_with_error("&\0"s, {"CONTROL:1:", "group name"});
+  expect_terminates_with_error("&g\n x(\0)=1\n/\n"s, {"CONTROL:2:", "x"});
+}
+
+TEST(NamelistErrors, ArbitraryBytesAlwaysTerminate) {
+  // Short random strings over the characters the lexer treats specially, plus NUL and high bytes: each
+  // must parse or throw InputError, within the deadline.
+  const std::string alphabet = "&$/=(),!'\"*:.\n \t\r\x01\x7f\xff" "abcTF019"s;
+  std::mt19937 rng(20);
+  for (int k = 0; k < 3000; ++k) {
+    std::string text;
+    const int n = static_cast<int>(rng() % 24);
+    for (int i = 0; i < n; ++i) text += alphabet[rng() % alphabet.size()];
+    if (rng() % 4 == 0) text.insert(text.begin() + static_cast<long>(rng() % (text.size() + 1)), '\0');
+    auto parsed = std::async(std::launch::async, [text] {
+      try {
+        Namelist::parse_string(text, "CONTROL");
+      } catch (const InputError&) {
+      }
+    });
+    if (parsed.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+      ADD_FAILURE() << "the lexer did not finish on random input " << k;
+      std::_Exit(1);
+    }
+    parsed.get();  // anything but InputError propagates and fails the test
+  }
+}
+
+// A key repeated in a group: the last value wins, as in Fortran, with a warning naming the key and both
+// lines (an edited CONTROL with T=300 left above a later T=400 otherwise runs at 400 K silently).
+TEST(Namelist, RepeatedKeyWarnsWithBothLinesAndTheLastWins) {
+  ::testing::internal::CaptureStderr();
+  const Namelist nl = parse("&parameters\n T=300\n scalebroad=1\n T=400\n ngrid(:)=4 4 4\n ngrid(3)=8\n/\n");
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(nl.group("parameters").get_real("T"), 400.0);
+  EXPECT_NE(err.find("warning"), std::string::npos) << err;
+  EXPECT_NE(err.find("CONTROL:4: &parameters t is set at line 2 and again at line 4"), std::string::npos) << err;
+  EXPECT_EQ(err.find("ngrid"), std::string::npos) << "a section of an array is not a repeat: " << err;
+  ::testing::internal::CaptureStderr();
+  parse("&g\n lattvec(:,1)=1 0 0\n lattvec(:,2)=0 1 0\n lattvec(:,1)=2 0 0\n/\n");
+  const std::string err2 = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err2.find("lattvec is set at line 2 and again at line 4"), std::string::npos) << err2;
 }

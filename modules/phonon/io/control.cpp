@@ -1,9 +1,11 @@
 // CONTROL (ShengBTE/FourPhonon namelist input) -> Control, with ShengBTE's defaults and checks.
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "quanta/core/error.hpp"
 #include "quanta/core/io/namelist.hpp"
+#include "quanta/core/progress.hpp"
 #include "quanta/phonon/control.hpp"
 
 namespace quanta::phonon {
@@ -19,6 +21,8 @@ using io::NamelistGroup;
 }
 
 // Every variable ShengBTE and FourPhonon accept, so that a misspelt one is an error instead of being ignored.
+// Each one either takes effect or, when set to ask for a feature quanta does not compute, is refused below
+// (kUnsupported): none is read and dropped.
 const std::vector<std::string_view> kAllocations = {"nelements", "natoms", "ngrid", "norientations"};
 const std::vector<std::string_view> kCrystal = {"lfactor", "lattvec", "elements", "types", "positions", "masses",
                                                 "gfactors", "epsilon", "born", "scell", "orientations"};
@@ -29,6 +33,82 @@ const std::vector<std::string_view> kParameters = {
 const std::vector<std::string_view> kFlags = {"nonanalytic", "convergence", "isotopes", "autoisotopes", "nanowires",
                                               "onlyharmonic", "espresso", "tdep", "four_phonon", "four_phonon_iteration",
                                               "nanolength", "normal", "umklapp", "boundaries"};
+
+// ShengBTE/FourPhonon features quanta does not compute. A key is refused when its value asks for the
+// feature (a flag set to .true., a sample count above 0, any value of a key that only the feature reads);
+// the values that leave the feature off (four_phonon=.false., num_sample_process_3ph=-1) are accepted.
+struct Unsupported {
+  enum When { IfTrue, IfPositive, IfSet } when;
+  std::string_view group, key, feature, instead;
+};
+const Unsupported kUnsupported[] = {
+    {Unsupported::IfTrue, "flags", "four_phonon", "four-phonon scattering",
+     "four_phonon=.false.: quanta computes three-phonon (and isotope) scattering only"},
+    {Unsupported::IfTrue, "flags", "four_phonon_iteration", "four-phonon scattering in the iterative BTE",
+     "four_phonon_iteration=.false. (three-phonon processes enter the iterative solution, convergence=.true.)"},
+    {Unsupported::IfPositive, "parameters", "num_sample_process_3ph", "FourPhonon's sampling of three-phonon processes",
+     "no sampling (remove the key, or -1): every allowed process is evaluated, on the GPU when the full count is too slow on CPUs"},
+    {Unsupported::IfPositive, "parameters", "num_sample_process_3ph_phase_space", "FourPhonon's sampled three-phonon phase space",
+     "no sampling (remove the key, or -1): the phase spaces are exact"},
+    {Unsupported::IfPositive, "parameters", "num_sample_process_4ph", "FourPhonon's sampling of four-phonon processes",
+     "remove the key (quanta computes no four-phonon scattering)"},
+    {Unsupported::IfPositive, "parameters", "num_sample_process_4ph_phase_space", "FourPhonon's sampled four-phonon phase space",
+     "remove the key (quanta computes no four-phonon scattering)"},
+    {Unsupported::IfTrue, "flags", "nanowires", "ShengBTE's nanowire conductivities",
+     "nanowires=.false.; for a finite size use boundaries=.true. with L (grain size, nm)"},
+    {Unsupported::IfPositive, "allocations", "norientations", "ShengBTE's nanowire orientations",
+     "norientations=0 (nanowires are not computed)"},
+    {Unsupported::IfSet, "crystal", "orientations", "ShengBTE's nanowire orientations",
+     "remove the key (nanowires are not computed)"},
+    {Unsupported::IfSet, "parameters", "rmin", "ShengBTE's nanowire radii (rmin/rmax/dr)",
+     "remove the key (nanowires are not computed; the cumulative kappa vs mean free path is in BTE.cumulative_kappa_*)"},
+    {Unsupported::IfSet, "parameters", "rmax", "ShengBTE's nanowire radii (rmin/rmax/dr)",
+     "remove the key (nanowires are not computed; the cumulative kappa vs mean free path is in BTE.cumulative_kappa_*)"},
+    {Unsupported::IfSet, "parameters", "dr", "ShengBTE's nanowire radii (rmin/rmax/dr)",
+     "remove the key (nanowires are not computed; the cumulative kappa vs mean free path is in BTE.cumulative_kappa_*)"},
+    {Unsupported::IfSet, "parameters", "length", "the finite-length (nanolength) correction",
+     "remove the key; for a finite size use boundaries=.true. with L (nm)"},
+    {Unsupported::IfTrue, "flags", "nanolength", "the finite-length correction",
+     "nanolength=.false.; for a finite size use boundaries=.true. with L (nm)"},
+    {Unsupported::IfSet, "parameters", "ewald", "a user-set Ewald parameter",
+     "remove the key: the Ewald sum of espresso.ifc2 uses QE's own convergence parameter"},
+    {Unsupported::IfTrue, "flags", "normal", "separate normal-process output",
+     "normal=.false. (quanta writes total, absorption and emission rates)"},
+    {Unsupported::IfTrue, "flags", "umklapp", "separate umklapp-process output",
+     "umklapp=.false. (quanta writes total, absorption and emission rates)"},
+    {Unsupported::IfTrue, "flags", "tdep", "TDEP force constants",
+     "tdep=.false. with espresso.ifc2 or FORCE_CONSTANTS_2ND and FORCE_CONSTANTS_3RD"},
+};
+
+void refuse_unsupported(const io::Namelist& nl) {
+  for (const auto& u : kUnsupported) {
+    if (!nl.has_group(u.group)) continue;
+    const auto& g = nl.group(u.group);
+    if (!g.has(u.key)) continue;
+    std::string found;
+    if (u.when == Unsupported::IfTrue) {
+      if (!g.get_bool(u.key)) continue;
+      found = ".true.";
+    } else if (u.when == Unsupported::IfPositive) {
+      const long v = g.get_int(u.key);
+      if (v <= 0) continue;
+      found = std::to_string(v);
+    } else {
+      found = "a value";
+    }
+    bad(g, std::string(u.key),
+        found + " (" + std::string(u.feature) + ", which quanta does not compute)",
+        std::string(u.instead));
+  }
+}
+// n1 n2 n3 written out exactly, however large the factors.
+std::string mesh_points_text(long n1, long n2, long n3) {
+  unsigned long long p = 0;
+  if (__builtin_mul_overflow(static_cast<unsigned long long>(n1), static_cast<unsigned long long>(n2), &p) ||
+      __builtin_mul_overflow(p, static_cast<unsigned long long>(n3), &p))
+    return "more than " + std::to_string(std::numeric_limits<unsigned long long>::max());
+  return std::to_string(p);
+}
 
 }  // namespace
 
@@ -51,6 +131,7 @@ Control read_control(const std::filesystem::path& file) {
   const auto nl = io::Namelist::parse_file(file.string());
   Control c;
   c.file = file;
+  refuse_unsupported(nl);
 
   const auto& alloc = nl.group("allocations");
   alloc.reject_unknown(kAllocations);
@@ -60,11 +141,21 @@ Control read_control(const std::filesystem::path& file) {
   if (natoms < 1) bad(alloc, "natoms", std::to_string(natoms), "a positive integer");
   if (natoms < nelements) bad(alloc, "natoms", std::to_string(natoms), "at least nelements = " + std::to_string(nelements));
   const auto ngrid = alloc.get_ints("ngrid", {3});
+  // Mesh indices are 32-bit integers (as in ShengBTE), so the mesh must hold at most INT_MAX points;
+  // checked here, before any stage computes n1 n2 n3 and wraps.
+  constexpr long max_points = std::numeric_limits<int>::max();
+  long points = 1;
   for (int d = 0; d < 3; ++d) {
     if (ngrid[d] < 1) bad(alloc, "ngrid", "ngrid(" + std::to_string(d + 1) + ") = " + std::to_string(ngrid[d]), "three positive integers");
+    if (ngrid[d] > max_points / points)
+      bad(alloc, "ngrid",
+          "ngrid(:) = " + std::to_string(ngrid[0]) + " " + std::to_string(ngrid[1]) + " " + std::to_string(ngrid[2]) + ", " +
+              mesh_points_text(ngrid[0], ngrid[1], ngrid[2]) + " q-points",
+          "a mesh of at most " + std::to_string(max_points) + " q-points (the q-point index is a 32-bit integer)");
+    points *= ngrid[d];
     c.ngrid[d] = static_cast<int>(ngrid[d]);
   }
-  if (alloc.get_int_or("norientations", 0) < 0) bad(alloc, "norientations", "a negative count", "0 or more");
+  if (alloc.get_int_or("norientations", 0) < 0) bad(alloc, "norientations", "a negative count", "0");
 
   const auto& cr = nl.group("crystal");
   cr.reject_unknown(kCrystal);
@@ -145,16 +236,18 @@ Control read_control(const std::filesystem::path& file) {
   c.autoisotopes = fl.get_bool_or("autoisotopes", true);
   c.onlyharmonic = fl.get_bool_or("onlyharmonic", false);
   c.espresso = fl.get_bool_or("espresso", false);
-  c.four_phonon = fl.get_bool_or("four_phonon", false);
   c.boundaries = fl.get_bool_or("boundaries", false);
   if (c.boundaries && !(c.boundary_length > 0)) bad(par, "l", std::to_string(c.boundary_length), "a positive grain size L in nm (boundaries=.true.)");
-  if (fl.get_bool_or("tdep", false)) bad(fl, "tdep", ".true.", ".false. (TDEP force constants are not supported)");
 
   // Masses: natural-abundance averages from the isotope table, or CONTROL's masses/gfactors.
   x.masses.resize(natoms);
   c.gfactors.assign(nelements, 0.0);
   std::vector<double> element_mass(nelements);
   if (c.autoisotopes) {
+    // As in ShengBTE, the isotope table then decides; said, since autoisotopes is on by default.
+    for (const char* key : {"masses", "gfactors"})
+      if (cr.has(key))
+        warn("phonon", file.string() + ": &crystal " + key + " is not used: autoisotopes=.true. (the default) takes masses and g-factors from the isotope table; set autoisotopes=.false. to use " + key);
     for (long e = 0; e < nelements; ++e) {
       const auto avg = natural_isotopes(x.elements[e]);
       element_mass[e] = avg.mass;

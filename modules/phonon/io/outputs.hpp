@@ -51,6 +51,11 @@ void write_bte_files(const std::filesystem::path& dir, const HarmonicResults& r)
 // ...); with harmonic_only the phase-space files alone, as FourPhonon's onlyharmonic run writes them.
 void write_scattering_files(const std::filesystem::path& dir, const HarmonicResults& h, const ScatteringResults& r);
 
+// At the start of a run: creates `dir` if needed and checks that it can be written (Error naming it
+// otherwise), removes temporaries of these outputs left by a killed run, and warns when earlier results
+// (BTE.*, quanta-phonon.h5) are there to be replaced.
+void prepare_output_dir(const std::filesystem::path& dir);
+
 // Run metadata for quanta-phonon.h5.
 struct RunMetadata {
   std::string backend, device, symmetry_finder, force_constants_file;

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "outputs.hpp"
+#include "quanta/core/error.hpp"
 #include "quanta/core/io/atomic_file.hpp"
 #include "quanta/core/io/hdf5.hpp"
 #include "quanta/core/version.hpp"
@@ -30,9 +31,10 @@ void write_phonon_h5(const std::filesystem::path& file, const HarmonicResults& r
   const Spectrum& s = *r.spectrum;
   const std::size_t nptk = g.nptk, nb = s.nb, nat = c.natoms;
 
-  const auto tmp = io::temporary_path_for(file);
-  {
-    io::H5File h(tmp, io::H5File::Mode::Create);
+  // Written under a temporary name, removed on any failure (a full disk included), renamed when complete.
+  io::TemporaryPath tmp(file);
+  try {
+    io::H5File h(tmp.path(), io::H5File::Mode::Create);
     std::vector<double> lat, rec;
     for (int i = 0; i < 3; ++i)
       for (int k = 0; k < 3; ++k) lat.push_back(c.lattice[i][k]), rec.push_back(c.reciprocal[i][k]);
@@ -112,8 +114,10 @@ void write_phonon_h5(const std::filesystem::path& file, const HarmonicResults& r
     for (const auto& [f, d] : meta.input_hashes) h.write_string("metadata/input_fnv1a64/" + f, d);
     for (const auto& [stage, sec] : meta.timings) h.write_scalar("metadata/seconds/" + stage, sec);
     h.close();
+  } catch (const Error& e) {
+    throw Error("cannot write '" + file.string() + "' (nothing was written under that name): " + e.what());
   }
-  io::commit_rename(tmp, file);
+  tmp.commit();
 }
 
 }  // namespace quanta::phonon

@@ -2,6 +2,9 @@
 // ShengBTE's formulas and constants (single-precision literals kept where ShengBTE has them).
 #include "quanta/phonon/bte.hpp"
 
+#include "quanta/core/progress.hpp"
+#include "quanta/core/timer.hpp"
+
 #include <lapacke.h>
 
 #include <cmath>
@@ -202,6 +205,19 @@ BteSolution solve_bte(const Crystal& c, const QGrid& grid, const Spectrum& s, co
       kernels::updated_F(&d.vw[3 * m], d.tau[m], D, &d.symmetrizer[9 * q], &F[3 * m]);
     }
   };
+  // How far the iteration is, as ShengBTE reports it (iteration, relative change against eps): the number
+  // of iterations is not known in advance, so the report is the change per iteration and the time each takes,
+  // at most every 2 s and at the end.
+  WallTimer clock;
+  double last_report = 0;
+  const auto report = [&](int it, double change, bool last) {
+    if (opt.quiet || (!last && clock.seconds() - last_report < 2.0)) return;
+    last_report = clock.seconds();
+    char line[200];
+    std::snprintf(line, sizeof line, "iterative BTE at %g K: iteration %d (at most %d), relative change %.3e (stops below %.1e), %.2f s per iteration",
+                  t, it, opt.maxiter, change, opt.eps, clock.seconds() / it);
+    note("phonon", false, line);
+  };
   for (int it = 1; it <= opt.maxiter; ++it) {
     const auto old = band_total(sol.kappa_band.back(), nb);
     step(sol.F);
@@ -210,7 +226,9 @@ BteSolution solve_bte(const Crystal& c, const QGrid& grid, const Spectrum& s, co
     std::array<double, 9> diff{};
     for (int k = 0; k < 9; ++k) diff[k] = now[k] - old[k];
     sol.last_iteration = it;
-    if (two_norm(diff) / two_norm(old) < opt.eps) {
+    const double change = two_norm(diff) / two_norm(old);
+    report(it, change, change < opt.eps || it == opt.maxiter);
+    if (change < opt.eps) {
       sol.converged = true;
       return sol;
     }

@@ -1,5 +1,7 @@
 #include "quanta/phonon/qgrid.hpp"
 
+#include <limits>
+
 #include "quanta/core/error.hpp"
 
 namespace quanta::phonon {
@@ -14,6 +16,9 @@ int QGrid::index(int i, int j, int k) const {
 QGrid build_qgrid(const std::array<int, 3>& n, const SymmetryInfo& sym, int* dropped) {
   for (int d = 0; d < 3; ++d)
     if (n[d] <= 0) throw Error("q-mesh: ngrid(" + std::to_string(d + 1) + ") = " + std::to_string(n[d]) + ", expected a positive integer");
+  if (static_cast<long long>(n[0]) * n[1] * n[2] > std::numeric_limits<int>::max())
+    throw Error("q-mesh: " + std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2]) +
+                " holds more than " + std::to_string(std::numeric_limits<int>::max()) + " points (32-bit q-point indices)");
   QGrid g;
   g.n = n;
   g.nptk = n[0] * n[1] * n[2];

@@ -1,10 +1,12 @@
 // quanta phonon: the data flow of a ShengBTE/FourPhonon run, stage by stage.
 #include "quanta/phonon/run.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "../io/outputs.hpp"
 #include "quanta/core/error.hpp"
+#include "quanta/core/host_memory.hpp"
 #include "quanta/core/progress.hpp"
 #include "quanta/core/threads.hpp"
 #include "quanta/core/timer.hpp"
@@ -18,6 +20,29 @@
 #include "quanta/phonon/symmetry.hpp"
 
 namespace quanta::phonon {
+namespace {
+
+// The arrays that grow with the full mesh, each held until the outputs are written: the mesh (q in two
+// forms, classes), the spectrum (frequencies, velocities, eigenvectors), the BTE's symmetry action (one
+// mesh image per operation, with time reversal), symmetrizers and the DOS widths. Checked before the first
+// of them is allocated, so a mesh too large for the machine is refused with the numbers instead of
+// failing in an allocation (or being killed) minutes later.
+void require_mesh_memory(const Control& control, const SymmetryInfo& sym) {
+  const std::size_t nptk = static_cast<std::size_t>(control.ngrid[0]) * control.ngrid[1] * control.ngrid[2];
+  const std::size_t nb = static_cast<std::size_t>(control.crystal.nbands());
+  const std::size_t nops = 2 * std::max<std::size_t>(sym.operations.size(), 1);
+  const std::size_t per_point = 3 * sizeof(double) * 2 + 3 * sizeof(int)        // qfrac, q, class/irreducible/multiplicity
+                                + nb * (sizeof(double) * (1 + 3 + 1))           // omega, velocity, DOS width
+                                + nb * nb * 2 * sizeof(double)                  // eigenvectors
+                                + nops * sizeof(int) + 9 * sizeof(double) + sizeof(int);  // images, symmetrizer, op
+  require_host_memory(bytes_of(per_point, nptk),
+                      "the " + std::to_string(control.ngrid[0]) + "x" + std::to_string(control.ngrid[1]) + "x" +
+                          std::to_string(control.ngrid[2]) + " q-mesh (" + std::to_string(nptk) + " points, " +
+                          std::to_string(nb) + " branches: mesh, spectrum and symmetry tables)");
+}
+
+}  // namespace
+
 RunSummary run(const RunOptions& opt) {
   WallTimer total;
   set_threads(opt.threads);
@@ -35,12 +60,15 @@ RunSummary run(const RunOptions& opt) {
   meta.force_constants_file = fc_file.filename().string();
   meta.input_hashes = {{"CONTROL", file_digest(control_file)}, {meta.force_constants_file, file_digest(fc_file)}};
   meta.timings.emplace_back("read_inputs", t.seconds());
+  // Before the long stages: an output folder that cannot be written fails now, not after them.
+  prepare_output_dir(opt.output_dir);
 
   // 2. Symmetry and the q-mesh with its irreducible wedge.
   t.reset();
   const Crystal& crystal = control.crystal;
   const SymmetryInfo sym = find_symmetry(crystal);
   meta.symmetry_finder = sym.finder;
+  require_mesh_memory(control, sym);
   int dropped = 0;
   const QGrid grid = build_qgrid(control.ngrid, sym, &dropped);
   note("phonon", opt.quiet, std::to_string(sym.operations.size()) + " symmetry operations (" + sym.finder + "), " +
@@ -83,8 +111,6 @@ RunSummary run(const RunOptions& opt) {
     // Grueneisen parameters. With onlyharmonic, FourPhonon stops after the phase spaces (P3, and WP3 per
     // temperature below), which need no force constants: FORCE_CONSTANTS_3RD is not read, |V|^2 stays 0.
     t.reset();
-    if (control.four_phonon && !control.onlyharmonic)
-      note("phonon", opt.quiet, "four_phonon=.true. in CONTROL: this release computes three-phonon scattering only (see docs/phonon.md)");
     ThirdOrderFc fc3;
     if (!control.onlyharmonic) {
       const auto fc3_file = opt.input_dir / "FORCE_CONSTANTS_3RD";
@@ -128,6 +154,7 @@ RunSummary run(const RunOptions& opt) {
     bo.maxiter = control.maxiter;
     bo.eps = control.eps;
     bo.gpu_mem_limit = opt.gpu_mem_limit;
+    bo.quiet = opt.quiet;
     for (double T : r.temperatures) {
       TemperatureResults tr;
       tr.temperature = T;
@@ -135,6 +162,7 @@ RunSummary run(const RunOptions& opt) {
       ro.backend = backend;
       ro.gpu_mem_limit = opt.gpu_mem_limit;
       ro.keep_process_rates = control.convergence && !sc.harmonic_only;
+      ro.quiet = opt.quiet;
       tr.rates = three_phonon_rates(crystal, grid, spectrum, processes, control.scalebroad, T, ro);
       if (sc.harmonic_only) {  // the weighted phase spaces are all FourPhonon writes per temperature
         sc.per_t.push_back(std::move(tr));

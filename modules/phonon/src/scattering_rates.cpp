@@ -8,6 +8,7 @@
 #include "quanta/phonon/scattering.hpp"
 #include "../kernels/cuda_three_phonon.hpp"
 #include "quanta/core/error.hpp"
+#include "quanta/core/progress.hpp"
 #include "three_phonon_setup.hpp"
 
 namespace quanta::phonon {
@@ -58,6 +59,11 @@ ThreePhononRates three_phonon_rates(const Crystal& crystal, const QGrid& grid, c
 #endif
   }
   if (!done) {
+    // A mode costs in proportion to its number of processes.
+    char stage[64];
+    std::snprintf(stage, sizeof stage, "three-phonon rates at %g K", temperature);
+    Progress progress(stage, static_cast<std::size_t>(nmodes), opt.quiet);
+    progress.set_total_work(static_cast<double>(p.plus.size() + p.minus.size()));
 #pragma omp parallel for schedule(dynamic, 1)
     for (int m = 0; m < nmodes; ++m) {
       const double omega = s.omega[grid.irreducible[m / nb] * nb + m % nb];
@@ -75,7 +81,9 @@ ThreePhononRates three_phonon_rates(const Crystal& crystal, const QGrid& grid, c
         (plus ? sums.weight_plus : sums.weight_minus)[m] = w_sum;
         (plus ? sums.rate_plus : sums.rate_minus)[m] = g_sum;
       }
+      progress.advance(1, static_cast<double>(p.plus.offset[m + 1] - p.plus.offset[m] + p.minus.offset[m + 1] - p.minus.offset[m]));
     }
+    progress.finish();
   }
   // The emission sums count each final pair twice (q' <-> q''); ShengBTE halves them here.
   r.wp3_plus.resize(nmodes);

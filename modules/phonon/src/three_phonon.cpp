@@ -94,19 +94,20 @@ void visit_processes(const kernels::MeshView& mesh, const std::vector<int>& irre
 }  // namespace
 
 std::vector<std::int64_t> count_processes_cpu(const kernels::MeshView& mesh, const std::vector<int>& irreducible,
-                                              ModeRange r, bool plus) {
+                                              ModeRange r, bool plus, Progress* progress) {
   std::vector<std::int64_t> count(r.size(), 0);
 #pragma omp parallel for schedule(dynamic, 1)
   for (int m = r.m0; m < r.m1; ++m) {
     std::int64_t n = 0;
     visit_processes(mesh, irreducible, m, plus, [&](int, int) { ++n; });
     count[m - r.m0] = n;
+    if (progress) progress->advance();
   }
   return count;
 }
 
 void fill_processes_cpu(const kernels::MeshView& mesh, const std::vector<int>& irreducible, ModeRange r, bool plus,
-                        const std::int64_t* offset, std::int32_t* mode2, std::int32_t* mode3) {
+                        const std::int64_t* offset, std::int32_t* mode2, std::int32_t* mode3, Progress* progress) {
 #pragma omp parallel for schedule(dynamic, 1)
   for (int m = r.m0; m < r.m1; ++m) {
     std::int64_t p = offset[m - r.m0];
@@ -115,6 +116,7 @@ void fill_processes_cpu(const kernels::MeshView& mesh, const std::vector<int>& i
       mode3[p] = b;
       ++p;
     });
+    if (progress) progress->advance();
   }
 }
 
@@ -143,8 +145,9 @@ std::vector<ModeRange> split_modes(const std::vector<std::int64_t>& offset, std:
 
 namespace {
 
+// `progress` advances by one per mode, weighted by the mode's number of processes.
 void vertices_cpu(const kernels::MeshView& mesh, const kernels::Fc3View& fc, const std::vector<int>& irreducible,
-                  ProcessList& list, bool plus) {
+                  ProcessList& list, bool plus, Progress& progress) {
   const int nb = mesh.nb;
   const int nmodes = static_cast<int>(list.offset.size()) - 1;
   list.v2.resize(list.size());
@@ -153,6 +156,7 @@ void vertices_cpu(const kernels::MeshView& mesh, const kernels::Fc3View& fc, con
     const int mode1 = irreducible[m / nb] * nb + m % nb;
     for (std::int64_t p = list.offset[m]; p < list.offset[m + 1]; ++p)
       list.v2[p] = kernels::vertex2(mesh, fc, mode1, list.mode2[p], list.mode3[p], plus);
+    progress.advance(1, static_cast<double>(list.offset[m + 1] - list.offset[m]));
   }
 }
 
@@ -192,17 +196,29 @@ ThreePhononProcesses three_phonon_processes(const Crystal& crystal, const QGrid&
                                   tables.cells.data(), tables.roots.data());
     const ModeRange all{0, grid.nlist() * s.nb};
     WallTimer t;
-    for (bool plus : {true, false}) {
-      ProcessList& l = plus ? out.plus : out.minus;
-      l.offset = offsets_from_counts(count_processes_cpu(mesh, grid.irreducible, all, plus));
-      l.mode2.resize(l.offset.back());
-      l.mode3.resize(l.offset.back());
-      fill_processes_cpu(mesh, grid.irreducible, all, plus, l.offset.data(), l.mode2.data(), l.mode3.data());
+    {
+      // Every mode costs the same to enumerate (a sweep of the mesh): two passes for each of + and -.
+      Progress progress("three-phonon processes (enumeration)", 4 * static_cast<std::size_t>(all.size()), opt.quiet);
+      for (bool plus : {true, false}) {
+        ProcessList& l = plus ? out.plus : out.minus;
+        l.offset = offsets_from_counts(count_processes_cpu(mesh, grid.irreducible, all, plus, &progress));
+        l.mode2.resize(l.offset.back());
+        l.mode3.resize(l.offset.back());
+        fill_processes_cpu(mesh, grid.irreducible, all, plus, l.offset.data(), l.mode2.data(), l.mode3.data(), &progress);
+      }
+      progress.finish();
     }
     st.seconds_enumerate = t.seconds();
     t.reset();
-    vertices_cpu(mesh, fc, grid.irreducible, out.plus, true);
-    vertices_cpu(mesh, fc, grid.irreducible, out.minus, false);
+    {
+      // A mode's matrix elements cost in proportion to its number of processes, which varies by orders of
+      // magnitude between modes.
+      Progress progress("three-phonon matrix elements", 2 * static_cast<std::size_t>(all.size()), opt.quiet);
+      progress.set_total_work(static_cast<double>(out.plus.size() + out.minus.size()));
+      vertices_cpu(mesh, fc, grid.irreducible, out.plus, true, progress);
+      vertices_cpu(mesh, fc, grid.irreducible, out.minus, false, progress);
+      progress.finish();
+    }
     st.seconds_vertex = t.seconds();
     st.strategy = "cpu";
     st.enumeration = "cpu";

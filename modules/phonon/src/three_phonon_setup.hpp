@@ -1,4 +1,5 @@
 #pragma once
+#include "quanta/core/progress.hpp"
 // Host-side tables behind the three-phonon kernel views (kernels/three_phonon.hpp), built once per run and
 // copied as they are to the device by the CUDA backend.
 #include <cstdint>
@@ -45,10 +46,11 @@ struct ModeRange {
 // CPU enumeration of the processes of irreducible modes [r.m0, r.m1), in two passes that visit (q', j, k)
 // in ShengBTE's order: the number of processes of each mode, then the lists at the given offsets (relative
 // to the range's first process).
+// `progress`, when given, advances by one per mode.
 std::vector<std::int64_t> count_processes_cpu(const kernels::MeshView& mesh, const std::vector<int>& irreducible,
-                                              ModeRange r, bool plus);
+                                              ModeRange r, bool plus, Progress* progress = nullptr);
 void fill_processes_cpu(const kernels::MeshView& mesh, const std::vector<int>& irreducible, ModeRange r, bool plus,
-                        const std::int64_t* offset, std::int32_t* mode2, std::int32_t* mode3);
+                        const std::int64_t* offset, std::int32_t* mode2, std::int32_t* mode3, Progress* progress = nullptr);
 // Splits the modes of a list with offsets [nmodes + 1] into consecutive ranges of at most `capacity` processes
 // each; throws OutOfDeviceMemory when a single mode has more.
 std::vector<ModeRange> split_modes(const std::vector<std::int64_t>& offset, std::int64_t capacity);

@@ -62,13 +62,13 @@ void compare_backends(const HarmonicModel& model, const Control& ctl) {
 const std::string kPolar = "\tborn(:,:,1)= 2 0.1 0 0 2 0 0 0 2\n\tborn(:,:,2)= -2 0 0 0 -2 0 0.1 0 -2\n\tepsilon(:,:)= 12 0 0 0 12 0 0 0 12\n";
 
 TEST(BackendParity, EspressoSilicon) {
-  const Control ctl = read_control(si_reference() / "input/CONTROL");
+  const Control ctl = si_control();
   compare_backends(read_espresso_ifc2(si_reference() / "input/espresso.ifc2", ctl), ctl);
 }
 
 TEST(BackendParity, EwaldCorrection) {
   TempDir d;
-  std::string t = read_text(si_reference() / "input/CONTROL");
+  std::string t = si_control_text();
   t.replace(t.find("\tscell"), 0, kPolar);
   write_text(d.path / "CONTROL", t);
   const Control ctl = read_control(d.path / "CONTROL");
@@ -77,7 +77,7 @@ TEST(BackendParity, EwaldCorrection) {
 
 TEST(BackendParity, MixedSpaceCorrection) {
   TempDir d;
-  std::string t = read_text(si_reference() / "input/CONTROL");
+  std::string t = si_control_text();
   t.replace(t.find("espresso=.TRUE."), 15, "espresso=.FALSE.");
   t.replace(t.find("\tscell"), 0, kPolar);
   write_text(d.path / "CONTROL", t);

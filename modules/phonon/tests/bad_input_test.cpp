@@ -24,7 +24,7 @@ class BadInput : public ::testing::Test {
  protected:
   void SetUp() override {
     std::filesystem::create_directories(in());
-    control_ = read_text(si_reference() / "input/CONTROL");
+    control_ = si_control_text();
     std::filesystem::copy_file(si_reference() / "input/espresso.ifc2", in() / "espresso.ifc2");
   }
   std::filesystem::path in() const { return dir_.path / "in"; }

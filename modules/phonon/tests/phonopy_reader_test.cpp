@@ -12,7 +12,7 @@ namespace quanta::phonon::test {
 namespace {
 
 std::string control_text(bool espresso, const std::string& extra_crystal = "") {
-  std::string t = read_text(si_reference() / "input/CONTROL");
+  std::string t = si_control_text();
   if (!espresso) t.replace(t.find("espresso=.TRUE."), 15, "espresso=.FALSE.");
   if (!extra_crystal.empty()) t.replace(t.find("\tscell"), 0, extra_crystal + "\n");
   return t;
@@ -29,7 +29,7 @@ TEST(PhonopyReader, SameSpectrumAsEspressoReader) {
   write_text(d.path / "CONTROL", control_text(false));
   const Control ctl = read_control(d.path / "CONTROL");
   write_phonopy_from_espresso(si_reference() / "input/espresso.ifc2", ctl, d.path / "FORCE_CONSTANTS_2ND");
-  const Control ctl_qe = read_control(si_reference() / "input/CONTROL");
+  const Control ctl_qe = si_control();
   const auto q = some_q(ctl.crystal);
   const Spectrum a = compute_spectrum(read_phonopy_fc2(d.path / "FORCE_CONSTANTS_2ND", ctl), q, {});
   const Spectrum b = compute_spectrum(read_espresso_ifc2(si_reference() / "input/espresso.ifc2", ctl_qe), q, {});

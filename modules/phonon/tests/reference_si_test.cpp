@@ -15,7 +15,7 @@ class SiReference : public ::testing::Test {
     // The harmonic stage only (onlyharmonic): the 16x16x16 scattering has its own, longer test.
     const auto in = out_->path / "in";
     std::filesystem::create_directories(in);
-    std::string control = read_text(si_reference() / "input/CONTROL");
+    std::string control = si_control_text();
     control.replace(control.find("&flags"), 6, "&flags\n\tonlyharmonic=.TRUE.");
     write_text(in / "CONTROL", control);
     std::filesystem::copy_file(si_reference() / "input/espresso.ifc2", in / "espresso.ifc2");

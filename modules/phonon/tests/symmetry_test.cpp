@@ -11,7 +11,7 @@ namespace quanta::phonon::test {
 namespace {
 
 TEST(Symmetry, BuiltInFinderMatchesSpglibOnSilicon) {
-  const Control ctl = read_control(si_reference() / "input/CONTROL");
+  const Control ctl = si_control();
   const SymmetryInfo builtin = find_symmetry_builtin(ctl.crystal);
   EXPECT_EQ(builtin.operations.size(), 48u);  // Fd-3m, primitive cell
   EXPECT_EQ(builtin.rotations.size(), 48u);
@@ -23,7 +23,7 @@ TEST(Symmetry, BuiltInFinderMatchesSpglibOnSilicon) {
 }
 
 TEST(Symmetry, MeshClassesPartitionTheMesh) {
-  const Control ctl = read_control(si_reference() / "input/CONTROL");
+  const Control ctl = si_control();
   const QGrid g = build_qgrid({6, 6, 6}, find_symmetry_builtin(ctl.crystal));
   int total = 0;
   for (int m : g.multiplicity) total += m;

@@ -1,7 +1,10 @@
 #pragma once
-// Shared by the phonon tests: paths to the peer references, whitespace tables, temporary folders.
+// Shared by the phonon tests: paths to the peer references (tests/data), whitespace tables, temporary folders.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -9,9 +12,16 @@
 #include <string>
 #include <vector>
 
+#include "quanta/phonon/control.hpp"
+#include "quanta/test/data.hpp"
+
 namespace quanta::phonon::test {
 
-inline std::filesystem::path si_reference() { return std::filesystem::path(QUANTA_SHARED_DIR) / "reference/phonon/si-fourphonon"; }
+// FourPhonon's silicon example (inputs, outputs) and its three-phonon-only runs, from tests/data/ (READMEs there).
+inline std::filesystem::path si_reference() { return quanta::test::data_path("phonon/si-fourphonon"); }
+inline std::filesystem::path reference_3ph(const std::string& run) {
+  return quanta::test::data_path("phonon/si-fourphonon-3ph/" + run);
+}
 
 // Rows of numbers of a whitespace-separated text file.
 inline std::vector<std::vector<double>> read_table(const std::filesystem::path& p) {
@@ -39,6 +49,38 @@ inline std::string read_text(const std::filesystem::path& p) {
   return s.str();
 }
 
+// Per-mode "omega value" files (band-major over the irreducible points): values summed over each degenerate
+// group (same q, frequencies equal to 1e-6), because how a degenerate rate splits among the group's modes
+// depends on the eigenvectors each code picked inside the group (FourPhonon's Gamma optical triplet splits
+// 0.578/0.594/0.576 against quanta's 0.581/0.592/0.576, same sum). Compared where the reference is above
+// 1e-3 of its largest value, to `rel`.
+inline void expect_rates_match(const std::filesystem::path& ref, const std::filesystem::path& out, int nb, double rel) {
+  const auto a = read_table(ref), b = read_table(out);
+  ASSERT_EQ(a.size(), b.size()) << ref.filename();
+  const std::size_t nl = a.size() / nb;
+  double vmax = 0;
+  for (const auto& r : a) vmax = std::max(vmax, std::abs(r[1]));
+  int compared = 0;
+  for (std::size_t l = 0; l < nl; ++l)
+    for (int n0 = 0; n0 < nb;) {
+      int n1 = n0 + 1;
+      auto w = [&](int n) { return a[n * nl + l][0]; };
+      while (n1 < nb && std::abs(w(n1) - w(n0)) < 1e-6 * std::max(1.0, std::abs(w(n0)))) ++n1;
+      double sa = 0, sb = 0;
+      for (int n = n0; n < n1; ++n) {
+        ASSERT_NEAR(a[n * nl + l][0], b[n * nl + l][0], 1e-6 * std::abs(a[n * nl + l][0]) + 1e-9) << ref.filename() << " omega";
+        sa += a[n * nl + l][1];
+        sb += b[n * nl + l][1];
+      }
+      if (std::abs(sa) > 1e-3 * vmax * (n1 - n0)) {
+        EXPECT_NEAR(sb, sa, rel * std::abs(sa)) << ref.filename() << " q " << l << " modes " << n0 << ".." << n1 - 1;
+        ++compared;
+      }
+      n0 = n1;
+    }
+  EXPECT_GT(compared, static_cast<int>(nl)) << ref.filename();
+}
+
 // A fresh, empty folder under the system temporary directory, removed at destruction.
 struct TempDir {
   std::filesystem::path path;
@@ -53,6 +95,28 @@ struct TempDir {
 inline void write_text(const std::filesystem::path& p, const std::string& text) {
   std::ofstream out(p);
   out << text;
+}
+
+// The example's CONTROL asks for four-phonon scattering, which quanta refuses; its harmonic and
+// three-phonon outputs are those of four_phonon=.false., the CONTROL these tests run.
+inline std::string si_control_text() {
+  std::string t = read_text(si_reference() / "input/CONTROL");
+  const std::string on = "four_phonon=.TRUE.";
+  const auto at = t.find(on);
+  EXPECT_NE(at, std::string::npos) << "the reference CONTROL no longer sets " << on;
+  if (at != std::string::npos) t.replace(at, on.size(), "four_phonon=.FALSE.");
+  return t;
+}
+
+// si_control_text() read as a Control (from a file of the process's own, kept until exit).
+inline Control si_control() {
+  static const std::filesystem::path file = [] {
+    const auto p = std::filesystem::temp_directory_path() / ("quanta-si-control-" + std::to_string(::getpid()));
+    write_text(p, si_control_text());
+    return p;
+  }();
+  static const Control c = read_control(file);
+  return c;
 }
 
 }  // namespace quanta::phonon::test

@@ -21,7 +21,7 @@ struct Si8 {
   Spectrum spectrum;
   ThirdOrderFc fc3;
   Si8() {
-    const auto ref = std::filesystem::path(QUANTA_SHARED_DIR) / "reference/phonon/si-fourphonon-3ph/8x8x8-iterative";
+    const auto ref = reference_3ph("8x8x8-iterative");
     control = read_control(ref / "CONTROL");
     const auto model = read_espresso_ifc2(si_reference() / "input/espresso.ifc2", control);
     sym = find_symmetry(control.crystal);

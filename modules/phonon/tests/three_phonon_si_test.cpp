@@ -11,10 +11,6 @@
 namespace quanta::phonon::test {
 namespace {
 
-std::filesystem::path reference_3ph(const std::string& run) {
-  return std::filesystem::path(QUANTA_SHARED_DIR) / "reference/phonon/si-fourphonon-3ph" / run;
-}
-
 // FourPhonon's input folder with the CONTROL of one reference run.
 void stage_inputs(const std::filesystem::path& dir, const std::string& run) {
   std::filesystem::copy_file(reference_3ph(run) / "CONTROL", dir / "CONTROL");
@@ -27,38 +23,6 @@ long log_count(const std::string& run, const std::string& key) {
   std::smatch m;
   EXPECT_TRUE(std::regex_search(text, m, std::regex(key + R"(\s*=\s*(\d+))"))) << key;
   return std::stol(m[1]);
-}
-
-// Per-mode "omega value" files (band-major over the irreducible points): values summed over each degenerate
-// group (same q, frequencies equal to 1e-6), because how a degenerate rate splits among the group's modes
-// depends on the eigenvectors each code picked inside the group (FourPhonon's Gamma optical triplet splits
-// 0.578/0.594/0.576 against quanta's 0.581/0.592/0.576, same sum). Compared where the reference is above
-// 1e-3 of its largest value, to `rel`.
-void expect_rates_match(const std::filesystem::path& ref, const std::filesystem::path& out, int nb, double rel) {
-  const auto a = read_table(ref), b = read_table(out);
-  ASSERT_EQ(a.size(), b.size()) << ref.filename();
-  const std::size_t nl = a.size() / nb;
-  double vmax = 0;
-  for (const auto& r : a) vmax = std::max(vmax, std::abs(r[1]));
-  int compared = 0;
-  for (std::size_t l = 0; l < nl; ++l)
-    for (int n0 = 0; n0 < nb;) {
-      int n1 = n0 + 1;
-      auto w = [&](int n) { return a[n * nl + l][0]; };
-      while (n1 < nb && std::abs(w(n1) - w(n0)) < 1e-6 * std::max(1.0, std::abs(w(n0)))) ++n1;
-      double sa = 0, sb = 0;
-      for (int n = n0; n < n1; ++n) {
-        ASSERT_NEAR(a[n * nl + l][0], b[n * nl + l][0], 1e-6 * std::abs(a[n * nl + l][0]) + 1e-9) << ref.filename() << " omega";
-        sa += a[n * nl + l][1];
-        sb += b[n * nl + l][1];
-      }
-      if (std::abs(sa) > 1e-3 * vmax * (n1 - n0)) {
-        EXPECT_NEAR(sb, sa, rel * std::abs(sa)) << ref.filename() << " q " << l << " modes " << n0 << ".." << n1 - 1;
-        ++compared;
-      }
-      n0 = n1;
-    }
-  EXPECT_GT(compared, static_cast<int>(nl)) << ref.filename();
 }
 
 double last_scalar(const std::filesystem::path& p) { return read_table(p).back().back(); }

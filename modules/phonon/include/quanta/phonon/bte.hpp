@@ -25,6 +25,7 @@ struct BteOptions {
   int maxiter = 1000;
   double eps = 1e-5;
   std::size_t gpu_mem_limit = 0;
+  bool quiet = true;               // no iteration report on stderr
 };
 
 struct BteSolution {

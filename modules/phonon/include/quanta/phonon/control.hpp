@@ -19,7 +19,7 @@ struct Control {
   double scalebroad = 1.0;
   int nticks = 100;                // DOS energy points
   bool nonanalytic = true, espresso = false, isotopes = true, autoisotopes = true, onlyharmonic = false;
-  bool convergence = true, four_phonon = false;
+  bool convergence = true;
   int maxiter = 1000;              // iterative BTE
   double eps = double(1e-5f);      // relative change of kappa that ends the iteration (ShengBTE's float default)
   // Modes above omega_max (rad/ps) get no three-phonon processes (rate, WP3 and P3 zero), as in FourPhonon.

@@ -72,6 +72,7 @@ struct RateOptions {
   Backend backend = Backend::Cpu;     // resolved: Cpu or Cuda (falls back to the CPU when the device is full)
   std::size_t gpu_mem_limit = 0;      // bytes, 0: free memory only
   bool keep_process_rates = false;    // fill process_plus/process_minus (the iterative BTE needs them)
+  bool quiet = true;                  // no progress report on stderr
 };
 ThreePhononRates three_phonon_rates(const Crystal& crystal, const QGrid& grid, const Spectrum& spectrum,
                                     const ThreePhononProcesses& p, double scalebroad, double temperature,

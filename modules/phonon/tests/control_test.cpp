@@ -1,0 +1,147 @@
+// CONTROL keys: what quanta does not compute is refused with the file, line and key (never read and dropped), the mesh
+// size is checked before any index is computed, and a repeated key warns.
+#include "quanta/phonon/control.hpp"
+
+#include <algorithm>
+
+#include "quanta/core/error.hpp"
+#include "test_support.hpp"
+
+namespace quanta::phonon::test {
+namespace {
+
+// si_control_text() with `line` added at the top of group `group`; returns the file and the added line's number.
+std::pair<std::filesystem::path, int> control_with(const TempDir& d, const std::string& group,
+                                                   const std::string& line) {
+  std::string t = si_control_text();
+  const auto at = t.find("&" + group + "\n");
+  EXPECT_NE(at, std::string::npos) << group;
+  const std::size_t end = at + group.size() + 2;
+  t.insert(end, "\t" + line + "\n");
+  const int number = 1 + static_cast<int>(std::count(t.begin(), t.begin() + static_cast<long>(end), '\n'));
+  write_text(d.path / "CONTROL", t);
+  return {d.path / "CONTROL", number};
+}
+
+std::string error_of(const std::filesystem::path& file) {
+  try {
+    read_control(file);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Control, FourPhononExampleAsShippedIsRefused) {
+  const std::string msg = error_of(si_reference() / "input/CONTROL");
+  EXPECT_NE(msg.find("CONTROL:26: &flags four_phonon: found .true. "
+                     "(four-phonon scattering"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("four_phonon=.false."), std::string::npos) << msg;
+}
+
+// Each key of a ShengBTE/FourPhonon feature quanta lacks, set to ask for it: refused, naming the line and the key, with
+// what quanta offers instead.
+TEST(Control, UnsupportedFeaturesAreRefusedNamingLineAndKey) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"flags", "four_phonon_iteration=.true."},
+      {"flags", "nanowires=.true."},
+      {"flags", "nanolength=.true."},
+      {"flags", "normal=.true."},
+      {"flags", "umklapp=.true."},
+      {"flags", "tdep=.true."},
+      {"parameters", "num_sample_process_3ph=100000"},
+      {"parameters", "num_sample_process_3ph_phase_space=1000"},
+      {"parameters", "num_sample_process_4ph=100000"},
+      {"parameters", "num_sample_process_4ph_phase_space=1000"},
+      {"parameters", "rmin=5.0"},
+      {"parameters", "rmax=505.0"},
+      {"parameters", "dr=100.0"},
+      {"parameters", "length=100.0"},
+      {"parameters", "ewald=1.0"},
+      {"allocations", "norientations=1"},
+      {"crystal", "orientations(:,1)=1 0 0"}};
+  for (const auto& [group, line] : cases) {
+    TempDir d;
+    const auto [file, number] = control_with(d, group, line);
+    const std::string key = line.substr(0, line.find_first_of("=("));
+    const std::string msg = error_of(file);
+    EXPECT_NE(msg.find("CONTROL:" + std::to_string(number) + ": &" + group + " " + key + ": found "), std::string::npos)
+        << line << " -> " << msg;
+    EXPECT_NE(msg.find("which quanta does not compute"), std::string::npos) << line << " -> " << msg;
+    EXPECT_NE(msg.find("expected "), std::string::npos) << line << " -> " << msg;
+  }
+}
+
+// The values that leave those features off are what ShengBTE/FourPhonon inputs often carry: accepted.
+TEST(Control, ValuesThatLeaveTheFeaturesOffAreAccepted) {
+  for (const auto& [group, line] :
+       std::vector<std::pair<std::string, std::string>>{{"flags", "four_phonon_iteration=.false."},
+                                                        {"flags", "nanowires=.false."},
+                                                        {"flags", "tdep=.false."},
+                                                        {"parameters", "num_sample_process_3ph=-1"},
+                                                        {"parameters", "num_sample_process_4ph=-1"},
+                                                        {"allocations", "norientations=0"}}) {
+    TempDir d;
+    EXPECT_NO_THROW(read_control(control_with(d, group, line).first)) << line;
+  }
+}
+
+// Meshes whose point count overflows the 32-bit index: refused at read time with the true count (they crashed in
+// build_qgrid, or were reported as negative).
+TEST(Control, MeshLargerThanTheIndexTypeIsRefusedWithItsSize) {
+  const std::vector<std::pair<std::string, std::string>> cases = {{"65536 65536 1", "4294967296 q-points"},
+                                                                  {"1626 1626 1626", "4298942376 q-points"},
+                                                                  {"2147483648 1 1", "2147483648 1 1"},
+                                                                  {"4294967296 4294967296 4294967296", "more than"}};
+  for (const auto& [grid, count] : cases) {
+    TempDir d;
+    std::string t = si_control_text();
+    t.replace(t.find("16 16 16"), 8, grid);
+    write_text(d.path / "CONTROL", t);
+    const std::string msg = error_of(d.path / "CONTROL");
+    EXPECT_NE(msg.find("CONTROL:4: &allocations ngrid"), std::string::npos) << grid << " -> " << msg;
+    EXPECT_NE(msg.find(count), std::string::npos) << grid << " -> " << msg;
+    EXPECT_NE(msg.find("at most 2147483647 q-points"), std::string::npos) << grid << " -> " << msg;
+    EXPECT_EQ(msg.find("-2147483648"), std::string::npos) << msg;
+  }
+  TempDir d;
+  std::string t = si_control_text();
+  t.replace(t.find("16 16 16"), 8,
+            "1290 1290 1290");  // 2146689000 points: fits the index type
+  write_text(d.path / "CONTROL", t);
+  EXPECT_EQ(read_control(d.path / "CONTROL").ngrid[0], 1290);
+}
+
+// T= given twice (an edited CONTROL): the last value is used, as Fortran does, and a warning names the key and both
+// lines.
+TEST(Control, RepeatedTemperatureWarnsAndTheLastWins) {
+  TempDir d;
+  const auto [file, number] = control_with(d, "parameters", "T=400");
+  ::testing::internal::CaptureStderr();
+  const Control c = read_control(file);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(c.temperatures.size(), 1u);
+  EXPECT_EQ(c.temperatures[0],
+            300.0);  // the example's T=300 comes after the added line
+  EXPECT_NE(err.find("&parameters t is set at line " + std::to_string(number) + " and again at line " +
+                     std::to_string(number + 1)),
+            std::string::npos)
+      << err;
+}
+
+// masses with autoisotopes on (ShengBTE's default): the isotope table decides, as in ShengBTE, and the user is told the
+// masses are not used.
+TEST(Control, MassesUnderAutoisotopesWarn) {
+  TempDir d;
+  const auto [file, number] = control_with(d, "crystal", "masses=28.0");
+  ::testing::internal::CaptureStderr();
+  const Control c = read_control(file);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NEAR(c.crystal.masses[0], 28.0855, 1e-3);
+  EXPECT_NE(err.find("&crystal masses is not used: autoisotopes=.true."), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace quanta::phonon::test
