@@ -1,26 +1,66 @@
-// The mosfet TOML config, read strictly (core/io/toml_reader.hpp).
+// The mosfet TOML config, read strictly (core/io/toml_reader.hpp). The device must be stated in the
+// config (its geometry, doping, temperature and gate voltage); only the materials (the seed's silicon and
+// SiO2), the grid and the solver's numerics have defaults. Every value has a physical range, checked here.
 #include "quanta/mosfet/config.hpp"
 
+#include <optional>
+
 #include "quanta/core/error.hpp"
+#include "quanta/core/io/input_file.hpp"
 #include "quanta/core/io/toml_reader.hpp"
 
 namespace quanta::mosfet {
 namespace {
 
-// A list of exactly three numbers (one per valley), each positive.
-std::array<double, 3> per_valley(const io::TomlReader& r, const std::string& key, std::array<double, 3> fallback) {
-  const std::string expected = "a list of 3 positive numbers, one per valley";
+using io::TomlReader;
+
+// A closed range [lo, hi] with its unit, for the check and for the message.
+struct Range {
+  double lo, hi;
+  std::string what;  // "a length in nm"
+  bool contains(double x) const { return x >= lo && x <= hi; }
+  std::string expected() const { return what + " in [" + TomlReader::fmt(lo) + ", " + TomlReader::fmt(hi) + "]"; }
+};
+
+double number(const TomlReader& r, const std::string& table, const std::string& key, std::optional<double> fallback,
+              const Range& range) {
+  return r.number(table, key, fallback, [&](double x) { return range.contains(x); }, range.expected());
+}
+
+// A list of exactly three numbers (one per valley), each within the range.
+std::array<double, 3> per_valley(const TomlReader& r, const std::string& key, std::array<double, 3> fallback,
+                                 const Range& range) {
+  const std::string expected = "a list of 3 numbers, one per valley, each " + range.expected();
   const toml::node* n = r.get("device.valleys", key);
   if (!n) return fallback;
   const std::vector<double> v = r.numbers("device.valleys", key, expected);
   if (v.size() != 3) throw InputError(r.file(), r.line(*n), "device.valleys." + key, "a list of " + std::to_string(v.size()) + " numbers", expected);
   for (double x : v)
-    if (!(x > 0)) throw InputError(r.file(), r.line(*n), "device.valleys." + key, "the value " + io::TomlReader::fmt(x), expected);
+    if (!range.contains(x)) throw InputError(r.file(), r.line(*n), "device.valleys." + key, "the value " + TomlReader::fmt(x), expected);
   return {v[0], v[1], v[2]};
 }
 
+// The physical ranges (docs/mosfet.md gives the reason for each).
+const Range device_length{1.0, 1000.0, "a length in nm"};
+const Range oxide_length{0.3, 50.0, "a thickness in nm"};
+const Range film_length{1.0, 100.0, "a thickness in nm"};
+const Range temperature{10.0, 1000.0, "a temperature in K"};
+const Range contact_doping{1e21, 1e27, "a donor density in m^-3"};
+const Range channel_doping{0.0, 1e27, "a donor density in m^-3"};
+const Range permittivity{1.0, 100.0, "a relative permittivity"};
+const Range mass{0.01, 10.0, "an effective mass in m_e"};
+const Range barrier{0.1, 10.0, "a conduction-band offset in eV"};
+const Range kane_alpha{0.0, 5.0, "a non-parabolicity in 1/eV"};
+const Range gate_voltage{-3.0, 3.0, "a voltage in V"};
+const Range newton_tolerance{1e-13, 1e-3, "a potential change in V"};
+const Range srj_tolerance{1e-15, 1e-6, "a relative residual"};
+const Range eigen_tolerance{1e-15, 1e-6, "an absolute tolerance in eV"};
+
 Config parse_table(const toml::table& root, const std::string& file) {
-  const io::TomlReader r(root, file);
+  if (root.empty())
+    throw InputError(file, "the config is empty (expected a mosfet TOML config stating at least the device: [device] "
+                           "temperature, [device.geometry], [device.doping] and [bias] gate_voltage; docs/mosfet.md)");
+  const TomlReader r(root, file);
   r.check_keys("", {"device", "bias", "grid", "solver"});
   r.check_keys("device", {"temperature", "geometry", "doping", "materials", "valleys"});
   r.check_keys("device.geometry", {"source_length", "channel_length", "drain_length", "oxide_thickness",
@@ -32,42 +72,40 @@ Config parse_table(const toml::table& root, const std::string& file) {
   r.check_keys("grid", {"nx", "nz"});
   r.check_keys("solver", {"subbands", "frechet_states", "linear_solver", "max_newton", "newton_tolerance",
                           "srj_tolerance", "srj_max_cycles", "eigen_tolerance", "multisection_points"});
-  auto positive = [](double x) { return x > 0; };
-  auto non_negative = [](double x) { return x >= 0; };
-  auto any = [](double) { return true; };
+  const std::nullopt_t required = std::nullopt;
   Config c;
   c.source = file;
   Device& d = c.device;
-  d.temperature = r.number("device", "temperature", 300.0, positive, "a positive temperature in K");
+  d.temperature = number(r, "device", "temperature", required, temperature);
   Geometry& g = d.geometry;
-  const std::string len = "a positive length in nm";
-  g.source_length = r.number("device.geometry", "source_length", g.source_length, positive, len);
-  g.channel_length = r.number("device.geometry", "channel_length", g.channel_length, positive, len);
-  g.drain_length = r.number("device.geometry", "drain_length", g.drain_length, positive, len);
-  g.oxide_thickness = r.number("device.geometry", "oxide_thickness", g.oxide_thickness, positive, len);
-  g.silicon_thickness = r.number("device.geometry", "silicon_thickness", g.silicon_thickness, positive, len);
-  g.gate_start = r.number("device.geometry", "gate_start", g.source_length, non_negative, "a position in nm >= 0");
-  g.gate_end = r.number("device.geometry", "gate_end", g.source_length + g.channel_length, positive,
-                        "a position in nm > 0");
-  if (!(g.gate_end > g.gate_start && g.gate_end <= g.length() + 1e-9)) {
+  g.source_length = number(r, "device.geometry", "source_length", required, device_length);
+  g.channel_length = number(r, "device.geometry", "channel_length", required, device_length);
+  g.drain_length = number(r, "device.geometry", "drain_length", required, device_length);
+  g.oxide_thickness = number(r, "device.geometry", "oxide_thickness", required, oxide_length);
+  g.silicon_thickness = number(r, "device.geometry", "silicon_thickness", required, film_length);
+  const Range position{0.0, g.length(), "a position along the device in nm"};
+  g.gate_start = number(r, "device.geometry", "gate_start", g.source_length, position);
+  g.gate_end = number(r, "device.geometry", "gate_end", g.source_length + g.channel_length, position);
+  if (!(g.gate_end > g.gate_start)) {
     const toml::node* n = r.get("device.geometry", "gate_end");
-    throw InputError(file, n ? r.line(*n) : 0, "device.geometry.gate_end", "the gate [" + io::TomlReader::fmt(g.gate_start) +
-                     ", " + io::TomlReader::fmt(g.gate_end) + "] nm", "gate_start < gate_end <= the device length " +
-                     io::TomlReader::fmt(g.length()) + " nm");
+    if (!n) n = r.get("device.geometry", "gate_start");
+    throw InputError(file, n ? r.line(*n) : 0, "device.geometry.gate_end", "the gate [" + TomlReader::fmt(g.gate_start) +
+                     ", " + TomlReader::fmt(g.gate_end) + "] nm", "gate_start < gate_end <= the device length " +
+                     TomlReader::fmt(g.length()) + " nm");
   }
-  d.doping.source_drain = r.number("device.doping", "source_drain", d.doping.source_drain, non_negative, "a donor density in m^-3 >= 0");
-  d.doping.channel = r.number("device.doping", "channel", d.doping.channel, non_negative, "a donor density in m^-3 >= 0");
+  d.doping.source_drain = number(r, "device.doping", "source_drain", required, contact_doping);
+  d.doping.channel = number(r, "device.doping", "channel", required, channel_doping);
   Materials& m = d.materials;
-  m.eps_si = r.number("device.materials", "eps_si", m.eps_si, positive, "a positive relative permittivity");
-  m.eps_ox = r.number("device.materials", "eps_ox", m.eps_ox, positive, "a positive relative permittivity");
-  m.m_ox = r.number("device.materials", "m_ox", m.m_ox, positive, "a positive effective mass in m_e");
-  m.barrier = r.number("device.materials", "barrier", m.barrier, non_negative, "a non-negative barrier in eV");
-  const auto mx = per_valley(r, "mx", {m.valleys[0].mx, m.valleys[1].mx, m.valleys[2].mx});
-  const auto my = per_valley(r, "my", {m.valleys[0].my, m.valleys[1].my, m.valleys[2].my});
-  const auto mz = per_valley(r, "mz", {m.valleys[0].mz, m.valleys[1].mz, m.valleys[2].mz});
-  const auto alpha = per_valley(r, "alpha", {m.valleys[0].alpha, m.valleys[1].alpha, m.valleys[2].alpha});
+  m.eps_si = number(r, "device.materials", "eps_si", m.eps_si, permittivity);
+  m.eps_ox = number(r, "device.materials", "eps_ox", m.eps_ox, permittivity);
+  m.m_ox = number(r, "device.materials", "m_ox", m.m_ox, mass);
+  m.barrier = number(r, "device.materials", "barrier", m.barrier, barrier);
+  const auto mx = per_valley(r, "mx", {m.valleys[0].mx, m.valleys[1].mx, m.valleys[2].mx}, mass);
+  const auto my = per_valley(r, "my", {m.valleys[0].my, m.valleys[1].my, m.valleys[2].my}, mass);
+  const auto mz = per_valley(r, "mz", {m.valleys[0].mz, m.valleys[1].mz, m.valleys[2].mz}, mass);
+  const auto alpha = per_valley(r, "alpha", {m.valleys[0].alpha, m.valleys[1].alpha, m.valleys[2].alpha}, kane_alpha);
   for (int v = 0; v < 3; ++v) m.valleys[v] = Valley{mx[v], my[v], mz[v], alpha[v]};
-  d.bias.gate_voltage = r.number("bias", "gate_voltage", d.bias.gate_voltage, any, "a voltage in V");
+  d.bias.gate_voltage = number(r, "bias", "gate_voltage", required, gate_voltage);
   d.bias.drain_voltage = r.number("bias", "drain_voltage", 0.0, [](double x) { return x == 0.0; },
                                   "0 (the equilibrium solution; a source-drain bias needs the transport phase)");
   c.grid.nx = r.integer("grid", "nx", c.grid.nx, [](std::int64_t v) { return v >= 3 && v <= 4097; }, "an integer 3 <= nx <= 4097");
@@ -78,11 +116,13 @@ Config parse_table(const toml::table& root, const std::string& file) {
   s.frechet_states = r.integer("solver", "frechet_states", 0, [&](std::int64_t v) { return v >= 0 && v <= c.grid.nz - 2; },
                                "an integer 0 <= frechet_states <= nz - 2 (0: the subbands)");
   s.linear_solver = parse_linear_solver(r.string("solver", "linear_solver", "direct", {"direct", "srj"}));
-  s.max_newton = r.integer("solver", "max_newton", s.max_newton, [](std::int64_t v) { return v >= 1 && v <= 10000; }, "an integer in [1, 10000]");
-  s.newton_tol = r.number("solver", "newton_tolerance", s.newton_tol, positive, "a positive potential change in V");
-  s.srj_tol = r.number("solver", "srj_tolerance", s.srj_tol, positive, "a positive relative residual");
-  s.srj_max_cycles = r.integer("solver", "srj_max_cycles", s.srj_max_cycles, [](std::int64_t v) { return v >= 1; }, "a positive integer");
-  s.eigen_tol = r.number("solver", "eigen_tolerance", s.eigen_tol, positive, "a positive tolerance in eV");
+  s.max_newton = r.integer("solver", "max_newton", s.max_newton, [](std::int64_t v) { return v >= 1 && v <= 1000; },
+                           "an integer number of Newton-Raphson iterations in [1, 1000]");
+  s.newton_tol = number(r, "solver", "newton_tolerance", s.newton_tol, newton_tolerance);
+  s.srj_tol = number(r, "solver", "srj_tolerance", s.srj_tol, srj_tolerance);
+  s.srj_max_cycles = r.integer("solver", "srj_max_cycles", s.srj_max_cycles, [](std::int64_t v) { return v >= 1 && v <= 1000000; },
+                               "an integer number of SRJ cycles in [1, 1000000]");
+  s.eigen_tol = number(r, "solver", "eigen_tolerance", s.eigen_tol, eigen_tolerance);
   s.n_multi = r.integer("solver", "multisection_points", s.n_multi, [](std::int64_t v) { return v >= 2 && v <= 33; },
                         "an integer 2 <= multisection_points <= 33 (sub-intervals; 33 fills a warp)");
   return c;
@@ -95,7 +135,11 @@ Config parse_config(const std::string& text, const std::string& source_name) {
 }
 
 Config read_config(const std::filesystem::path& file) {
-  return parse_config(io::read_text_file(file, "the mosfet config file"), file.string());
+  std::ifstream in = io::open_input_file(file, "a mosfet TOML config");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError(file.string(), "could not be read to the end (expected a mosfet TOML config)");
+  return parse_config(text.str(), file.string());
 }
 
 }  // namespace quanta::mosfet

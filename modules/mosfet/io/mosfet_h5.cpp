@@ -29,9 +29,9 @@ void write_results(const std::filesystem::path& path, const Config& config, cons
   const DeviceGrid& g = block.grid();
   const int ns = block.options().subbands;
   const std::size_t nx = g.nx, nz = g.nz, nv = 3, nsb = ns;
-  const auto temp = io::temporary_path_for(path);
+  io::TemporaryPath temp(path);  // removed unless committed: an error below leaves nothing behind
   {
-    io::H5File f(temp, io::H5File::Mode::Create);
+    io::H5File f(temp.path(), io::H5File::Mode::Create);
     std::vector<double> x(nx), z(nz);
     for (std::size_t i = 0; i < nx; ++i) x[i] = i * g.dx;
     for (std::size_t j = 0; j < nz; ++j) z[j] = j * g.dz;
@@ -79,7 +79,7 @@ void write_results(const std::filesystem::path& path, const Config& config, cons
     for (const auto& [name, s] : block.kernel_times().seconds) f.write_scalar("metadata/kernel_seconds/" + name, s);
     f.close();
   }
-  io::commit_rename(temp, path);
+  temp.commit();
 }
 
 void write_summary(const std::filesystem::path& path, const Config& config, const SchrodingerPoisson& block,

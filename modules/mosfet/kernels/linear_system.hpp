@@ -20,6 +20,16 @@
 
 namespace quanta::mosfet::kernels {
 
+// A term of a max-norm: |x|, or +infinity when x is not finite. fmax and std::max drop a NaN, so a
+// reduction of plain |x| would report a finite norm over a vector holding NaN; mapped to +infinity it
+// survives every max and the Newton loop refuses it.
+QUANTA_HD double norm_term(double x) { return std::isfinite(x) ? std::fabs(x) : INFINITY; }
+
+// The seed's SRJ stopping quantity |r|_inf / |u|_inf; +infinity when either norm is not finite.
+QUANTA_HD double srj_relative_residual(double r_max, double u_max) {
+  return std::isfinite(r_max) && std::isfinite(u_max) ? r_max / std::fmax(u_max, 1e-300) : INFINITY;
+}
+
 struct LinearSystem {
   int nx = 0, nz = 0;
   double* rows = nullptr;  // [nx*nz][nz+2]
@@ -112,9 +122,11 @@ QUANTA_HD double row_product(const LinearSystem& s, std::size_t r, const double*
 // (Yang & Mittal 2014). Returns the M factors in the order they are applied.
 std::vector<double> srj_schedule();
 
+// The SRJ driver stops when the relative residual reaches the tolerance (converged), when it is not
+// finite (a diverging or NaN iterate: there is no point in more cycles), or after max_cycles cycles.
 struct SrjStats {
   int cycles = 0, steps = 0;
-  double residual = 0;  // |b - A u|_inf / |u|_inf at exit (the seed's criterion)
+  double residual = 0;  // |b - A u|_inf / |u|_inf at exit (the seed's criterion); +inf when not finite
   bool converged = false;
 };
 

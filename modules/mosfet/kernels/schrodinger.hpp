@@ -57,27 +57,45 @@ QUANTA_HD double newton_correction(const double* d, const double* e, int n, doub
   return 1.0 / log_derivative;
 }
 
-// Gershgorin interval [lo, hi] holding every eigenvalue.
+// Gershgorin interval [lo, hi] holding every eigenvalue; both NaN when an entry is not finite (fmin and
+// fmax would drop a NaN and give a finite interval for a matrix that has no eigenvalues to find).
 QUANTA_HD void gershgorin(const double* d, const double* e, int n, double* lo, double* hi) {
   double a = 1e300, b = -1e300;
+  bool finite = true;
   for (int j = 0; j < n; ++j) {
     const double r = (j > 0 ? std::fabs(e[j - 1]) : 0.0) + (j + 1 < n ? std::fabs(e[j]) : 0.0);
+    finite = finite && std::isfinite(d[j]) && std::isfinite(r);
     a = std::fmin(a, d[j] - r);
     b = std::fmax(b, d[j] + r);
   }
-  *lo = a;
-  *hi = b;
+  *lo = finite ? a : NAN;
+  *hi = finite ? b : NAN;
 }
+
+// The width below which a bracket [lo, hi] counts as collapsed: the tolerance, but never finer than a
+// few spacings of the doubles at its ends (a bracket of one or two ulps cannot shrink further, and a loop
+// waiting for it to reach a finer tol would never end).
+QUANTA_HD double bracket_tolerance(double lo, double hi, double tol) {
+  return std::fmax(tol, 4.0 * 2.220446049250313e-16 * std::fmax(std::fabs(lo), std::fabs(hi)));
+}
+
+// Iteration limits of the eigenvalue refinement: bisection on doubles needs at most about 2100 halvings
+// to shrink any finite bracket to one ulp; Newton inside a bracket, falling back to bisection, converges
+// far sooner. A refinement that reaches its limit returns NaN (not a result), which the block reports.
+inline constexpr int max_bisection_steps = 2200;
+inline constexpr int max_newton_steps = 200;
 
 // Refines eigenvalue p of (d, e) from the guess x0 (the eigenvalue of an earlier potential):
 // 1. a bracket [lo, hi] around x0 widened until count(lo) <= p < count(hi), then bisected until it holds
 //    eigenvalue p alone (count(lo) = p, count(hi) = p + 1): a guess that has moved past a neighbouring
 //    level still finds level p, not the nearest one;
 // 2. Newton-Raphson inside the bracket (seed sec. 4.2), a step leaving it replaced by bisection.
-// tol: absolute, eV.
+// tol: absolute, eV (no finer than bracket_tolerance). Returns NaN when the matrix or the guess is not
+// finite, or when either loop reaches its limit.
 QUANTA_HD double eigenvalue_newton(const double* d, const double* e, int n, int p, double x0, double tol) {
   double glo, ghi;
   gershgorin(d, e, n, &glo, &ghi);
+  if (!(std::isfinite(glo) && std::isfinite(ghi) && std::isfinite(x0))) return NAN;
   x0 = std::fmin(std::fmax(x0, glo), ghi);
   const double step = 1e-3 * std::fmax(1.0, std::fabs(x0));
   double lo = x0, hi = x0;
@@ -86,7 +104,9 @@ QUANTA_HD double eigenvalue_newton(const double* d, const double* e, int n, int 
   for (double w = step; ch <= p && hi < ghi; w *= 4.0) ch = sturm_count(d, e, n, hi = std::fmin(ghi, x0 + w));
   if (cl > p) cl = 0;  // lo reached the Gershgorin bound, below every eigenvalue
   if (ch <= p) ch = n;
-  while ((cl != p || ch != p + 1) && hi - lo > tol) {
+  int bisections = 0;
+  while ((cl != p || ch != p + 1) && hi - lo > bracket_tolerance(lo, hi, tol)) {
+    if (++bisections > max_bisection_steps) return NAN;
     const double mid = 0.5 * (lo + hi);
     const int c = sturm_count(d, e, n, mid);
     if (c <= p) {
@@ -100,7 +120,9 @@ QUANTA_HD double eigenvalue_newton(const double* d, const double* e, int n, int 
   // The guess itself is the best start even when it is an end of the bracket (a level that moved by less
   // than the first widening step).
   double x = (x0 >= lo && x0 <= hi) ? x0 : 0.5 * (lo + hi);
-  for (int it = 0; it < 200 && hi - lo > tol; ++it) {
+  for (int it = 0; hi - lo > bracket_tolerance(lo, hi, tol); ++it) {
+    if (it == max_newton_steps) return NAN;
+    const double tol_x = bracket_tolerance(lo, hi, tol);
     int c;
     const double corr = newton_correction(d, e, n, x, &c);
     // Only a point strictly inside the bracket can be taken as converged: an end may be another level.
@@ -111,7 +133,7 @@ QUANTA_HD double eigenvalue_newton(const double* d, const double* e, int n, int 
     // correction is not finite), or the step is below tol. Tested before the bracket, since x has just
     // become one of its ends and a last step of rounding size may fall outside it.
     if (inside && !std::isfinite(corr)) return x;
-    if (inside && std::fabs(corr) <= tol) return std::fmin(std::fmax(x - corr, lo), hi);
+    if (inside && std::fabs(corr) <= tol_x) return std::fmin(std::fmax(x - corr, lo), hi);
     double next = x - corr;
     if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
     x = next;
@@ -137,10 +159,27 @@ QUANTA_HD void thomas_shifted(const double* d, const double* e, int n, double la
   for (int j = n - 2; j >= 0; --j) y[j] -= c[j] * y[j + 1];
 }
 
+// |T q - lambda q|_inf for the tridiagonal T = (d, e).
+QUANTA_HD double eigen_residual(const double* d, const double* e, int n, double lambda, const double* q) {
+  double r = 0.0;
+  for (int j = 0; j < n; ++j) {
+    double t = (d[j] - lambda) * q[j];
+    if (j > 0) t += e[j - 1] * q[j - 1];
+    if (j + 1 < n) t += e[j] * q[j + 1];
+    r = std::fmax(r, std::isfinite(t) ? std::fabs(t) : INFINITY);
+  }
+  return r;
+}
+
 // Inverse power iteration (seed Algorithm 2) for the eigenvector of (d, e) at eigenvalue lambda:
 // q <- (T - lambda I)^-1 q / |.| until |q_k - q_{k-1}|_inf < tol (signs aligned), at most max_iter times.
 // q: [n] the start vector on entry (any vector not orthogonal to the eigenvector), the unit eigenvector
-// on exit; y, c: scratch of n doubles. Returns the iterations used.
+// on exit; y, c: scratch of n doubles. From a converged eigenvalue it takes 2 iterations. Within a
+// cluster of levels equal to working precision (the mirror-image states of the two oxide layers, high
+// above the Fermi level) the iterate drifts inside the cluster's span and the change test never holds;
+// at max_iter it is accepted when it is an eigenvector to working precision, |T q - lambda q|_inf <=
+// 1000 n eps |T| (Gershgorin scale). Returns the iterations used, or -1 when the iterate is not finite or
+// the limit was reached without that.
 QUANTA_HD int inverse_iteration(const double* d, const double* e, int n, double lambda, double tol, int max_iter,
                                 double* q, double* y, double* c) {
   double lo, hi;
@@ -159,15 +198,17 @@ QUANTA_HD int inverse_iteration(const double* d, const double* e, int n, double 
       dot += y[j] * q[j];
     }
     const double s = (dot < 0.0 ? -1.0 : 1.0) / (big * std::sqrt(norm));
+    if (!std::isfinite(s) || s == 0.0) return -1;
     double change = 0.0;
     for (int j = 0; j < n; ++j) {
       const double v = y[j] * s;
-      change = std::fmax(change, std::fabs(v - q[j]));
+      change = std::fmax(change, std::isfinite(v) ? std::fabs(v - q[j]) : INFINITY);
       q[j] = v;
     }
-    if (change < tol) break;
+    if (change < tol) return it;
   }
-  return it;
+  const double scale = std::fmax(std::fabs(lo), std::fabs(hi));
+  return eigen_residual(d, e, n, lambda, q) <= 1e3 * n * 2.220446049250313e-16 * scale ? it : -1;
 }
 
 // The start vector of inverse iteration: a ramp, not orthogonal to the states of a z-symmetric well.
@@ -213,8 +254,12 @@ QUANTA_HD void schrodinger_entries(const SchrodingerBuild& b, int i, int v, int 
 
 // Multi-section (seed sec. 4.1, eq. 19-20) for eigenvalue p: the bracket [x, x + h] shrinks by
 // n_multi per step; the n_multi - 1 interior points are counted independently (a warp's lanes on the GPU).
+// The step count is bounded: none for a width that is not finite (the eigenvalue x + h/2 is then not
+// finite, which the block reports), at most the ~1100 halvings that span the doubles.
 QUANTA_HD int multisection_steps(double width, double tol, int n_multi) {
-  return static_cast<int>(std::floor(std::log(width / tol) / std::log(static_cast<double>(n_multi)))) + 1;
+  if (!std::isfinite(width)) return 0;
+  const double steps = std::floor(std::log(width / tol) / std::log(static_cast<double>(n_multi))) + 1.0;
+  return steps < 1.0 ? 1 : (steps > 1100.0 ? 1100 : static_cast<int>(steps));
 }
 
 // The eigenproblems of all (i, v) and their lowest ns eigenpairs.
@@ -254,7 +299,8 @@ inline EigenProblem eigen_problem(int nx, int nz, int ns, double dz, const doubl
 void build_schrodinger_cpu(const SchrodingerBuild& b);
 void eigenvalues_multisection_cpu(const EigenProblem& p);
 void eigenvalues_newton_cpu(const EigenProblem& p);
-// Returns the largest number of inverse iterations any eigenvector needed.
+// Returns the largest number of inverse iterations any eigenvector needed. An eigenvector that did not
+// converge (or is not finite) gets max_vector_iter there and a NaN eigenvalue, which the block reports.
 int eigenvectors_cpu(const EigenProblem& p);
 
 }  // namespace quanta::mosfet::kernels

@@ -91,7 +91,7 @@ class CpuEngine final : public Engine {
       times.add("direct_solve", t.seconds());
     }
     double change = 0.0;
-    for (std::size_t k = 0; k < v_.size(); ++k) change = std::max(change, std::fabs(v_[k] - old_[k]));
+    for (std::size_t k = 0; k < v_.size(); ++k) change = std::max(change, kernels::norm_term(v_[k] - old_[k]));
     return {residual_, change};
   }
 

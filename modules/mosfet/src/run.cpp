@@ -60,11 +60,10 @@ RunSummary run(const RunOptions& opt) {
   s.converged = result.converged;
   s.newton_iterations = static_cast<int>(result.history.size());
   s.final_change = result.history.empty() ? 0.0 : result.history.back().change;
-  if (!result.converged)
-    note("mosfet", opt.quiet, "Newton-Raphson did not reach the tolerance in " + std::to_string(s.newton_iterations) +
-                                  " iterations (last change " + std::to_string(s.final_change) + " V)");
+  // Not converged is not a result: nothing is written, and the command exits non-zero with the numbers.
+  if (!result.converged) throw Error(not_converged_message(result, config.solver));
 
-  // 5. Outputs.
+  // 5. Outputs, each under a temporary name renamed when complete.
   s.seconds_total = total.seconds();
   meta.timings.emplace_back("total", s.seconds_total);
   write_results(s.results, config, *block, result, meta);

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "../kernels/schrodinger.hpp"
 #include "engine.hpp"
 #include "quanta/core/error.hpp"
+#include "quanta/core/host_memory.hpp"
 #include "quanta/core/timer.hpp"
 #include "quanta/mosfet/statistics.hpp"
 
@@ -28,7 +30,36 @@ void KernelTimes::add(const std::string& name, double s) {
   seconds.emplace_back(name, s);
 }
 
+std::size_t host_bytes(const DeviceGrid& g, const BlockOptions& opt, Backend backend) {
+  const std::size_t nx = g.nx, nz = g.nz, ns = opt.states(), n = nz > 2 ? nz - 2 : 0, d = sizeof(double);
+  std::size_t total = 0;
+  auto add = [&](std::size_t b) { total = b > SIZE_MAX - total ? SIZE_MAX : total + b; };
+  // The starting potential (laplace_start): the rows, rhs, diagonal and potential, the direct solver's
+  // blocks; and the block's copy of the device grid (5 doubles a node).
+  add(bytes_of(d, nx, nz, nz + 2));
+  add(bytes_of(d, nx, nz, 5 * nz + 2));
+  add(bytes_of(d, nx, nz, 8));
+  add(bytes_of(d, nx, 3, ns, 4));  // the populations and their derivatives, the host eigenvalues
+  if (backend == Backend::Cpu) {
+    // The CPU engine's arrays (engine_cpu.cpp) beside them: Frechet derivative, rows, eigenpairs, scratch.
+    add(bytes_of(d, nx, nz, nz));
+    add(bytes_of(d, nx, nz, nz + 2));
+    add(bytes_of(d, nx, nz, 8));
+    add(bytes_of(d, nx, 3, n, 2));
+    add(bytes_of(d, nx, 3, ns, nz + 2 * n + 3));
+  } else {
+    add(bytes_of(d, nx, 3, ns, nz));  // the eigenvectors, downloaded for the outputs
+  }
+  return total;
+}
+
 namespace {
+std::string sci(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3e", x);
+  return text;
+}
+
 // The starting potential: the neutral Laplace problem (N = N_D) with the contact and gate values.
 std::vector<double> laplace_start(const DeviceGrid& g) {
   const std::size_t nodes = static_cast<std::size_t>(g.nx) * g.nz;
@@ -47,6 +78,9 @@ SchrodingerPoisson::SchrodingerPoisson(const DeviceGrid& grid, const BlockOption
   if (opt_.subbands < 1 || opt_.states() > grid_.nz - 2)
     throw Error("mosfet: " + std::to_string(opt_.states()) + " eigenpairs asked of matrices of order " +
                 std::to_string(grid_.nz - 2) + " (nz - 2)");
+  require_host_memory(host_bytes(grid_, opt_, backend),
+                      "mosfet: the Schroedinger-Poisson block on a " + std::to_string(grid_.nx) + " x " +
+                          std::to_string(grid_.nz) + " grid (" + to_string(backend) + " backend)");
 #ifdef QUANTA_HAVE_CUDA
   if (backend == Backend::Cuda) engine_ = make_cuda_engine(grid_, opt_);
 #endif
@@ -69,13 +103,27 @@ void SchrodingerPoisson::set_potential(const std::vector<double>& v) {
   have_eigenstates_ = false;
 }
 
-void SchrodingerPoisson::update_eigenstates() {
+void SchrodingerPoisson::update_eigenstates(int iteration) {
   engine_->eigenstates(!have_eigenstates_);
   have_eigenstates_ = true;
+  // A refinement or an inverse iteration that reached its limit leaves a NaN eigenvalue (kernels/
+  // schrodinger.hpp), as does a potential that is not finite: stop here, naming the eigenpair.
+  eigenvalues_ = engine_->download_eigenvalues();
+  const int ns = opt_.states();
+  for (std::size_t k = 0; k < eigenvalues_.size(); ++k)
+    if (!std::isfinite(eigenvalues_[k])) {
+      const std::size_t i = k / (3 * ns), v = k / ns % 3, p = k % ns;
+      char where[160];
+      std::snprintf(where, sizeof where, "x node %zu (x = %.4g nm), valley %zu, level %zu", i, i * grid_.dx, v + 1, p);
+      throw Error("mosfet: Schroedinger stage " + std::string(iteration < 0 ? "before the first Newton-Raphson iteration"
+                                                                             : "after Newton-Raphson iteration " + std::to_string(iteration + 1)) +
+                  ": the eigenpair of " + where + " is not a result (eigenvalue " + sci(eigenvalues_[k]) +
+                  "; the eigenvalue refinement or inverse iteration reached its iteration limit, or the potential is not finite)");
+    }
 }
 
 void SchrodingerPoisson::equilibrium_populations(double fermi_level) {
-  const std::vector<double> eps = engine_->download_eigenvalues();
+  const std::vector<double>& eps = eigenvalues_;
   const int ns = opt_.states();
   drho_.assign(rho_.size(), 0.0);
   for (int i = 0; i < grid_.nx; ++i)
@@ -94,6 +142,11 @@ BlockResult SchrodingerPoisson::solve(const std::vector<double>& rho) {
   if (rho.size() != static_cast<std::size_t>(grid_.nx) * 3 * nsb)
     throw Error("mosfet: " + std::to_string(rho.size()) + " surface densities given; the block expects nx * 3 * subbands = " +
                 std::to_string(grid_.nx * 3 * nsb));
+  for (std::size_t k = 0; k < rho.size(); ++k)
+    if (!(std::isfinite(rho[k]) && rho[k] >= 0.0))
+      throw Error("mosfet: surface density " + std::to_string(k) + " (x node " + std::to_string(k / (3 * nsb)) + ", valley " +
+                  std::to_string(k / nsb % 3 + 1) + ", subband " + std::to_string(k % nsb) + ") is " + sci(rho[k]) +
+                  "; the block expects finite densities >= 0 (nm^-2)");
   std::fill(rho_.begin(), rho_.end(), 0.0);
   for (std::size_t iv = 0; iv < static_cast<std::size_t>(grid_.nx) * 3; ++iv)
     for (int p = 0; p < nsb; ++p) rho_[iv * ns + p] = rho[iv * nsb + p];
@@ -109,7 +162,7 @@ BlockResult SchrodingerPoisson::newton(bool equilibrium, double fermi_level) {
   BlockResult r;
   // The eigenpairs are those of the current potential unless it was set since (every Newton step below
   // ends with them), so a call from the previous call's state starts without re-solving them.
-  if (!have_eigenstates_) update_eigenstates();
+  if (!have_eigenstates_) update_eigenstates(-1);
   for (int k = 0; k < opt_.max_newton; ++k) {
     if (equilibrium) equilibrium_populations(fermi_level);
     engine_->density();
@@ -122,7 +175,20 @@ BlockResult SchrodingerPoisson::newton(bool equilibrium, double fermi_level) {
     step.linear_steps = srj.steps;
     step.linear_residual = srj.residual;
     r.history.push_back(step);
-    update_eigenstates();
+    // The norms map a NaN to +infinity (kernels::norm_term): either not finite means V or P[V] is not.
+    const std::string at = "Newton-Raphson iteration " + std::to_string(k + 1) + " of at most " + std::to_string(opt_.max_newton);
+    if (!std::isfinite(step.residual))
+      throw Error("mosfet: " + at + ": the residual |P[V]|_inf is not finite (the potential, the density or the "
+                  "Frechet derivative holds a NaN or an infinity)");
+    if (opt_.linear_solver == LinearSolver::Srj && !srj.converged)
+      throw Error("mosfet: " + at + ": the SRJ linear solver stopped after " + std::to_string(srj.cycles) + " cycles (srj_max_cycles " +
+                  std::to_string(opt_.srj_max_cycles) + ") at relative residual " + sci(srj.residual) +
+                  ", above srj_tolerance " + sci(opt_.srj_tol) +
+                  (std::isfinite(srj.residual) ? std::string() : std::string(" (the iterate is not finite)")));
+    if (!std::isfinite(step.change))
+      throw Error("mosfet: " + at + ": the potential change |V^{k+1} - V^k|_inf is not finite (residual before the step " +
+                  sci(step.residual) + " V/nm^2)");
+    update_eigenstates(k);
     if (step.change < opt_.newton_tol) {
       r.converged = true;
       break;
@@ -133,6 +199,17 @@ BlockResult SchrodingerPoisson::newton(bool equilibrium, double fermi_level) {
   engine_->times.calls++;
   r.seconds = total.seconds();
   return r;
+}
+
+std::string not_converged_message(const BlockResult& r, const BlockOptions& opt) {
+  if (r.converged) return {};
+  char text[400];
+  const NewtonStep last = r.history.empty() ? NewtonStep{} : r.history.back();
+  std::snprintf(text, sizeof text,
+                "mosfet: Newton-Raphson did not converge: it reached max_newton = %d iterations with the last potential "
+                "change %.3e V above newton_tolerance %.3e V (residual before the last step %.3e V/nm^2)",
+                opt.max_newton, last.change, opt.newton_tol, last.residual);
+  return text;
 }
 
 namespace {

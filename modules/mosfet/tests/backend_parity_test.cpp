@@ -2,7 +2,11 @@
 // and the converged equilibrium, with both linear solvers. Skips without a GPU.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <string>
+
 #include "quanta/core/backend.hpp"
+#include "quanta/core/error.hpp"
 #include "test_support.hpp"
 
 using namespace quanta::mosfet;
@@ -73,3 +77,38 @@ TEST(MosfetParityDirect, CudaMatchesCpuOnAwkwardGrids) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Solvers, MosfetParity, ::testing::Values(LinearSolver::Direct, LinearSolver::Srj));
+
+// The CUDA kernels report what the CPU ones report, with the same message: a NaN in the potential (the
+// Gershgorin bounds and the inverse iteration turn it into a NaN level), SRJ at its cycle limit, and a
+// degenerate pair of oxide levels with every eigenpair in the derivative (inverse iteration accepted at
+// its limit as an eigenvector to working precision) converging as on the CPU.
+TEST(MosfetParityFailures, CudaReportsAsCpu) {
+  if (quanta::cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
+  const DeviceGrid g = mosfet_test::seed_device(17, 33);
+  auto error_of = [&](quanta::Backend b, const BlockOptions& o, bool nan) {
+    try {
+      SchrodingerPoisson block(g, o, b);
+      if (nan) {
+        std::vector<double> v = block.potential();
+        v[8 * g.nz + 16] = std::nan("");
+        block.set_potential(v);
+      }
+      block.solve_equilibrium();
+    } catch (const quanta::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string cpu_nan = error_of(quanta::Backend::Cpu, BlockOptions{}, true);
+  EXPECT_NE(cpu_nan.find("x node 8"), std::string::npos) << cpu_nan;
+  EXPECT_EQ(error_of(quanta::Backend::Cuda, BlockOptions{}, true), cpu_nan);
+  BlockOptions srj;
+  srj.linear_solver = LinearSolver::Srj;
+  srj.srj_max_cycles = 1;
+  const std::string gpu_srj = error_of(quanta::Backend::Cuda, srj, false);
+  EXPECT_NE(gpu_srj.find("SRJ linear solver stopped after 1 cycles"), std::string::npos) << gpu_srj;
+  BlockOptions all;
+  all.frechet_states = g.nz - 2;
+  EXPECT_EQ(error_of(quanta::Backend::Cuda, all, false), "");
+  EXPECT_EQ(error_of(quanta::Backend::Cpu, all, false), "");
+}

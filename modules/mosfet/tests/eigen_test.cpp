@@ -129,3 +129,50 @@ TEST(MosfetEigen, ParticleInABoxConvergesAtSecondOrder) {
     err_prev = err;
   }
 }
+
+// Two levels equal to working precision (the mirror-image states of the two oxide layers) far from zero,
+// where the doubles are coarser than the tolerance: the bracket that should separate them cannot shrink
+// below one ulp, and the refinement looped without end (a gate of 1e6 V, or eigen_tolerance 1e-15 at the
+// oxide levels near 11 eV). Now each loop stops at the spacing of the doubles and returns the level.
+TEST(MosfetEigen, DegenerateLevelsFarFromZeroEnd) {
+  for (double shift : {11.0, 1e6}) {
+    // Two identical uncoupled blocks: every level of the block twice.
+    const int half = 8, n = 2 * half;
+    std::vector<double> d(n, 2.0 + shift), e(n, -1.0);
+    e[half - 1] = 0.0;
+    e[n - 1] = 0.0;
+    for (int p = 0; p < 4; ++p) {
+      const double exact = shift + 2.0 - 2.0 * std::cos(3.141592653589793 * (p / 2 + 1) / (half + 1));
+      const double found = kernels::eigenvalue_newton(d.data(), e.data(), n, p, exact + 1e-3, 1e-15);
+      EXPECT_NEAR(found, exact, 1e-14 * std::fabs(shift) + 1e-13) << "shift " << shift << " level " << p;
+    }
+  }
+}
+
+// A loop at its limit says so: inverse iteration at a value that is no eigenvalue does not converge and
+// returns -1 (the block then reports the eigenpair), and a matrix with a NaN gives NaN levels.
+TEST(MosfetEigen, NonConvergenceIsReported) {
+  const Matrices m = device_matrices(3, 33, 3);  // x node 0 only below
+  const int ns = 2;
+  std::vector<double> eps(3 * ns), psi(3 * ns * m.nz), scratch(3 * ns * 2 * m.n);
+  kernels::EigenProblem p = kernels::eigen_problem(1, m.nz, ns, 0.1, m.d.data(), m.e.data(), eps.data(), psi.data(), scratch.data());
+  kernels::eigenvalues_multisection_cpu(p);
+  std::vector<double> q(m.n), y(2 * m.n);
+  for (int j = 0; j < m.n; ++j) q[j] = kernels::start_vector(j, m.n);
+  EXPECT_GT(kernels::inverse_iteration(m.d.data(), m.e.data(), m.n, eps[0], 1e-12, 50, q.data(), y.data(), y.data() + m.n), 0);
+  const double between = 0.5 * (eps[0] + eps[1]);
+  for (int j = 0; j < m.n; ++j) q[j] = kernels::start_vector(j, m.n);
+  EXPECT_EQ(kernels::inverse_iteration(m.d.data(), m.e.data(), m.n, between, 1e-12, 50, q.data(), y.data(), y.data() + m.n), -1);
+  // Through the kernel: the eigenpair's eigenvalue becomes NaN.
+  eps[1] = between;
+  kernels::eigenvectors_cpu(p);  // cold: from the start vector
+  EXPECT_TRUE(std::isnan(eps[1]));
+  EXPECT_FALSE(std::isnan(eps[0]));
+  std::vector<double> d = m.d;
+  d[5] = std::nan("");
+  EXPECT_TRUE(std::isnan(kernels::eigenvalue_newton(d.data(), m.e.data(), m.n, 0, eps[0], 1e-13)));
+  kernels::EigenProblem bad = p;
+  bad.d = d.data();
+  kernels::eigenvalues_multisection_cpu(bad);
+  EXPECT_TRUE(std::isnan(eps[0]));
+}

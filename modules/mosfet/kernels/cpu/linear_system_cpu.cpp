@@ -48,8 +48,8 @@ void joint_max_norm_cpu(std::size_t n, const double* r, const double* u, double*
   double a = 0.0, b = 0.0;
 #pragma omp parallel for reduction(max : a, b)
   for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(n); ++k) {
-    a = std::max(a, std::fabs(r[k]));
-    b = std::max(b, std::fabs(u[k]));
+    a = std::max(a, norm_term(r[k]));
+    b = std::max(b, norm_term(u[k]));
   }
   *r_max = a;
   *u_max = b;
@@ -59,7 +59,7 @@ double newton_residual_cpu(const LinearSystem& s, const double* u) {
   double m = 0.0;
 #pragma omp parallel for reduction(max : m)
   for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(s.size()); ++k)
-    m = std::max(m, std::fabs(s.diag[k] * (s.rhs[k] - row_product(s, static_cast<std::size_t>(k), u))));
+    m = std::max(m, norm_term(s.diag[k] * (s.rhs[k] - row_product(s, static_cast<std::size_t>(k), u))));
   return m;
 }
 
@@ -80,11 +80,12 @@ SrjStats srj_solve_cpu(const LinearSystem& s, double* u, double tol, int max_cyc
     ++st.cycles;
     double r_max, u_max;
     joint_max_norm_cpu(n, r, cur, &r_max, &u_max);
-    st.residual = r_max / std::max(u_max, 1e-300);
+    st.residual = srj_relative_residual(r_max, u_max);
     if (st.residual <= tol) {
       st.converged = true;
       break;
     }
+    if (!std::isfinite(st.residual)) break;
   }
   if (cur != u) std::copy(cur, cur + n, u);
   return st;

@@ -1,5 +1,6 @@
 // CPU twins of the Schroedinger kernels: one (i, v) matrix or one eigenpair per loop iteration.
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "../schrodinger.hpp"
@@ -61,7 +62,8 @@ int eigenvectors_cpu(const EigenProblem& P) {
                                      P.eigenvalues[t], P.vector_tol, P.max_vector_iter, q, y, y + n);
     normalise_eigenvector(q, n, P.dz);
     psi[0] = psi[P.nz - 1] = 0.0;
-    most = std::max(most, it);
+    if (it < 0) P.eigenvalues[t] = NAN;  // not an eigenpair: the block reports it (see eigenvectors_cpu)
+    most = std::max(most, it < 0 ? P.max_vector_iter : it);
   }
   return most;
 }

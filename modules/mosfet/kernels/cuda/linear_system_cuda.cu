@@ -70,8 +70,8 @@ __global__ void joint_max_kernel(std::size_t n, const double* __restrict__ r, co
   double a = 0.0, b = 0.0;
   for (std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; k < n;
        k += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    a = fmax(a, fabs(r[k]));
-    b = fmax(b, fabs(u[k]));
+    a = fmax(a, norm_term(r[k]));
+    b = fmax(b, norm_term(u[k]));
   }
   a = block_max(a);
   __syncthreads();
@@ -88,7 +88,7 @@ __global__ void difference_max_kernel(std::size_t n, const double* __restrict__ 
   double m = 0.0;
   for (std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; k < n;
        k += static_cast<std::size_t>(gridDim.x) * blockDim.x)
-    m = fmax(m, fabs(a[k] - b[k]));
+    m = fmax(m, norm_term(a[k] - b[k]));
   m = block_max(m);
   if (threadIdx.x == 0) partial[blockIdx.x] = m;
 }
@@ -149,7 +149,7 @@ __global__ void newton_residual_kernel(LinearSystem s, const double* __restrict_
   for (std::size_t row = blockIdx.x * static_cast<std::size_t>(kRowsPerBlock) + threadIdx.x / kWarp; row < n;
        row += static_cast<std::size_t>(gridDim.x) * kRowsPerBlock) {
     const double ax = warp_row_product(s, row, u, lane);
-    if (lane == 0) m = fmax(m, fabs(s.diag[row] * (s.rhs[row] - ax)));
+    if (lane == 0) m = fmax(m, norm_term(s.diag[row] * (s.rhs[row] - ax)));
   }
   m = block_max(m);
   if (threadIdx.x == 0) partial[blockIdx.x] = m;
@@ -654,11 +654,12 @@ SrjStats srj_solve_cuda(const LinearSystem& s, double* u, double tol, int max_cy
     parity ^= flip;
     st.steps += static_cast<int>(omegas.size());
     ++st.cycles;
-    st.residual = r_max / std::max(u_max, 1e-300);
+    st.residual = srj_relative_residual(r_max, u_max);
     if (st.residual <= tol) {
       st.converged = true;
       break;
     }
+    if (!std::isfinite(st.residual)) break;
   }
   if (parity == 1) QUANTA_CUDA_CHECK(cudaMemcpy(u, work.other, n * sizeof(double), cudaMemcpyDeviceToDevice));
   return st;

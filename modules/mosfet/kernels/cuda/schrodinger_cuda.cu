@@ -135,8 +135,9 @@ __global__ void inverse_iteration_kernel(EigenProblem P, int group, bool staged,
   }
   if (!P.warm)
     for (int j = 0; j < n; ++j) q[j] = start_vector(j, n);
-  inverse_iteration(g.d, g.e, n, P.eigenvalues[t], P.vector_tol, P.max_vector_iter, q, y, y + n);
+  const int it = inverse_iteration(g.d, g.e, n, P.eigenvalues[t], P.vector_tol, P.max_vector_iter, q, y, y + n);
   normalise_eigenvector(q, n, P.dz);
+  if (it < 0) P.eigenvalues[t] = NAN;  // not an eigenpair: the block reports it (as eigenvectors_cpu)
   if (work_shared)
     for (int j = 0; j < n; ++j) psi[1 + j] = q[j];
   psi[0] = psi[P.nz - 1] = 0.0;

@@ -9,6 +9,7 @@
 // iteration re-solves the Schroedinger problems of all (x, valley) (multi-section at the first call,
 // Newton-Raphson refinement afterwards; inverse iteration for the vectors), evaluates the Frechet
 // derivative of the density, builds the linear system and solves it by SRJ or directly.
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,11 +44,18 @@ struct NewtonStep {
   double linear_residual = 0;
 };
 
+// A call's outcome. Reaching max_newton is returned (converged false; not_converged_message says so) so
+// that a caller may decide; anything that is not a result throws Error naming the stage, the Newton
+// iteration and the quantity: a non-finite potential, residual or eigenvalue, an eigenvalue refinement
+// or inverse iteration at its iteration limit, SRJ at srj_max_cycles.
 struct BlockResult {
   bool converged = false;
   std::vector<NewtonStep> history;
   double seconds = 0;
 };
+// "mosfet: Newton-Raphson did not converge: ..." with the limit, the last change and the tolerance;
+// empty when converged.
+std::string not_converged_message(const BlockResult& r, const BlockOptions& options);
 
 // Wall time per kernel (the seed's Table 4 names), accumulated over the block's calls.
 struct KernelTimes {
@@ -60,7 +68,8 @@ class Engine;  // where the arrays live and the kernels run (src/engine.hpp)
 
 class SchrodingerPoisson {
  public:
-  // The backend must be resolved (Cpu or Cuda). Throws OutOfDeviceMemory when the arrays do not fit.
+  // The backend must be resolved (Cpu or Cuda). Throws Error when the host memory the block needs
+  // (host_bytes) is not available, OutOfDeviceMemory when the device arrays do not fit.
   SchrodingerPoisson(const DeviceGrid& grid, const BlockOptions& options, Backend backend);
   ~SchrodingerPoisson();
   SchrodingerPoisson(const SchrodingerPoisson&) = delete;
@@ -92,7 +101,7 @@ class SchrodingerPoisson {
 
  private:
   BlockResult newton(bool equilibrium, double fermi_level);
-  void update_eigenstates();
+  void update_eigenstates(int iteration);  // iteration: the Newton step just taken (0-based), -1 before the first
   void equilibrium_populations(double fermi_level);
 
   DeviceGrid grid_;
@@ -101,7 +110,12 @@ class SchrodingerPoisson {
   std::unique_ptr<Engine> engine_;
   bool have_eigenstates_ = false;
   std::vector<double> rho_, drho_;  // [nx][3][states]
+  std::vector<double> eigenvalues_;  // [nx][3][states] the engine's, checked after every update
 };
+
+// Host memory the block takes on the grid: its arrays on the CPU backend, the starting potential's
+// direct solve and the outputs' copies on either (bytes; saturates rather than wrapping).
+std::size_t host_bytes(const DeviceGrid& grid, const BlockOptions& options, Backend backend);
 
 // The source contact's potential V_s: the flat-potential column of the contact holds exactly the
 // donors of the film, g sum_{v,p} rho_{v,p} = N_D t_si (subband statistics at Fermi level 0).
