@@ -62,3 +62,26 @@ function(quanta_add_library name)
   endif()
   target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic>)
 endfunction()
+
+# The Python the plot scripts' tests run with: the system's python3 (where scripts/install-deps.sh puts
+# numpy, h5py and matplotlib) before one earlier on PATH that may lack them (a pyenv shim). A test whose
+# modules are missing exits 77 and CTest reports it as skipped, so it is never silently left out.
+if(NOT Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
+  execute_process(COMMAND /usr/bin/python3 -c "import numpy, matplotlib" RESULT_VARIABLE quanta_system_python_rc OUTPUT_QUIET ERROR_QUIET)
+  if(quanta_system_python_rc EQUAL 0)
+    set(Python3_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "Python for the plot scripts' tests")
+  endif()
+endif()
+find_package(Python3 COMPONENTS Interpreter)
+
+# quanta_add_python_test(NAME name SCRIPT script ARGS ... [LABELS ...]): skipped (77) where Python or the
+# script's modules are absent.
+function(quanta_add_python_test)
+  cmake_parse_arguments(T "" "NAME;SCRIPT" "ARGS;LABELS" ${ARGN})
+  if(Python3_Interpreter_FOUND)
+    add_test(NAME ${T_NAME} COMMAND ${Python3_EXECUTABLE} ${T_SCRIPT} ${T_ARGS})
+  else()
+    add_test(NAME ${T_NAME} COMMAND sh -c "echo 'no python3 interpreter: ${T_NAME} skipped'; exit 77")
+  endif()
+  set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}" SKIP_RETURN_CODE 77 ENVIRONMENT "OMP_NUM_THREADS=2")
+endfunction()
