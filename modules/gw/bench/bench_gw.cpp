@@ -7,8 +7,9 @@
 //
 //   bench_gw [INPUT_DIR] [--backend cpu|cuda|auto] [--wfn F] [--wfnq F] [--wfn-inner F] [--rho F] [--vxc F]
 //            [--out results.json]
-// INPUT_DIR defaults to BerkeleyGW's silicon example in the shared references (the mean-field files
-// in its mean-field/ folders); file names are taken in INPUT_DIR.
+// INPUT_DIR defaults to BerkeleyGW's silicon example as the tests stage it in the build tree
+// (<build>/test-data/gw/si-bgw, from modules/gw/tests/data; the mean-field files in its mean-field/
+// folders); file names are taken in INPUT_DIR.
 #include <omp.h>
 
 #include <cmath>
@@ -33,10 +34,10 @@ using namespace quanta::gw;
 namespace fs = std::filesystem;
 
 int main(int argc, char** argv) {
-#ifdef QUANTA_SHARED_DIR
-  const std::string si = std::string(QUANTA_SHARED_DIR) + "/reference/gw/si-bgw/";
+#ifdef QUANTA_TEST_DATA_DIR
+  const std::string si = std::string(QUANTA_TEST_DATA_DIR) + "/gw/si-bgw/";
 #else
-  const std::string si = "../shared/reference/gw/si-bgw/";
+  const std::string si;  // no default: INPUT_DIR is required
 #endif
   // With no INPUT_DIR: the silicon example, its mean-field files in their own folders. With one: the
   // files named in INPUT_DIR, under BerkeleyGW's names unless given.
@@ -63,6 +64,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "bench_gw: unknown option %s\n", a.c_str());
       return 2;
     }
+  }
+  if (dir.empty() && (si.empty() || !fs::exists(si))) {
+    std::fprintf(stderr, "bench_gw: give INPUT_DIR (the silicon example is not staged in this build tree: configure with tests on)\n");
+    return 2;
   }
   auto file = [&](std::string& f, const std::string& name, const std::string& example) {
     if (dir.empty()) f = f.empty() ? si + example : f;

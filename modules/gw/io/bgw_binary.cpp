@@ -8,7 +8,9 @@
 #include <string>
 
 #include "quanta/core/error.hpp"
+#include "quanta/core/host_memory.hpp"
 #include "quanta/core/io/fortran_records.hpp"
+#include "quanta/core/io/input_file.hpp"
 #include "quanta/gw/mean_field.hpp"
 
 namespace quanta::gw {
@@ -114,7 +116,7 @@ std::vector<cplx> to_coeffs(const std::vector<char>& raw, bool complex_flavour) 
 
 // HDF5's signature, at the start of the file (where BerkeleyGW's files have it).
 bool is_hdf5(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
+  auto in = io::open_input_file(file, "BerkeleyGW's wavefunction file (pw2bgw.x's WFN or wfn.h5)", std::ios::binary);
   char sig[8] = {};
   in.read(sig, 8);
   return in.gcount() == 8 && std::string(sig, 8) == std::string("\x89HDF\r\n\x1a\n", 8);
@@ -157,7 +159,7 @@ void check_orthonormal(const Wavefunctions& w) {
 
 namespace {
 
-Wavefunctions read_wfn_fortran(const std::filesystem::path& file, int max_bands) {
+Wavefunctions read_wfn_fortran(const std::filesystem::path& file, int max_bands, bool header_only) {
   io::FortranRecords rec(file, kLayout);
   Wavefunctions w;
   w.file = file.string();
@@ -180,7 +182,7 @@ Wavefunctions read_wfn_fortran(const std::filesystem::path& file, int max_bands)
     rec.fail("sizes", "ng " + std::to_string(ng) + ", ntran " + std::to_string(ntran) + ", nat " + std::to_string(nat) + ", nk " +
                           std::to_string(nk) + ", nbands " + std::to_string(w.nbands_file),
              "positive counts, ntran <= 48");
-  w.nbands = max_bands > 0 ? std::min(max_bands, w.nbands_file) : w.nbands_file;
+  w.nbands = max_bands > 0 && !header_only ? std::min(max_bands, w.nbands_file) : w.nbands_file;
   auto grids = rec.next("FFTgrid, kgrid, kshift");
   if (grids.size() != 48) rec.fail("FFTgrid, kgrid, kshift", std::to_string(grids.size()) + " bytes", "48 bytes");
   p = 0;
@@ -208,6 +210,9 @@ Wavefunctions read_wfn_fortran(const std::filesystem::path& file, int max_bands)
         w.occupations[to] = occ[from];
       }
   w.gvec_rho = to_gvec(read_block(rec, "G-vectors of the density", ng, 12));
+  if (header_only) return w;
+  require_host_memory(bytes_of(sizeof(cplx), static_cast<std::size_t>(nk), static_cast<std::size_t>(w.nbands) * w.nspin, ngkmax),
+                      "the wavefunctions of " + w.file + " (" + std::to_string(nk) + " k-points x " + std::to_string(w.nbands) + " bands)");
   const std::size_t item = w.complex_flavour ? 16 : 8;
   for (int k = 0; k < nk; ++k) {
     const std::string kname = "k-point " + std::to_string(k + 1);
@@ -231,9 +236,13 @@ Wavefunctions read_wfn_fortran(const std::filesystem::path& file, int max_bands)
 }  // namespace
 
 Wavefunctions read_wfn(const std::filesystem::path& file, int max_bands) {
-  Wavefunctions w = is_hdf5(file) ? read_wfn_h5(file, max_bands) : read_wfn_fortran(file, max_bands);
+  Wavefunctions w = is_hdf5(file) ? read_wfn_h5(file, max_bands) : read_wfn_fortran(file, max_bands, false);
   check_orthonormal(w);
   return w;
+}
+
+Wavefunctions read_wfn_header(const std::filesystem::path& file) {
+  return is_hdf5(file) ? read_wfn_h5(file, 0, true) : read_wfn_fortran(file, 0, true);
 }
 
 namespace {

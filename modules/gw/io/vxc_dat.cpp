@@ -3,12 +3,14 @@
 #include <cmath>
 
 #include "quanta/core/error.hpp"
+#include "quanta/core/io/input_file.hpp"
 #include "quanta/core/io/text_reader.hpp"
 #include "quanta/gw/mean_field.hpp"
 
 namespace quanta::gw {
 
 VxcTable read_vxc_dat(const std::filesystem::path& file) {
+  io::require_input_file(file, "pw2bgw.x's vxc.dat");
   io::TextReader r(file.string());
   VxcTable t;
   t.file = file.string();

@@ -7,12 +7,15 @@
 #include <string>
 
 #include "quanta/core/error.hpp"
+#include "quanta/core/host_memory.hpp"
+#include "quanta/core/io/input_file.hpp"
 #include "quanta/core/io/hdf5.hpp"
 #include "quanta/gw/mean_field.hpp"
 
 namespace quanta::gw {
 
-Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands) {
+Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands, bool header_only) {
+  io::require_input_file(file, "BerkeleyGW's wfn.h5");
   const io::H5File h(file, io::H5File::Mode::Read);
   const std::string f = file.string();
   auto ints = [&](const std::string& name, std::size_t expected) {
@@ -45,7 +48,7 @@ Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands) {
   const int nk = one_int(kp + "nrk");
   w.nbands_file = one_int(kp + "mnband");
   if (nk < 1 || w.nbands_file < 1) throw InputError(f, kp + "nrk, mnband: expected positive counts");
-  w.nbands = max_bands > 0 ? std::min(max_bands, w.nbands_file) : w.nbands_file;
+  w.nbands = max_bands > 0 && !header_only ? std::min(max_bands, w.nbands_file) : w.nbands_file;
   w.ecutwfc = one_double(kp + "ecutwfc");
   const auto kgrid = ints(kp + "kgrid", 3);
   const auto shift = doubles(kp + "shift", 3);
@@ -111,6 +114,8 @@ Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands) {
     c.atom_species.push_back(static_cast<int>(atyp[a]));
   }
 
+  if (header_only) return w;
+
   // The G-vectors and coefficients of each k-point: rows off_k .. off_k + ngk - 1 along ngktot.
   std::size_t ngktot = 0;
   for (auto n : ngk) {
@@ -123,6 +128,8 @@ Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands) {
   if (dims != expected)
     throw InputError(f, "/wfns/coeffs: shape does not match [mnband][nspin][sum of ngk][flavor] = [" + std::to_string(nb) + "][" +
                             std::to_string(w.nspin) + "][" + std::to_string(ngktot) + "][" + std::to_string(flavor) + "]");
+  require_host_memory(bytes_of(sizeof(double), static_cast<std::size_t>(w.nbands) * w.nspin, ngktot, flavor + 2u),
+                      "the wavefunctions of " + f + " (" + std::to_string(nk) + " k-points x " + std::to_string(w.nbands) + " bands)");
   std::vector<double> raw(static_cast<std::size_t>(w.nbands) * w.nspin * ngktot * flavor);
   h.read_rows("/wfns/coeffs", 0, w.nbands, raw.data());  // the first nbands bands only
   std::size_t off = 0;

@@ -26,6 +26,7 @@ MiniBzAverage::MiniBzAverage(const Crystal& crystal, const Vec3i& qgrid, int npo
   // The random numbers in order (one stream), then the folding in parallel.
   points_.resize(npoints);
   for (auto& p : points_) p = {uniform(), uniform(), uniform()};
+  // The parallel loops of this file are arithmetic on memory already held: nothing in them throws.
 #pragma omp parallel for schedule(static)
   for (long ip = 0; ip < static_cast<long>(points_.size()); ++ip) {
     auto& p = points_[ip];

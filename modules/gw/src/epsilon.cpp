@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <exception>
 #include <memory>
@@ -12,10 +13,13 @@
 #include "../kernels/invert.hpp"
 #include "../kernels/mtxel.hpp"
 #include "quanta/core/error.hpp"
+#include "quanta/core/host_memory.hpp"
+#include "quanta/core/progress.hpp"
 #include "quanta/core/threads.hpp"
 #include "quanta/core/timer.hpp"
 #include "quanta/core/units.hpp"
 #include "quanta/gw/epsilon.hpp"
+#include "region_failure.hpp"
 #include "states.hpp"
 
 namespace quanta::gw {
@@ -36,6 +40,15 @@ std::vector<Vec3i> g_sphere(const Crystal& crystal, const std::vector<Vec3i>& gv
   return out;
 }
 
+namespace {
+
+// Saturating, as bytes_of: an absurd size stays absurd instead of wrapping to a small one.
+std::size_t add_bytes(std::size_t a, std::size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
+
+}  // namespace
+
+double max_epsilon_cutoff(const Wavefunctions& wfn) { return wfn.ecutrho; }
+
 std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wavefunctions* wfnq, const EpsilonParams& p,
                                               EpsilonTimings* timings) {
   const Crystal& crystal = wfn.crystal;
@@ -44,6 +57,9 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
     throw InputError(wfn.file, "number_bands " + std::to_string(p.nbands) + " exceeds the " + std::to_string(wfn.nbands) + " bands of the file");
   if (p.nbands <= nv) throw Error("number_bands " + std::to_string(p.nbands) + ": expected more than the " + std::to_string(nv) + " valence bands");
   if (wfn.nspin != 1) throw InputError(wfn.file, "nspin " + std::to_string(wfn.nspin) + ": only spin-unpolarized runs are supported");
+  if (!(p.ecut > 0 && p.ecut <= max_epsilon_cutoff(wfn)))
+    throw InputError(wfn.file, "epsilon_cutoff " + std::to_string(p.ecut) + " Ry: expected 0 < epsilon_cutoff <= " +
+                                   std::to_string(max_epsilon_cutoff(wfn)) + " Ry, the cutoff of the file's density G-vectors");
   const int nc = p.nbands - nv;
 
   const auto ops = all_operations(crystal);
@@ -62,14 +78,35 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
   EpsilonTimings t;
   t.box_points = box.size();
 
+  // The spheres first (the q0 point stands for q = 0: its sphere and order are those of q = 0), for
+  // the memory check and for the progress report, whose work per item is MTXEL's FFTs and CHI_SUM's
+  // ZGEMM: per valence-conduction pair about 5 N log2 N for the product's transform and 8 ng^2.
+  std::vector<std::vector<Vec3i>> spheres;
+  double total_work = 0;
+  const double fft_work = 5.0 * box.size() * std::log2(static_cast<double>(box.size()));
+  auto pair_work = [&](int ng) { return fft_work + 8.0 * ng * ng; };
+  for (const auto& qp : p.qpoints) {
+    spheres.push_back(g_sphere(crystal, wfn.gvec_rho, qp.q0 ? Vec3{0, 0, 0} : qp.q, p.ecut));
+    const std::size_t ng = spheres.back().size();
+    total_work += static_cast<double>(kfull.size()) * nv * nc * pair_work(static_cast<int>(ng));
+    // chi0, eps and eps^-1, the inversion's work copy, one chi0 per thread on the CPU, and each
+    // thread's MTXEL arrays (the states and one product on the box, M of a block).
+    const std::size_t per_thread =
+        add_bytes(add_bytes(bytes_of(sizeof(cplx), ng, ng), bytes_of(sizeof(cplx), box.size(), nv + nc + 1)), bytes_of(sizeof(cplx), nv, nc, ng));
+    require_host_memory(add_bytes(bytes_of(sizeof(cplx), ng, ng, 4), on_device ? 0 : bytes_of(per_thread, threads)),
+                        "epsilon at q-point " + std::to_string(spheres.size()) + " (" + std::to_string(ng) + " G-vectors within " +
+                            std::to_string(p.ecut) + " Ry, FFT box " + std::to_string(box.n[0]) + "x" + std::to_string(box.n[1]) + "x" +
+                            std::to_string(box.n[2]) + ", " + std::to_string(threads) + " threads)");
+  }
+  Progress progress("gw epsilon", static_cast<std::size_t>(kfull.size()) * p.qpoints.size(), p.quiet);
+  progress.set_total_work(total_work);
+
   std::vector<DielectricMatrix> out;
   for (const auto& qp : p.qpoints) {
     DielectricMatrix d;
     d.q = qp;
     d.nk = static_cast<int>(kfull.size());
-    // The q0 point stands for q = 0: its sphere and order are those of q = 0.
-    const Vec3 q_sphere = qp.q0 ? Vec3{0, 0, 0} : qp.q;
-    d.gvec = g_sphere(crystal, wfn.gvec_rho, q_sphere, p.ecut);
+    d.gvec = std::move(spheres[out.size()]);
     const int ng = d.ng();
     for (const auto& g : d.gvec) d.qg2.push_back(crystal.norm2({qp.q[0] + g[0], qp.q[1] + g[1], qp.q[2] + g[2]}));
     const auto where_out = box_indexes(box, d.gvec);
@@ -91,6 +128,11 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
       block = std::min(block, std::max(1, nv * static_cast<int>(kfull.size()) / threads));
     const int nblocks = (nv + block - 1) / block;
     const long items = static_cast<long>(kfull.size()) * nblocks;
+    // Progress counts k-points: an item is a block of a k-point's valence bands.
+    auto item_work = [&](long item) {
+      const int v0 = static_cast<int>(item % nblocks) * block;
+      return static_cast<double>(std::min(block, nv - v0)) * nc * pair_work(ng);
+    };
 
     // One item: the states at k (conduction) and k+q (valence block), MTXEL, CHI_SUM into `chi`.
     auto run_item = [&](long item, kernels::MtxelEngine& mtxel, kernels::ChiSumEngine& chi, std::vector<cplx>& m, EpsilonTimings& tt) {
@@ -146,7 +188,10 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
     if (on_device) {
       kernels::ChiSumEngine chi(p.backend, ng, half_budget);
       std::vector<cplx> unused;
-      for (long item = 0; item < items; ++item) run_item(item, *device_mtxel, chi, unused, t);
+      for (long item = 0; item < items; ++item) {
+        run_item(item, *device_mtxel, chi, unused, t);
+        progress.advance(item % nblocks == nblocks - 1 ? 1 : 0, item_work(item));
+      }
       WallTimer tr;
       d.chi0 = chi.result();
       t.chi_sum += tr.seconds();
@@ -155,30 +200,34 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
       // inside), summed at the end. Stage times are thread-seconds over the thread count.
       d.chi0.assign(static_cast<std::size_t>(ng) * ng, cplx());
       std::vector<EpsilonTimings> tt(threads);
-      std::exception_ptr failure;
+      RegionFailure failure;
       {
         SerialBlas serial_blas;
 #pragma omp parallel num_threads(threads)
         {
           const int id = omp_get_thread_num();
-          kernels::MtxelEngine mtxel(Backend::Cpu, box);
-          kernels::ChiSumEngine chi(Backend::Cpu, ng);
+          std::unique_ptr<kernels::MtxelEngine> mtxel;
+          std::unique_ptr<kernels::ChiSumEngine> chi;
           std::vector<cplx> m;
+          failure.run([&] {
+            mtxel = std::make_unique<kernels::MtxelEngine>(Backend::Cpu, box);
+            chi = std::make_unique<kernels::ChiSumEngine>(Backend::Cpu, ng);
+          });
 #pragma omp for schedule(dynamic)
-          for (long item = 0; item < items; ++item) {
-            try {
-              if (!failure) run_item(item, mtxel, chi, m, tt[id]);
-            } catch (...) {
-#pragma omp critical(gw_epsilon_failure)
-              if (!failure) failure = std::current_exception();
-            }
-          }
-          const auto part = chi.result();
+          for (long item = 0; item < items; ++item)
+            if (chi) failure.run([&] {
+                run_item(item, *mtxel, *chi, m, tt[id]);
+                progress.advance(item % nblocks == nblocks - 1 ? 1 : 0, item_work(item));
+              });
+          if (chi)
+            failure.run([&] {
+              const auto part = chi->result();
 #pragma omp critical(gw_epsilon_sum)
-          for (std::size_t i = 0; i < part.size(); ++i) d.chi0[i] += part[i];
+              for (std::size_t i = 0; i < part.size(); ++i) d.chi0[i] += part[i];
+            });
         }
       }
-      if (failure) std::rethrow_exception(failure);
+      failure.rethrow();
       for (const auto& x : tt) {
         t.states += x.states / threads;
         t.mtxel += x.mtxel / threads;
@@ -199,6 +248,7 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
     t.inversion += ti.seconds();
     out.push_back(std::move(d));
   }
+  progress.finish();
   if (timings) *timings = t;
   return out;
 }

@@ -1,9 +1,11 @@
-// quanta gw, stage by stage: read the inputs, Epsilon, Sigma, write the outputs.
+// quanta gw, stage by stage: read and check every input, Epsilon, Sigma, write the outputs.
 #include "quanta/gw/run.hpp"
 
 #include <omp.h>
 
 #include <cstdio>
+#include <fstream>
+#include <optional>
 
 #include "quanta/core/error.hpp"
 #include "quanta/core/timer.hpp"
@@ -11,6 +13,42 @@
 #include "quanta/gw/outputs.hpp"
 
 namespace quanta::gw {
+namespace {
+
+void check_density(const Density& rho) {
+  if (rho.nspin != 1) throw InputError(rho.file, "nspin " + std::to_string(rho.nspin) + ": only spin-unpolarized runs are supported (expected 1)");
+  for (std::size_t i = 0; i < rho.gvec.size(); ++i)
+    if (rho.gvec[i] == Vec3i{0, 0, 0}) {
+      if (!(rho.rho[i].re > 0)) throw InputError(rho.file, "rho(G=0) = " + std::to_string(rho.rho[i].re) + ": expected the electrons per cell (> 0)");
+      return;
+    }
+  throw InputError(rho.file, "no G = 0 component: expected the density on the G-sphere of pw2bgw.x");
+}
+
+// The potential must be on the density's sphere of WFN_inner, the one MTXEL computes it against.
+void check_vxc_potential(const Density& v, const Wavefunctions& inner) {
+  if (v.nspin != 1) throw InputError(v.file, "nspin " + std::to_string(v.nspin) + ": only spin-unpolarized runs are supported (expected 1)");
+  if (v.gvec.size() != inner.gvec_rho.size())
+    throw InputError(v.file, std::to_string(v.gvec.size()) + " G-vectors: expected the " + std::to_string(inner.gvec_rho.size()) +
+                                 " of the density sphere of " + inner.file);
+}
+
+// The output folder exists (or is made) and takes a file, so that a run does not fail at its end.
+void require_writable_dir(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw Error("output folder " + dir.string() + ": cannot create it: " + ec.message());
+  if (!std::filesystem::is_directory(dir)) throw Error("output folder " + dir.string() + ": exists and is not a folder");
+  const auto probe = dir / ".quanta-gw-write-test";
+  {
+    std::ofstream out(probe);
+    out << "quanta\n";
+    if (!out) throw Error("output folder " + dir.string() + ": cannot write to it (expected a writable folder for sigma_hp.log, eqp0.dat, eqp1.dat, quanta-gw.h5)");
+  }
+  std::filesystem::remove(probe, ec);
+}
+
+}  // namespace
 
 RunSummary run(const RunOptions& o) {
   auto in = [&](const std::filesystem::path& p) { return p.is_absolute() ? p : o.input_dir / p; };
@@ -23,16 +61,47 @@ RunSummary run(const RunOptions& o) {
 
   RunSummary s;
   s.backend = to_string(backend);
+
+  // 1. Every input read or, for the large wavefunction files, its header, and checked: a mistake in
+  // sigma.inp, RHO or vxc.dat shows now, not after Epsilon.
   EpsilonParams ep = read_epsilon_inp(in(o.epsilon_input));
   SigmaParams sp = read_sigma_inp(in(o.sigma_input));
   ep.backend = sp.backend = backend;
   ep.gpu_mem_limit = sp.gpu_mem_limit = o.gpu_mem_limit;
+  ep.quiet = sp.quiet = o.quiet;
+  bool need_q0 = false;
+  for (const auto& q : ep.qpoints) need_q0 |= q.q0;
+  {
+    const auto wfn_h = read_wfn_header(in(o.wfn));
+    std::optional<Wavefunctions> wfnq_h;
+    if (need_q0) wfnq_h = read_wfn_header(in(o.wfnq));
+    check_epsilon_inputs(in(o.epsilon_input), ep, wfn_h, wfnq_h ? &*wfnq_h : nullptr);
+  }
+  const auto inner_h = read_wfn_header(in(o.wfn_inner));
+  check_sigma_inputs(in(o.sigma_input), sp, ep, inner_h);
+  const auto rho = read_rho(in(o.rho));
+  check_density(rho);
+  // vxc.dat when it is there, else the potential (VXC), as BerkeleyGW's Sigma chooses.
+  const bool have_vxc_dat = std::filesystem::exists(in(o.vxc));
+  if (!have_vxc_dat && !std::filesystem::exists(in(o.vxc_potential)))
+    throw InputError(in(o.vxc).string(), "not found, and no potential file " + in(o.vxc_potential).string() +
+                                             " either (expected vxc.dat or BerkeleyGW's binary VXC from pw2bgw.x)");
+  VxcTable vxc;
+  Density vxc_potential;
+  if (have_vxc_dat) {
+    vxc = read_vxc_dat(in(o.vxc));
+    for (const auto& k : sp.kpoints)
+      for (int n = sp.band_min; n <= sp.band_max; ++n) vxc.diagonal(k, n);  // InputError naming the k-point and band missing
+  } else {
+    vxc_potential = read_vxc(in(o.vxc_potential));
+    check_vxc_potential(vxc_potential, inner_h);
+  }
+  require_writable_dir(out_dir);
 
+  // 2. Epsilon.
   WallTimer te;
   say("quanta gw: reading %s\n", in(o.wfn).string().c_str());
   const auto wfn = read_wfn(in(o.wfn), ep.nbands);
-  bool need_q0 = false;
-  for (const auto& q : ep.qpoints) need_q0 |= q.q0;
   Wavefunctions wfnq;
   if (need_q0) wfnq = read_wfn(in(o.wfnq));
   say("quanta gw: epsilon, %zu q-points, %d bands, cutoff %.2f Ry\n", ep.qpoints.size(), ep.nbands, ep.ecut);
@@ -43,20 +112,16 @@ RunSummary run(const RunOptions& o) {
         eps[i].at(eps[i].epsinv, 0, 0).re);
   s.seconds_epsilon = te.seconds();
 
+  // 3. Sigma.
   WallTimer ts;
   const auto inner = read_wfn(in(o.wfn_inner), sp.nbands);
-  const auto rho = read_rho(in(o.rho));
-  // vxc.dat when it is there, else the potential (VXC), as BerkeleyGW's Sigma chooses.
-  const bool have_vxc_dat = std::filesystem::exists(in(o.vxc));
-  if (!have_vxc_dat && !std::filesystem::exists(in(o.vxc_potential)))
-    throw InputError(in(o.vxc).string(), "not found, and no potential file " + in(o.vxc_potential).string() +
-                                             " either (expected vxc.dat or BerkeleyGW's binary VXC from pw2bgw.x)");
-  const auto vxc = have_vxc_dat ? read_vxc_dat(in(o.vxc)) : vxc_from_potential(inner, read_vxc(in(o.vxc_potential)), sp);
+  if (!have_vxc_dat) vxc = vxc_from_potential(inner, vxc_potential, sp);
   say("quanta gw: sigma, %zu k-points, bands %d..%d, %d bands in the sum\n", sp.kpoints.size(), sp.band_min, sp.band_max, sp.nbands);
   SigmaTimings st;
   const auto sigma = compute_sigma(inner, rho, vxc, eps, sp, &st);
   s.seconds_sigma = ts.seconds();
 
+  // 4. Outputs.
   std::filesystem::create_directories(out_dir);
   write_sigma_hp_log(out_dir / "sigma_hp.log", inner.crystal, sp, sigma);
   write_eqp(out_dir / "eqp0.dat", sigma, 0);

@@ -3,6 +3,7 @@
 // the plasmon-pole modes), the states at k-q, their matrix elements with the states at k (MTXEL), the bare
 // exchange and the GPP sums. Then band averaging over degenerate levels and the quasiparticle energies.
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <map>
 
@@ -10,6 +11,9 @@
 #include "../kernels/mtxel.hpp"
 #include "coulomb.hpp"
 #include "quanta/core/error.hpp"
+#include "quanta/core/host_memory.hpp"
+#include "quanta/core/progress.hpp"
+#include "quanta/core/threads.hpp"
 #include "quanta/core/timer.hpp"
 #include "quanta/core/units.hpp"
 #include "quanta/gw/sigma.hpp"
@@ -143,6 +147,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
     BareSphere b;
     b.gvec = g_sphere(c, inner.gvec_rho, q, ecut_bare);
     b.v.resize(b.gvec.size());
+    // Arithmetic on memory already held: nothing in the loop throws.
 #pragma omp parallel for schedule(dynamic, 16)
     for (std::size_t i = 0; i < b.gvec.size(); ++i) {
       const bool origin = q_zero && b.gvec[i] == Vec3i{0, 0, 0};
@@ -160,14 +165,51 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
   const int nn = p.band_max - p.band_min + 1;
   const double ry = kRydbergEV;
   t.box_points = box.size();
-  t.setup = tsetup.seconds();
 
-  std::vector<SigmaK> out;
+  // The q-points of each k (its little group's wedge), for the memory check and the progress report.
+  // The work of one (k, q): MTXEL's FFTs (about 5 N log2 N per transform, nn * nbands products) and the
+  // GPP sum (about 20 operations per (n, m, G, G', E) term, two energies), as bench_gw counts them.
+  std::vector<int> k_index;
+  std::vector<std::vector<QStar>> k_stars;
+  double total_work = 0;
+  std::size_t ng_eps_max = 0;
+  for (const auto& d : eps) ng_eps_max = std::max<std::size_t>(ng_eps_max, d.ng());
+  const double fft_work = 5.0 * box.size() * std::log2(static_cast<double>(box.size()));
+  auto q_work = [&](const Vec3& q) {
+    const auto image = find_image(c, qirr, ops, q);
+    const double ngs = image ? eps[image->irr].ng() : static_cast<double>(ng_eps_max);
+    return static_cast<double>(nn) * p.nbands * (fft_work + 40.0 * ngs * ngs);
+  };
   for (const auto& k : p.kpoints) {
     int ik = -1;
     for (int i = 0; i < inner.nk(); ++i)
       if (same_k(inner.kpoints[i], k)) ik = i;
     if (ik < 0) throw InputError(inner.file, "sigma k-point (" + std::to_string(k[0]) + ", " + std::to_string(k[1]) + ", " + std::to_string(k[2]) + ") is not one of its k-points");
+    k_index.push_back(ik);
+    k_stars.push_back(reduce_by_little_group(c, qfull, inner.kpoints[ik], p.q_symmetry));
+    for (const auto& star : k_stars.back()) total_work += q_work(star.q);
+  }
+  {
+    // Per (k, q): M on the bare sphere and its screened part, the screened interaction (I, the mode
+    // frequencies and the rotated eps^-1), the states at k - q, MTXEL's box arrays per thread.
+    const std::size_t ngbare = bare_sphere({0, 0, 0}, true).gvec.size();
+    const std::size_t ngk = inner.gvec.empty() ? 0 : inner.gvec[0].size() * 2;
+    const std::size_t parts[] = {bytes_of(sizeof(cplx), nn, p.nbands, ngbare + ng_eps_max), bytes_of(sizeof(cplx) + sizeof(double), ng_eps_max, ng_eps_max),
+                                 bytes_of(sizeof(cplx), ng_eps_max, ng_eps_max, 2), bytes_of(sizeof(cplx), p.nbands + nn, ngk),
+                                 bytes_of(sizeof(cplx), box.size(), nn + p.nbands + max_threads())};
+    std::size_t total = 0;
+    for (std::size_t b : parts) total = total > SIZE_MAX - b ? SIZE_MAX : total + b;
+    require_host_memory(total, "sigma (" + std::to_string(nn) + " bands x " + std::to_string(p.nbands) + " in the sum, " + std::to_string(ngbare) +
+                                   " G-vectors in the bare sphere, " + std::to_string(ng_eps_max) + " in the screened one, FFT box " +
+                                   std::to_string(box.n[0]) + "x" + std::to_string(box.n[1]) + "x" + std::to_string(box.n[2]) + ")");
+  }
+  Progress progress("gw sigma", p.kpoints.size(), p.quiet);
+  progress.set_total_work(total_work);
+  t.setup = tsetup.seconds();
+
+  std::vector<SigmaK> out;
+  for (std::size_t ki = 0; ki < p.kpoints.size(); ++ki) {
+    const int ik = k_index[ki];
     const StateSet at_k = source.at(inner.kpoints[ik], p.band_max);
     // The bands n at k, as the `a` states of MTXEL.
     std::vector<cplx> a_coeffs(at_k.coeffs.begin() + static_cast<std::size_t>(p.band_min - 1) * at_k.gvec.size(), at_k.coeffs.end());
@@ -180,7 +222,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
     }
     std::vector<double> x(nn, 0.0), sx(2 * nn, 0.0), ch(2 * nn, 0.0);
 
-    const auto stars = reduce_by_little_group(c, qfull, inner.kpoints[ik], p.q_symmetry);
+    const auto& stars = k_stars[ki];
     for (const auto& star : stars) {
       WallTimer tq;
       const Vec3& q = star.q;
@@ -238,6 +280,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       s.wt.resize(s.i_eps.size());
       s.v.resize(ngs);
       for (int a = 0; a < ngs; ++a) s.v[a] = vbar[s.where[a]] * fact;
+      // Arithmetic on memory already held: nothing in the loop throws.
 #pragma omp parallel for schedule(static)
       for (int b = 0; b < ngs; ++b)
         for (int a = 0; a < ngs; ++a) {
@@ -337,7 +380,9 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       kernels::gpp(p.backend, g, half_budget);
       t.gpp_terms += static_cast<double>(nn) * p.nbands * g.ne * ngs * ngs;
       t.gpp += tg.seconds();
+      progress.advance(0, q_work(q));
     }
+    progress.advance(1, 0.0);
 
     // eV, band averaging over degenerate levels, quasiparticle energies.
     SigmaK r;
@@ -391,6 +436,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
     }
     out.push_back(std::move(r));
   }
+  progress.finish();
   if (timings) *timings = t;
   return out;
 }

@@ -14,6 +14,7 @@
 #include "quanta/gw/inputs.hpp"
 #include "quanta/gw/mean_field.hpp"
 #include "quanta/gw/sigma.hpp"
+#include "quanta/test/data.hpp"
 #include "../../../core/tests/test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -22,7 +23,8 @@ using quanta::cplx;
 
 namespace {
 
-const std::string kMf = std::string(QUANTA_SHARED_DIR) + "/reference/gw/si-bgw/mean-field/";
+const std::string kSi = quanta::test::data_path("gw/si-bgw").string() + "/";
+const std::string kMf = kSi + "mean-field/";
 
 TEST(GwReaders, WfnHeaderAndOrthonormalStates) {
   const auto w = read_wfn(kMf + "04-wfn_co/WFN_co");
@@ -74,13 +76,13 @@ TEST(GwReaders, VxcDat) {
 }
 
 TEST(GwInputs, BerkeleyGWKeywordFiles) {
-  const auto e = read_epsilon_inp(std::string(QUANTA_SHARED_DIR) + "/reference/gw/si-bgw/bgw-inputs/epsilon.inp");
+  const auto e = read_epsilon_inp(kSi + "bgw-inputs/epsilon.inp");
   EXPECT_DOUBLE_EQ(e.ecut, 10.0);
   EXPECT_EQ(e.nbands, 29);
   ASSERT_EQ(e.qpoints.size(), 10u);
   EXPECT_TRUE(e.qpoints[0].q0);
   EXPECT_DOUBLE_EQ(e.qpoints[0].q[2], 0.001);
-  const auto s = read_sigma_inp(std::string(QUANTA_SHARED_DIR) + "/reference/gw/si-bgw/bgw-inputs/sigma.inp");
+  const auto s = read_sigma_inp(kSi + "bgw-inputs/sigma.inp");
   EXPECT_EQ(s.nbands, 32);
   EXPECT_EQ(s.band_min, 1);
   EXPECT_EQ(s.band_max, 14);
@@ -111,7 +113,7 @@ TEST(GwBadInput, NamesTheFileRecordAndLine) {
 }  // namespace
 
 // BerkeleyGW's binary VXC (pw2bgw.x's vxcg_file, written by QE in a rerun of the run that wrote vxc.dat;
-// see data/README.md): a real potential on the density's sphere, and the diagonal matrix elements
+// see data/si-bgw/README.md): a real potential on the density's sphere, and the diagonal matrix elements
 // computed from it equal the ones pw2bgw.x wrote into vxc.dat.
 // Units: quanta (as BerkeleyGW) turns Ry into eV with BerkeleyGW's Rydberg, 13.60569253 eV (CODATA
 // 2010); pw2bgw.x wrote vxc.dat with QE 6.7's, 13.605693122994 eV (CODATA 2018). The two differ by
@@ -119,7 +121,7 @@ TEST(GwBadInput, NamesTheFileRecordAndLine) {
 // 9 decimals in eV, and the rerun's potential differs from the original's by ~1e-13.
 TEST(GwReaders, VxcPotentialGivesTheMatrixElementsOfVxcDat) {
   const auto inner = read_wfn(kMf + "04-wfn_co/WFN_co", 14);
-  const auto v = read_vxc(std::string(QUANTA_SOURCE_DIR) + "/modules/gw/tests/data/si-VXC");
+  const auto v = read_vxc(kMf + "04-wfn_co/VXC");
   ASSERT_EQ(v.gvec, inner.gvec_rho);
   std::map<Vec3i, cplx> by_g;
   for (std::size_t i = 0; i < v.gvec.size(); ++i) by_g[v.gvec[i]] = v.rho[i];
@@ -128,7 +130,7 @@ TEST(GwReaders, VxcPotentialGivesTheMatrixElementsOfVxcDat) {
     EXPECT_NEAR(x.re, y.re, 1e-12);
     EXPECT_NEAR(x.im, -y.im, 1e-12);
   }
-  SigmaParams p = read_sigma_inp(std::string(QUANTA_SHARED_DIR) + "/reference/gw/si-bgw/bgw-inputs/sigma.inp");
+  SigmaParams p = read_sigma_inp(kSi + "bgw-inputs/sigma.inp");
   const auto ref = read_vxc_dat(kMf + "04-wfn_co/vxc.dat");
   const auto t = vxc_from_potential(inner, v, p);
   const double qe_rydberg_ev = 13.605693122994;

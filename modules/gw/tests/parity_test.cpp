@@ -21,13 +21,14 @@
 #include "quanta/gw/inputs.hpp"
 #include "quanta/gw/mean_field.hpp"
 #include "quanta/gw/sigma.hpp"
+#include "quanta/test/data.hpp"
 
 using namespace quanta;
 using namespace quanta::gw;
 
 namespace {
 
-const std::string kSi = std::string(QUANTA_SHARED_DIR) + "/reference/gw/si-bgw/";
+const std::string kSi = quanta::test::data_path("gw/si-bgw").string() + "/";
 
 double mag(double x) { return std::abs(x); }
 double mag(cplx x) { return quanta::abs(x); }

@@ -3,9 +3,9 @@
 # chain (mean-field/*/pw.in, pw2bgw.in) with real_or_complex = 2 in a scratch folder, then runs
 # gw_silicon_test on those files against BerkeleyGW's outputs (made from Real-flavour files: the physics
 # is the same, so the same tolerances apply). Needs pw.x and pw2bgw.x (scripts/install-deps.sh --with-qe).
-# Usage: silicon_complex.sh SHARED_REFERENCE_DIR GW_SILICON_TEST_BINARY
+# Usage: silicon_complex.sh SI_BGW_DATA_DIR GW_SILICON_TEST_BINARY (the staged tests/data/si-bgw)
 set -euo pipefail
-mf="$1/gw/si-bgw/mean-field"
+mf="$1/mean-field"
 test_binary="$2"
 work="$(mktemp -d "${TMPDIR:-/tmp}/quanta-gw-si-complex-XXXXXX")"
 trap 'rm -rf "$work"' EXIT

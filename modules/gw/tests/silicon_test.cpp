@@ -13,13 +13,14 @@
 
 #include "quanta/core/io/hdf5.hpp"
 #include "quanta/gw/run.hpp"
+#include "quanta/test/data.hpp"
 
 namespace fs = std::filesystem;
 using namespace quanta::gw;
 
 namespace {
 
-const std::string kSi = std::string(QUANTA_SHARED_DIR) + "/reference/gw/si-bgw/";
+const std::string kSi = quanta::test::data_path("gw/si-bgw").string() + "/";
 
 std::vector<std::vector<double>> sigma_rows(const std::string& file) {
   std::vector<std::vector<double>> rows;
@@ -54,13 +55,28 @@ class GwSilicon : public ::testing::Test {
     // The GPU when there is one (then the CUDA kernels are checked against BerkeleyGW directly; the
     // parity test holds them to the CPU at 1e-10), else the CPU.
     o.backend = quanta::Backend::Auto;
-    o.quiet = true;
-    summary = run(o);
+    // Not quiet: the progress lines are checked below.
+    testing::internal::CaptureStderr();
+    try {
+      summary = run(o);
+    } catch (...) {
+      log = testing::internal::GetCapturedStderr();
+      throw;
+    }
+    log = testing::internal::GetCapturedStderr();
   }
   static void TearDownTestSuite() { fs::remove_all(out); }
   static inline fs::path out;
   static inline RunSummary summary;
+  static inline std::string log;  // what the run wrote on stderr
 };
+
+// Sigma runs for minutes on a real case: it reports its progress with an ETA from the work done (the
+// GPP terms and FFTs of each (k, q)), as Epsilon does, ending with the completed count.
+TEST_F(GwSilicon, EpsilonAndSigmaReportProgress) {
+  EXPECT_NE(log.find("[gw epsilon] 5000/5000 (100.0%)"), std::string::npos) << log;
+  EXPECT_NE(log.find("[gw sigma] 10/10 (100.0%)"), std::string::npos) << log;
+}
 
 TEST_F(GwSilicon, DielectricHeadsMatchEpsilonOut) {
   std::map<int, std::map<std::string, double>> ref;

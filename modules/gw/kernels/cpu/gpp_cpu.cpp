@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "../../src/region_failure.hpp"
 #include "../gpp.hpp"
 #include "quanta/core/error.hpp"
 
@@ -14,9 +15,13 @@ void gpp_cpu(const GppJob& j) {
   const std::size_t nne = static_cast<std::size_t>(j.nn) * j.ne;
   const long items = static_cast<long>(j.nn) * j.ng;
   std::vector<double> sx(nne, 0.0), ch(nne, 0.0);
-#pragma omp parallel
+  // Per-thread sums, allocated before the region (an allocation inside it could throw).
+  const int threads = omp_get_max_threads();
+  std::vector<std::vector<double>> thread_sx(threads, std::vector<double>(nne, 0.0)), thread_ch(thread_sx);
+#pragma omp parallel num_threads(threads)
   {
-    std::vector<double> tsx(nne, 0.0), tch(nne, 0.0);
+    std::vector<double>& tsx = thread_sx[omp_get_thread_num()];
+    std::vector<double>& tch = thread_ch[omp_get_thread_num()];
 #pragma omp for schedule(dynamic, 4)
     for (long item = 0; item < items; ++item) {
       const int n = static_cast<int>(item / j.ng);

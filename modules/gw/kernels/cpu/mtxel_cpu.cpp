@@ -5,6 +5,7 @@
 #include <mutex>
 #include <vector>
 
+#include "../../src/region_failure.hpp"
 #include "../mtxel.hpp"
 #include "quanta/core/error.hpp"
 
@@ -46,6 +47,7 @@ struct Plan {
 void to_real_space(const Plan& plan, const Box& box, const cplx* coeff, std::size_t ng, const std::size_t* where, int n,
                    std::vector<cplx>& out) {
   if (out.size() < box.size() * n) out.resize(box.size() * n);
+  // Nothing here throws (the FFT runs on memory already held).
 #pragma omp parallel for schedule(static)
   for (int s = 0; s < n; ++s) {
     cplx* f = out.data() + box.size() * s;
@@ -117,12 +119,12 @@ void mtxel_cpu(MtxelEngine::Cpu& ws, const MtxelJob& job) {
   to_real_space(plan, box, job.a, job.nga, job.where_a, job.na, ar);
   to_real_space(plan, box, job.b, job.ngb, job.where_b, job.nb, br);
   ws.prod.resize(omp_get_max_threads());
+  for (auto& prod : ws.prod) prod.resize(N);  // here, not in the region: an allocation may throw
   const double inv_n = 1.0 / static_cast<double>(N);
   const long pairs = static_cast<long>(job.na) * job.nb;
 #pragma omp parallel
   {
     auto& prod = ws.prod[omp_get_thread_num()];
-    prod.resize(N);
 #pragma omp for schedule(dynamic)
     for (long p = 0; p < pairs; ++p) {
       const int ia = static_cast<int>(p / job.nb), ib = static_cast<int>(p % job.nb);

@@ -17,7 +17,9 @@ struct EpsilonParams {
   double ecut = 0;            // epsilon_cutoff, Ry
   int nbands = 0;             // number_bands: valence + conduction bands in the sum
   std::vector<QPoint> qpoints;
-  int valence_block = 0;      // valence bands per CHI_SUM product (0: all)
+  bool degeneracy_check_override = false;  // number_bands may split a degenerate set (warned, not refused)
+  int valence_block = 0;
+  bool quiet = false;         // no progress lines      // valence bands per CHI_SUM product (0: all)
   Backend backend = Backend::Cpu;
   std::size_t gpu_mem_limit = 0;  // bytes the CUDA backend may plan to use; 0: the free memory less a margin
 };
@@ -41,6 +43,10 @@ struct EpsilonTimings {
   std::size_t box_points = 0; // points of the FFT box
   double chi_sum_flops = 0;   // 8 ng^2 per pair (complex multiply-add), summed
 };
+
+// The largest epsilon_cutoff a wavefunction file allows, Ry: the cutoff of its density's G-vectors, from
+// which the dielectric matrix's sphere is taken (as in BerkeleyGW, whose G-space is the density's).
+double max_epsilon_cutoff(const Wavefunctions& wfn);
 
 // wfnq may be null when no q-point is q0. Throws InputError when a k+q state is in neither file.
 std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wavefunctions* wfnq, const EpsilonParams& params,

@@ -92,7 +92,10 @@ struct VxcTable {
 // (near-)degenerate bands (energies within 1e-4 Ry, overlaps to 1e-5): where a Real-flavour conversion
 // went wrong, that is where it shows (check_orthonormal, an InputError naming the file, k-point and bands).
 Wavefunctions read_wfn(const std::filesystem::path& file, int max_bands = 0);
-Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands = 0);
+Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands = 0, bool header_only = false);
+// The header alone (crystal, k-points, every band's energies, the density's G-vectors; no coefficients):
+// what the checks made before a run starts need, read in a fraction of the time and memory.
+Wavefunctions read_wfn_header(const std::filesystem::path& file);
 void check_orthonormal(const Wavefunctions& w);
 Density read_rho(const std::filesystem::path& file);
 // BerkeleyGW's binary VXC (pw2bgw.x's vxcg_file): the local exchange-correlation potential Vxc(G), Ry,

@@ -21,6 +21,8 @@ struct SigmaParams {
   double ecut_bare = 0;            // bare_coulomb_cutoff, Ry (0: the wavefunctions' cutoff)
   double fd_spacing = 1.0;         // finite_difference_spacing, eV (finite_difference_form 2: forward)
   bool q_symmetry = true;          // sum over the q of the irreducible wedge of k's little group
+  bool degeneracy_check_override = false;  // number_bands or the band range may split a degenerate set
+  bool quiet = false;              // no progress lines
   Backend backend = Backend::Cpu;
   std::size_t gpu_mem_limit = 0;   // bytes the CUDA backend may plan to use; 0: the free memory less a margin
 };

@@ -1,0 +1,156 @@
+// What can be known wrong before Epsilon starts (minutes to hours before Sigma reads its files): the
+// keywords against the wavefunction files' headers, as BerkeleyGW's Epsilon and Sigma check them.
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "quanta/core/error.hpp"
+#include "quanta/core/progress.hpp"
+#include "quanta/gw/inputs.hpp"
+#include "bz.hpp"
+#include "states.hpp"
+
+namespace quanta::gw {
+namespace {
+
+// BerkeleyGW's TOL_Degeneracy: two levels closer than this are one degenerate level.
+constexpr double kDegenerate = 1e-6;  // Ry
+
+std::string str(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.10g", x);
+  return b;
+}
+
+std::string kstr(const Vec3& k) {
+  char b[96];
+  std::snprintf(b, sizeof b, "(%.10g, %.10g, %.10g)", k[0], k[1], k[2]);
+  return b;
+}
+
+// The first k-point of `k_indexes` where bands `below` and `below` + 1 (1-based) are one level, or -1.
+int split_at(const Wavefunctions& w, int below, const std::vector<int>& k_indexes) {
+  for (int ik : k_indexes)
+    for (int s = 0; s < w.nspin; ++s)
+      if (std::abs(w.energy(ik, below - 1, s) - w.energy(ik, below, s)) < kDegenerate) return ik;
+  return -1;
+}
+
+std::vector<int> all_k(const Wavefunctions& w) {
+  std::vector<int> k(w.nk());
+  for (int i = 0; i < w.nk(); ++i) k[i] = i;
+  return k;
+}
+
+// A degenerate set split by `what`: an error, or with degeneracy_check_override a warning (as BerkeleyGW).
+void degenerate_split(const std::filesystem::path& input, const std::string& what, const Wavefunctions& w, int ik, int below, bool override_set) {
+  const std::string msg = what + " splits a degenerate set: bands " + std::to_string(below) + " and " + std::to_string(below + 1) + " of " +
+                          w.file + " at k-point " + std::to_string(ik + 1) + " " + kstr(w.kpoints[ik]) + " are at " +
+                          str(w.energy(ik, below - 1)) + " and " + str(w.energy(ik, below)) + " Ry (within " + str(kDegenerate) + " Ry)";
+  if (override_set) {
+    warn("gw", input.string() + ": " + msg + "; degeneracy_check_override is set, so the run goes on");
+    return;
+  }
+  throw InputError(input.string(), msg + ": expected a band count that keeps degenerate sets whole, or the keyword degeneracy_check_override "
+                                         "to run anyway (as in BerkeleyGW)");
+}
+
+// number_bands against a wavefunction file: at most the file's bands less one (the band above is
+// needed to see whether the cut splits a degenerate set), and no split.
+void check_number_bands(const std::filesystem::path& input, int nbands, const Wavefunctions& w, bool override_set) {
+  if (nbands > w.nbands_file)
+    throw InputError(input.string(), "number_bands " + std::to_string(nbands) + " exceeds the " + std::to_string(w.nbands_file) +
+                                         " bands of " + w.file + ": expected number_bands <= " + std::to_string(w.nbands_file - 1));
+  if (nbands == w.nbands_file) {
+    if (!override_set)
+      throw InputError(input.string(), "number_bands " + std::to_string(nbands) + " equals the bands of " + w.file +
+                                           ": expected at most " + std::to_string(nbands - 1) +
+                                           " (one more band is needed to check that the sum does not split a degenerate set), or "
+                                           "degeneracy_check_override");
+    warn("gw", input.string() + ": number_bands " + std::to_string(nbands) + " is every band of " + w.file +
+                   "; whether it splits a degenerate set cannot be checked (degeneracy_check_override is set)");
+    return;
+  }
+  if (const int ik = split_at(w, nbands, all_k(w)); ik >= 0) degenerate_split(input, "number_bands " + std::to_string(nbands), w, ik, nbands, override_set);
+}
+
+void require_one_spin(const Wavefunctions& w) {
+  if (w.nspin != 1) throw InputError(w.file, "nspin " + std::to_string(w.nspin) + ": only spin-unpolarized runs are supported (expected 1)");
+}
+
+}  // namespace
+
+void check_epsilon_inputs(const std::filesystem::path& input, const EpsilonParams& p, const Wavefunctions& wfn, const Wavefunctions* wfnq) {
+  require_one_spin(wfn);
+  const int nv = occupied_bands(wfn);
+  if (p.nbands <= nv)
+    throw InputError(input.string(), "number_bands " + std::to_string(p.nbands) + ": expected more than the " + std::to_string(nv) +
+                                         " valence bands of " + wfn.file);
+  check_number_bands(input, p.nbands, wfn, p.degeneracy_check_override);
+  if (p.ecut > max_epsilon_cutoff(wfn))
+    throw InputError(input.string(), "epsilon_cutoff " + str(p.ecut) + " Ry exceeds the cutoff of the density's G-vectors of " + wfn.file +
+                                         " (ecutrho " + str(max_epsilon_cutoff(wfn)) + " Ry), the largest sphere there is: expected 0 < epsilon_cutoff <= " +
+                                         str(max_epsilon_cutoff(wfn)));
+  bool need_q0 = false;
+  for (const auto& q : p.qpoints) need_q0 |= q.q0;
+  if (need_q0) {
+    if (!wfnq) throw InputError(input.string(), "a q-point is flagged as q0, but no WFNq was given");
+    require_one_spin(*wfnq);
+    if (occupied_bands(*wfnq) != nv)
+      throw InputError(wfnq->file, "ifmax " + std::to_string(occupied_bands(*wfnq)) + ": expected the " + std::to_string(nv) + " valence bands of " +
+                                       wfn.file);
+    // The valence states at k + q0 must close their degenerate sets at the valence edge, as in BerkeleyGW.
+    if (wfnq->nbands_file > nv)
+      if (const int ik = split_at(*wfnq, nv, all_k(*wfnq)); ik >= 0)
+        degenerate_split(input, "the valence count " + std::to_string(nv), *wfnq, ik, nv, p.degeneracy_check_override);
+  }
+}
+
+void check_sigma_inputs(const std::filesystem::path& input, const SigmaParams& p, const EpsilonParams& ep, const Wavefunctions& inner) {
+  require_one_spin(inner);
+  check_number_bands(input, p.nbands, inner, p.degeneracy_check_override);
+  // The k-points of sigma.inp, each one of WFN_inner's.
+  std::vector<int> ks;
+  for (const auto& k : p.kpoints) {
+    int found = -1;
+    for (int i = 0; i < inner.nk() && found < 0; ++i) {
+      bool same = true;
+      for (int c = 0; c < 3; ++c) same &= std::abs(inner.kpoints[i][c] - k[c] - std::round(inner.kpoints[i][c] - k[c])) < 1e-6;
+      if (same) found = i;
+    }
+    if (found < 0) throw InputError(input.string(), "k-point " + kstr(k) + " is not one of the " + std::to_string(inner.nk()) + " k-points of " + inner.file);
+    ks.push_back(found);
+  }
+  // The band range: Sigma averages over degenerate levels, which must lie whole inside it.
+  if (p.band_min > 1)
+    if (const int ik = split_at(inner, p.band_min - 1, ks); ik >= 0)
+      degenerate_split(input, "band_index_min " + std::to_string(p.band_min), inner, ik, p.band_min - 1, p.degeneracy_check_override);
+  if (p.band_max < inner.nbands_file)
+    if (const int ik = split_at(inner, p.band_max, ks); ik >= 0)
+      degenerate_split(input, "band_index_max " + std::to_string(p.band_max), inner, ik, p.band_max, p.degeneracy_check_override);
+  // Cutoffs: the screened sphere lies in the dielectric matrix's and in the bare one; the bare sphere in
+  // the density's.
+  if (p.ecut_screened > ep.ecut)
+    throw InputError(input.string(), "screened_coulomb_cutoff " + str(p.ecut_screened) + " Ry exceeds epsilon_cutoff " + str(ep.ecut) +
+                                         " Ry: expected 0 (the dielectric matrix's) to " + str(ep.ecut));
+  const double screened = p.ecut_screened > 0 ? p.ecut_screened : ep.ecut;
+  const double bare = p.ecut_bare > 0 ? p.ecut_bare : inner.ecutwfc;
+  if (bare > inner.ecutrho)
+    throw InputError(input.string(), "bare_coulomb_cutoff " + str(bare) + " Ry exceeds the cutoff of the density's G-vectors of " + inner.file +
+                                         " (" + str(inner.ecutrho) + " Ry): expected at most " + str(inner.ecutrho));
+  if (bare < screened)
+    throw InputError(input.string(), std::string(p.ecut_bare > 0 ? "bare_coulomb_cutoff " : "the bare cutoff (the wavefunctions' ecutwfc) ") + str(bare) +
+                                         " Ry is below the screened cutoff " + str(screened) + " Ry: expected bare_coulomb_cutoff >= " + str(screened));
+  // The q-points of the dielectric matrices must generate WFN_inner's k-grid.
+  std::vector<Vec3> qirr;
+  for (const auto& q : ep.qpoints) qirr.push_back(q.q0 ? Vec3{0, 0, 0} : q.q);
+  if (ep.qpoints.empty() || !ep.qpoints[0].q0)
+    throw InputError(input.string(), "Sigma needs the q0 point first in epsilon.inp's qpoints (flag 1 on the first row)");
+  const auto qfull = unfold(inner.crystal, qirr, all_operations(inner.crystal));
+  const auto& g = inner.kgrid;
+  if (static_cast<long>(qfull.size()) != static_cast<long>(g[0]) * g[1] * g[2])
+    throw InputError(input.string(), "epsilon.inp's q-points unfold to " + std::to_string(qfull.size()) + " points, expected the " + std::to_string(g[0]) +
+                                         "x" + std::to_string(g[1]) + "x" + std::to_string(g[2]) + " grid of " + inner.file);
+}
+
+}  // namespace quanta::gw

@@ -1,0 +1,323 @@
+// What quanta gw refuses, and when: keywords it does not implement, repeated keywords, values out of
+// range, number_bands or a band range that splits a degenerate set (BerkeleyGW's degeneracy check and
+// its override), cutoffs beyond the density's sphere, and every input checked before Epsilon starts.
+// The silicon example's files (tests/data/si-bgw) with one thing changed at a time.
+#include <gtest/gtest.h>
+#include <omp.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "../src/region_failure.hpp"
+#include "quanta/gw/epsilon.hpp"
+#include "quanta/gw/inputs.hpp"
+#include "quanta/gw/mean_field.hpp"
+#include "quanta/gw/run.hpp"
+#include "quanta/gw/sigma.hpp"
+#include "quanta/test/data.hpp"
+#include "../../../core/tests/test_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace quanta::gw;
+using quanta::InputError;
+using quanta::test::expect_error;
+using quanta::test::TempDir;
+
+namespace {
+
+fs::path si() { return quanta::test::data_path("gw/si-bgw"); }
+fs::path mf(const std::string& f) { return si() / "mean-field" / f; }
+
+std::string slurp(const fs::path& f) {
+  std::ifstream in(f);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The example's sigma.inp with `from` replaced by `to`.
+std::string edited(const fs::path& file, const std::string& from, const std::string& to) {
+  std::string s = slurp(file);
+  const auto at = s.find(from);
+  if (at == std::string::npos) throw std::runtime_error("test: '" + from + "' not in " + file.string());
+  return s.replace(at, from.size(), to);
+}
+
+// RunOptions for the example, its files where the tests staged them, output in `out`.
+RunOptions example(const fs::path& out) {
+  RunOptions o;
+  o.input_dir = si() / "bgw-inputs";
+  o.wfn = mf("02-wfn/WFN");
+  o.wfnq = mf("03-wfnq/WFNq");
+  o.wfn_inner = mf("04-wfn_co/WFN_co");
+  o.rho = mf("04-wfn_co/RHO");
+  o.vxc = mf("04-wfn_co/vxc.dat");
+  o.output_dir = out;
+  o.backend = quanta::Backend::Cpu;
+  return o;
+}
+
+// run() must fail with an InputError carrying `pieces` before Epsilon starts: nothing of Epsilon on stderr.
+void expect_refused_before_epsilon(const RunOptions& o, const std::vector<std::string>& pieces) {
+  testing::internal::CaptureStderr();
+  std::string message;
+  try {
+    run(o);
+  } catch (const quanta::Error& e) {
+    message = e.what();
+  }
+  const std::string err = testing::internal::GetCapturedStderr();
+  ASSERT_FALSE(message.empty()) << "run() did not fail";
+  for (const auto& p : pieces) EXPECT_NE(message.find(p), std::string::npos) << message << "\nlacks: " << p;
+  EXPECT_EQ(err.find("epsilon"), std::string::npos) << "refused only after Epsilon started:\n" << err;
+}
+
+// ---------------------------------------------------------------- keywords
+
+TEST(GwKeywords, VerbosityIsAcceptedInItsRangeAndRefusedOutsideIt) {
+  TempDir dir;
+  const auto base = slurp(si() / "bgw-inputs/epsilon.inp");
+  EXPECT_NO_THROW(read_epsilon_inp(dir.write("e1.inp", "verbosity 3\n" + base)));
+  expect_error<InputError>([&] { read_epsilon_inp(dir.write("e2.inp", "verbosity 9\n" + base)); }, {"e2.inp:1", "verbosity", "9", "1..6"});
+  expect_error<InputError>([&] { read_epsilon_inp(dir.write("e3.inp", "verbosity high\n" + base)); }, {"e3.inp:1", "verbosity", "'high'"});
+}
+
+TEST(GwKeywords, ScreeningSemiconductorIsAcceptedOtherScreeningsAndTruncationsRefusedByName) {
+  TempDir dir;
+  const auto eps = slurp(si() / "bgw-inputs/epsilon.inp");
+  const auto sig = slurp(si() / "bgw-inputs/sigma.inp");
+  EXPECT_NO_THROW(read_epsilon_inp(dir.write("e.inp", "screening_semiconductor\n" + eps)));
+  EXPECT_NO_THROW(read_sigma_inp(si() / "bgw-inputs/sigma.inp"));  // it has screening_semiconductor
+  expect_error<InputError>([&] { read_epsilon_inp(dir.write("e1.inp", eps + "screening_metal\n")); },
+                           {"e1.inp:17", "screening_metal", "not implemented", "screening_semiconductor only"});
+  expect_error<InputError>([&] { read_sigma_inp(dir.write("s1.inp", sig + "screening_graphene\n")); },
+                           {"s1.inp:", "screening_graphene", "screening_semiconductor only"});
+  expect_error<InputError>([&] { read_sigma_inp(dir.write("s2.inp", "cell_slab_truncation\n" + sig)); },
+                           {"s2.inp:1", "cell_slab_truncation", "without Coulomb truncation"});
+  expect_error<InputError>([&] { read_epsilon_inp(dir.write("e2.inp", "screening_semiconductor 1\n" + eps)); },
+                           {"e2.inp:1", "screening_semiconductor", "nothing after the flag"});
+}
+
+TEST(GwKeywords, UnknownKeywordNamesWhatQuantaImplements) {
+  TempDir dir;
+  const auto f = dir.write("sigma.inp", slurp(si() / "bgw-inputs/sigma.inp") + "exact_static_ch 1\n");
+  expect_error<InputError>([&] { read_sigma_inp(f); }, {"sigma.inp:", "exact_static_ch", "does not implement", "band_index_max",
+                                                         "degeneracy_check_override", "screening_semiconductor", "begin kpoints"});
+}
+
+TEST(GwKeywords, RepeatedKeywordLastWinsWithAWarningNamingBothLines) {
+  TempDir dir;
+  const auto f = dir.write("sigma.inp", "number_bands 20\n" + slurp(si() / "bgw-inputs/sigma.inp"));
+  testing::internal::CaptureStderr();
+  const auto p = read_sigma_inp(f);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(p.nbands, 32);  // the example's own number_bands, on line 2
+  EXPECT_NE(err.find("warning"), std::string::npos) << err;
+  EXPECT_NE(err.find("number_bands is given at lines 1 and 2"), std::string::npos) << err;
+  EXPECT_NE(err.find("line 2"), std::string::npos) << err;
+}
+
+TEST(GwKeywords, ValuesOutOfRangeAreRefusedWhenRead) {
+  TempDir dir;
+  const auto sig = si() / "bgw-inputs/sigma.inp";
+  expect_error<InputError>([&] { read_sigma_inp(dir.write("s1.inp", edited(sig, "band_index_max 14", "band_index_max 40"))); },
+                           {"s1.inp", "band_index_max 40", "number_bands 32", "band_index_max <= number_bands"});
+  expect_error<InputError>([&] { read_sigma_inp(dir.write("s2.inp", edited(sig, "band_index_min 1", "band_index_min 0"))); },
+                           {"s2.inp:3", "band_index_min", "a band >= 1"});
+  expect_error<InputError>([&] { read_sigma_inp(dir.write("s3.inp", edited(sig, "number_bands 32", "number_bands 32 33"))); },
+                           {"s3.inp:1", "number_bands", "2 values", "one value"});
+  const auto eps = si() / "bgw-inputs/epsilon.inp";
+  expect_error<InputError>([&] { read_epsilon_inp(dir.write("e1.inp", edited(eps, "epsilon_cutoff 10.0", "epsilon_cutoff -1"))); },
+                           {"e1.inp:1", "epsilon_cutoff", "-1", "a positive cutoff"});
+  expect_error<InputError>([&] { read_epsilon_inp(dir.write("e2.inp", edited(eps, "number_bands 29", "number_bands 1"))); },
+                           {"e2.inp:3", "number_bands", "an integer >= 2"});
+}
+
+TEST(GwKeywords, DegeneracyCheckOverrideIsRead) {
+  TempDir dir;
+  EXPECT_FALSE(read_sigma_inp(si() / "bgw-inputs/sigma.inp").degeneracy_check_override);
+  EXPECT_TRUE(read_sigma_inp(dir.write("s.inp", "degeneracy_check_override\n" + slurp(si() / "bgw-inputs/sigma.inp"))).degeneracy_check_override);
+  EXPECT_TRUE(read_epsilon_inp(dir.write("e.inp", "degeneracy_check_override\n" + slurp(si() / "bgw-inputs/epsilon.inp"))).degeneracy_check_override);
+}
+
+// ---------------------------------------------------------------- checks against the files
+
+// At Gamma (WFN_co's first k-point) bands 2, 3 and 4 are one level (the top of the valence band).
+TEST(GwDegeneracy, NumberBandsSplittingADegenerateSetIsRefusedUnlessOverridden) {
+  const auto inner = read_wfn_header(mf("04-wfn_co/WFN_co"));
+  ASSERT_NEAR(inner.energy(0, 1), inner.energy(0, 3), 1e-8);
+  const auto ep = read_epsilon_inp(si() / "bgw-inputs/epsilon.inp");
+  auto sp = read_sigma_inp(si() / "bgw-inputs/sigma.inp");
+  EXPECT_NO_THROW(check_sigma_inputs("sigma.inp", sp, ep, inner));  // the example: 32 of 33 bands, 1..14
+  sp.nbands = 3;
+  sp.band_max = 1;
+  expect_error<InputError>([&] { check_sigma_inputs("sigma.inp", sp, ep, inner); },
+                           {"sigma.inp", "number_bands 3", "splits a degenerate set", "bands 3 and 4", "k-point 1", "degeneracy_check_override"});
+  sp.degeneracy_check_override = true;
+  testing::internal::CaptureStderr();
+  EXPECT_NO_THROW(check_sigma_inputs("sigma.inp", sp, ep, inner));
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("splits a degenerate set"), std::string::npos) << err;
+  EXPECT_NE(err.find("degeneracy_check_override is set"), std::string::npos) << err;
+}
+
+TEST(GwDegeneracy, SigmaBandRangeSplittingADegenerateSetIsRefusedUnlessOverridden) {
+  const auto inner = read_wfn_header(mf("04-wfn_co/WFN_co"));
+  const auto ep = read_epsilon_inp(si() / "bgw-inputs/epsilon.inp");
+  auto sp = read_sigma_inp(si() / "bgw-inputs/sigma.inp");
+  sp.band_max = 3;
+  expect_error<InputError>([&] { check_sigma_inputs("sigma.inp", sp, ep, inner); }, {"band_index_max 3", "splits a degenerate set", "bands 3 and 4"});
+  sp.band_max = 14;
+  sp.band_min = 3;
+  expect_error<InputError>([&] { check_sigma_inputs("sigma.inp", sp, ep, inner); }, {"band_index_min 3", "splits a degenerate set", "bands 2 and 3"});
+  sp.degeneracy_check_override = true;
+  testing::internal::CaptureStderr();
+  EXPECT_NO_THROW(check_sigma_inputs("sigma.inp", sp, ep, inner));
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("band_index_min 3"), std::string::npos);
+}
+
+// BerkeleyGW needs one band more than number_bands, to see whether the cut splits a level.
+TEST(GwDegeneracy, NumberBandsNeedsOneMoreBandInTheFile) {
+  const auto wfn = read_wfn_header(mf("02-wfn/WFN"));
+  const auto wfnq = read_wfn_header(mf("03-wfnq/WFNq"));
+  ASSERT_EQ(wfn.nbands_file, 30);
+  auto ep = read_epsilon_inp(si() / "bgw-inputs/epsilon.inp");
+  EXPECT_NO_THROW(check_epsilon_inputs("epsilon.inp", ep, wfn, &wfnq));
+  ep.nbands = 30;
+  expect_error<InputError>([&] { check_epsilon_inputs("epsilon.inp", ep, wfn, &wfnq); },
+                           {"epsilon.inp", "number_bands 30", "equals the bands of", "expected at most 29", "degeneracy_check_override"});
+  ep.nbands = 31;
+  expect_error<InputError>([&] { check_epsilon_inputs("epsilon.inp", ep, wfn, &wfnq); }, {"number_bands 31", "exceeds the 30 bands"});
+}
+
+// epsilon_cutoff 1e6 used to take every density G-vector onto a huge FFT box and end in std::bad_alloc
+// thrown inside an OpenMP region (SIGABRT). It is refused with the largest value the file allows.
+TEST(GwCutoffs, EpsilonCutoffBeyondTheDensitySphereIsRefused) {
+  const auto wfn = read_wfn_header(mf("02-wfn/WFN"));
+  const auto wfnq = read_wfn_header(mf("03-wfnq/WFNq"));
+  auto ep = read_epsilon_inp(si() / "bgw-inputs/epsilon.inp");
+  ep.ecut = 1e6;
+  expect_error<InputError>([&] { check_epsilon_inputs("epsilon.inp", ep, wfn, &wfnq); },
+                           {"epsilon.inp", "epsilon_cutoff 1000000", "ecutrho 100 Ry", "expected 0 < epsilon_cutoff <= 100"});
+  ep.ecut = 100;
+  EXPECT_NO_THROW(check_epsilon_inputs("epsilon.inp", ep, wfn, &wfnq));
+  // compute_epsilon itself refuses it too, before any allocation.
+  const auto full = read_wfn(mf("02-wfn/WFN"), 29);
+  ep.ecut = 1e6;
+  expect_error<InputError>([&] { compute_epsilon(full, nullptr, ep); }, {"WFN", "epsilon_cutoff", "expected 0 < epsilon_cutoff <="});
+}
+
+TEST(GwCutoffs, SigmaCutoffsAreCheckedAgainstEpsilonAndTheDensity) {
+  const auto inner = read_wfn_header(mf("04-wfn_co/WFN_co"));
+  const auto ep = read_epsilon_inp(si() / "bgw-inputs/epsilon.inp");
+  auto sp = read_sigma_inp(si() / "bgw-inputs/sigma.inp");
+  sp.ecut_screened = 12;
+  expect_error<InputError>([&] { check_sigma_inputs("sigma.inp", sp, ep, inner); }, {"screened_coulomb_cutoff 12", "epsilon_cutoff 10"});
+  sp.ecut_screened = 0;
+  sp.ecut_bare = 1e4;
+  expect_error<InputError>([&] { check_sigma_inputs("sigma.inp", sp, ep, inner); }, {"bare_coulomb_cutoff 10000", "expected at most 100"});
+  sp.ecut_bare = 5;
+  expect_error<InputError>([&] { check_sigma_inputs("sigma.inp", sp, ep, inner); }, {"bare_coulomb_cutoff 5", "below the screened cutoff 10"});
+}
+
+// ---------------------------------------------------------------- every input before Epsilon
+
+TEST(GwEarlyChecks, SigmaInputsAreCheckedBeforeEpsilon) {
+  TempDir dir;
+  {
+    auto o = example(dir / "out");
+    o.rho = dir / "RHO";  // missing
+    expect_refused_before_epsilon(o, {"RHO", "not found"});
+  }
+  {
+    auto o = example(dir / "out");
+    o.sigma_input = dir.write("sigma.inp", edited(si() / "bgw-inputs/sigma.inp", "number_bands 32", "number_bands 33"));
+    expect_refused_before_epsilon(o, {"sigma.inp", "number_bands 33", "equals the bands of"});
+  }
+  {
+    auto o = example(dir / "out");
+    o.sigma_input = dir.write("sigma2.inp", edited(si() / "bgw-inputs/sigma.inp", "0.200000000  0.400000000  0.600000000  1.0",
+                                                   "0.100000000  0.400000000  0.600000000  1.0"));
+    expect_refused_before_epsilon(o, {"sigma2.inp", "k-point (0.1, 0.4, 0.6)", "is not one of the 10 k-points"});
+  }
+  {
+    // vxc.dat without band 14 of the first k-point (its line dropped, the count made 13).
+    const std::string v = slurp(mf("04-wfn_co/vxc.dat"));
+    std::istringstream in(v);
+    std::string out, line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      if (n == 1) line.replace(line.rfind("14"), 2, "13");
+      if (n != 15) out += line + "\n";
+    }
+    auto o = example(dir / "out");
+    o.vxc = dir.write("vxc.dat", out);
+    expect_refused_before_epsilon(o, {"vxc.dat", "band 14"});
+  }
+  {
+    auto o = example(dir / "out");
+    o.wfn_inner = dir / "WFN_inner";
+    expect_refused_before_epsilon(o, {"WFN_inner", "not found"});
+  }
+  {
+    auto o = example(dir / "out");
+    o.output_dir = dir.write("a-file", "x");  // a file where the output folder should be
+    expect_refused_before_epsilon(o, {"output folder", "a-file"});
+  }
+}
+
+// ---------------------------------------------------------------- OpenMP regions
+
+TEST(GwRegions, AnExceptionInAParallelRegionIsRethrownAfterIt) {
+  RegionFailure failure;
+  int ran = 0;
+#pragma omp parallel num_threads(4) reduction(+ : ran)
+  {
+#pragma omp for
+    for (int i = 0; i < 64; ++i)
+      failure.run([&] {
+        ++ran;
+        if (i == 5) throw InputError("x", "item 5");
+      });
+  }
+  EXPECT_TRUE(failure.failed());
+  EXPECT_GE(ran, 1);
+  expect_error<InputError>([&] { failure.rethrow(); }, {"item 5"});
+}
+
+// ---------------------------------------------------------------- the command line
+
+int run_command(const std::string& cwd, const std::string& args, const fs::path& log) {
+  const int rc = std::system(("cd '" + cwd + "' && " + std::string(QUANTA_BINARY) + " gw " + args + " > '" + log.string() + "' 2>&1").c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
+}
+
+// docs/gw.md's command, from the example's folder, with epsilon_cutoff 1e6 in a copy of bgw-inputs:
+// exit 1 with the reason (it was SIGABRT from std::bad_alloc inside an OpenMP region); and with a
+// file missing, "not found" naming it.
+TEST(GwCommand, DocumentedCommandRefusesAHugeCutoffAndAMissingFile) {
+  TempDir dir;
+  // The example's folder layout, the mean field linked, bgw-inputs edited.
+  fs::create_directories(dir / "case/bgw-inputs");
+  fs::create_directory_symlink(si() / "mean-field", dir / "case/mean-field");
+  std::ofstream(dir / "case/bgw-inputs/epsilon.inp") << edited(si() / "bgw-inputs/epsilon.inp", "epsilon_cutoff 10.0", "epsilon_cutoff 1e6");
+  fs::copy_file(si() / "bgw-inputs/sigma.inp", dir / "case/bgw-inputs/sigma.inp");
+  const std::string documented =
+      "bgw-inputs --wfn mean-field/02-wfn/WFN --wfnq mean-field/03-wfnq/WFNq --wfn-inner mean-field/04-wfn_co/WFN_co "
+      "--rho mean-field/04-wfn_co/RHO --vxc mean-field/04-wfn_co/vxc.dat -o out";
+  const auto log = dir / "log";
+  EXPECT_EQ(run_command((dir / "case").string(), documented, log), 1) << slurp(log);
+  EXPECT_NE(slurp(log).find("epsilon_cutoff 1000000 Ry exceeds"), std::string::npos) << slurp(log);
+  // The same command, on the example's own inputs, with the density misnamed.
+  fs::create_directories(dir / "case2");
+  fs::create_directory_symlink(si() / "mean-field", dir / "case2/mean-field");
+  fs::create_directory_symlink(si() / "bgw-inputs", dir / "case2/bgw-inputs");
+  std::string missing = documented;
+  missing.replace(missing.find("04-wfn_co/RHO"), 13, "04-wfn_co/RHOX");
+  EXPECT_EQ(run_command((dir / "case2").string(), missing, log), 1) << slurp(log);
+  EXPECT_NE(slurp(log).find("mean-field/04-wfn_co/RHOX: not found"), std::string::npos) << slurp(log);
+}
+
+}  // namespace
