@@ -59,7 +59,10 @@ void Progress::print(bool final_line) {
   const double pct = 100.0 * fraction;
   const double rate = now > 0.0 ? static_cast<double>(done_) / now : 0.0;
   char rate_text[32];
-  std::snprintf(rate_text, sizeof rate_text, rate < 1e6 ? "%.1f/s" : "%.3g/s", rate);
+  if (rate > 0.0 && rate < 0.1)  // slow items (a k-point of sigma): seconds per item reads better than 0.0/s
+    std::snprintf(rate_text, sizeof rate_text, "%.1f s each", 1.0 / rate);
+  else
+    std::snprintf(rate_text, sizeof rate_text, rate < 1e6 ? "%.1f/s" : "%.3g/s", rate);
   std::string tail;
   if (final_line) tail = "  in " + format_duration(now);
   else if (fraction > 0.0 && fraction < 1.0 && done_ < total_) tail = "  ETA " + format_duration(now * (1.0 - fraction) / fraction);

@@ -71,3 +71,4 @@ TEST(Progress, WorkWeightedPercentFollowsTheWork) {
   EXPECT_NE(out.find("[propagation] 1/100 (0.0%)"), std::string::npos) << out;
   EXPECT_NE(out.find("[propagation] 50/100 (12.7%)"), std::string::npos) << out;
 }
+
