@@ -1,6 +1,7 @@
 // quanta kbe: Kadanoff-Baym propagation of the two-band lattice model from a TOML config.
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include "cli.hpp"
 #include "quanta/core/comm.hpp"
@@ -40,10 +41,12 @@ Subcommand add_kbe(CLI::App& app) {
                    r.checkpoint.string().c_str());
       return 0;
     }
+    const std::string limit =
+        r.corrector_limit_steps > 0 ? ", corrector at its pass limit at " + std::to_string(r.corrector_limit_steps) + " steps" : "";
     std::fprintf(stderr,
-                 "quanta kbe: nk = %d, %d steps, %d process%s, %s backend, %s self-energy, |N(t) - N(0)| <= %.2e, %.2f s -> %s\n",
+                 "quanta kbe: nk = %d, %d steps, %d process%s, %s backend, %s self-energy, |N(t) - N(0)| <= %.2e%s, %.2f s -> %s\n",
                  r.nk, r.steps, r.ranks, r.ranks == 1 ? "" : "es", r.backend.c_str(), r.self_energy.c_str(), r.particles_drift,
-                 r.seconds_total, r.results.string().c_str());
+                 limit.c_str(), r.seconds_total, r.results.string().c_str());
     return 0;
   };
   return s;

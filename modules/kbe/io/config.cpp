@@ -2,6 +2,8 @@
 // each naming file, line, key, what was found and what was expected).
 #include "quanta/kbe/config.hpp"
 
+#include <cmath>
+
 #include "quanta/core/error.hpp"
 #include "quanta/core/io/toml_reader.hpp"
 
@@ -41,34 +43,48 @@ Config parse_table(const toml::table& root, const std::string& file) {
   r.check_keys("solver", {"self_energy", "second_born", "corrector_iterations", "corrector_tolerance"});
   r.check_keys("output", {"write_green", "checkpoint_every"});
 
-  auto any = [](double) { return true; };
-  auto positive = [](double x) { return x > 0; };
+  // Energies, fields and times are in the model's units (band widths of order 1). The bounds refuse values
+  // no propagation can resolve (a product like U^2 G^3 dt or E0 d dt overflowing, a NaN from step 1),
+  // while leaving several orders of magnitude beyond any physical use.
+  auto within = [](double bound) { return [bound](double x) { return std::abs(x) <= bound; }; };
+  auto in_range = [](double lo, double hi) { return [lo, hi](double x) { return x > lo && x <= hi; }; };
+  const auto energy = within(1e3), time = within(1e6);
   Config c;
   c.source = file;
   Model& m = c.model;
   m.nk = r.integer("model", "nk", std::nullopt, [](std::int64_t v) { return v >= 1 && v <= (1 << 24); },
                    "an integer number of k-points, 1 <= nk <= 16777216");
-  m.dipole = r.number("model", "dipole", 1.0, any, "a number (the dipole matrix element d_k)");
+  m.dipole = r.number("model", "dipole", 1.0, energy, "a number in [-1000, 1000] (the dipole matrix element d_k)");
   for (auto [band, b] : {std::pair{"model.valence", &m.valence}, std::pair{"model.conduction", &m.conduction}}) {
-    b->onsite = r.number(band, "onsite", std::nullopt, any, "a number (the band's on-site energy)");
-    b->hopping = r.numbers(band, "hopping", "a list of numbers (hoppings to the 1st, 2nd, ... neighbour)");
+    b->onsite = r.number(band, "onsite", std::nullopt, energy, "a number in [-1000, 1000] (the band's on-site energy)");
+    const std::string expected = "a list of at most 1000 numbers, each in [-1000, 1000] (hoppings to the 1st, 2nd, ... neighbour)";
+    b->hopping = r.numbers(band, "hopping", expected);
+    if (const toml::node* n = r.get(band, "hopping")) {
+      if (b->hopping.size() > 1000)
+        throw InputError(r.file(), r.line(*n), io::TomlReader::name(band, "hopping"),
+                         "a list of " + std::to_string(b->hopping.size()) + " numbers", expected);
+      for (double x : b->hopping)
+        if (!energy(x))
+          throw InputError(r.file(), r.line(*n), io::TomlReader::name(band, "hopping"), "the value " + io::TomlReader::fmt(x), expected);
+    }
   }
-  m.interaction.u = r.number("interaction", "u", 0.0, any, "a number (the interband interaction U)");
-  m.interaction.ramp = r.number("interaction", "ramp", 0.0, [](double x) { return x >= 0; }, "a non-negative switch-on time");
-  m.pulse.amplitude = r.number("pulse", "amplitude", 0.0, any, "a number (peak field E0)");
-  m.pulse.center = r.number("pulse", "center", 0.0, any, "a number (time of the pulse maximum)");
-  m.pulse.width = r.number("pulse", "width", 1.0, positive, "a positive number (Gaussian width sigma)");
-  m.pulse.frequency = r.number("pulse", "frequency", 0.0, any, "a number (carrier frequency; 0: no carrier)");
+  m.interaction.u = r.number("interaction", "u", 0.0, energy, "a number in [-1000, 1000] (the interband interaction U)");
+  m.interaction.ramp = r.number("interaction", "ramp", 0.0, [](double x) { return x >= 0 && x <= 1e6; },
+                                "a switch-on time in [0, 1e6]");
+  m.pulse.amplitude = r.number("pulse", "amplitude", 0.0, energy, "a number in [-1000, 1000] (peak field E0)");
+  m.pulse.center = r.number("pulse", "center", 0.0, time, "a number in [-1e6, 1e6] (time of the pulse maximum)");
+  m.pulse.width = r.number("pulse", "width", 1.0, in_range(0, 1e6), "a positive number up to 1e6 (Gaussian width sigma)");
+  m.pulse.frequency = r.number("pulse", "frequency", 0.0, energy, "a number in [-1000, 1000] (carrier frequency; 0: no carrier)");
   m.n_valence = occupations(r, "valence", 1.0, m.nk);
   m.n_conduction = occupations(r, "conduction", 0.0, m.nk);
-  c.time.dt = r.number("time", "dt", std::nullopt, positive, "a positive time step");
+  c.time.dt = r.number("time", "dt", std::nullopt, in_range(0, 100), "a positive time step up to 100");
   c.time.steps = r.integer("time", "steps", std::nullopt, [](std::int64_t v) { return v >= 1 && v <= 1000000; },
                            "an integer number of steps, 1 <= steps <= 1000000");
   c.solver.self_energy = parse_self_energy_method(r.string("solver", "self_energy", "fft", {"fft", "direct"}));
   c.solver.second_born = r.boolean("solver", "second_born", true);
   c.solver.corrector_iterations = r.integer("solver", "corrector_iterations", 20,
                                             [](std::int64_t v) { return v >= 1 && v <= 1000; }, "an integer in [1, 1000]");
-  c.solver.corrector_tolerance = r.number("solver", "corrector_tolerance", 1e-11, positive, "a positive number");
+  c.solver.corrector_tolerance = r.number("solver", "corrector_tolerance", 1e-11, in_range(0, 1), "a number in (0, 1]");
   c.output.write_green = r.boolean("output", "write_green", false);
   c.output.checkpoint_every = r.integer("output", "checkpoint_every", 0, [](std::int64_t v) { return v >= 0; },
                                         "a non-negative integer (0: no checkpoints)");

@@ -10,6 +10,13 @@
 
 namespace quanta::kbe {
 
+// One series of History with its dataset name in quanta-kbe.h5; `per_step` values per time (1, or nk).
+struct HistorySeries {
+  const char* name;
+  std::vector<double>* values;
+  std::size_t per_step;
+};
+
 // Time series of the observables, one entry per completed time t_0..t_step.
 struct History {
   int nk = 0;
@@ -17,8 +24,10 @@ struct History {
       energy_field;
   std::vector<double> n_valence, n_conduction;  // [ntimes][nk]
   std::vector<std::int64_t> corrector_passes;
-  void append(const Observables& o, int passes);
+  std::vector<double> corrector_change;         // max |G_new - G_old| of the step's last corrector pass
+  void append(const Observables& o, const StepStats& st);
   std::size_t size() const { return time.size(); }
+  std::vector<HistorySeries> series();          // every series of doubles
 };
 
 struct RunMetadata {
@@ -33,11 +42,6 @@ struct RunMetadata {
 void write_results(const std::filesystem::path& file, const Config& config, const History& h, const std::vector<cplx>* green_less,
                    const std::vector<cplx>* green_greater, const RunMetadata& meta);
 void write_summary(const std::filesystem::path& file, const Config& config, const History& h, const RunMetadata& meta);
-
-// Checkpoint: propagator state + history + the config digest, written to a temporary name and renamed.
-void write_checkpoint(const std::filesystem::path& file, const PropagatorState& s, const History& h, std::uint64_t digest);
-// Throws InputError when the file is unreadable or belongs to another config.
-void read_checkpoint(const std::filesystem::path& file, std::uint64_t digest, PropagatorState& s, History& h);
 
 std::string hex_digest(std::uint64_t d);
 

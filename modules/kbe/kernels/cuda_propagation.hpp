@@ -51,6 +51,16 @@ class DevicePropagation {
   void self_energy_row_exchanged(int n, const TransposePlan& plan, DeviceExchange& exchange);
 
   void download_diagonal(int n, cplx* block) const;  // G<(t_n, t_n), [4][nk]
+
+  // Checkpoints. Blocks [first, first + count) of the half-plane, [count][4][nk] each, down on a stream of
+  // their own that does not wait for the propagation's launches: callable from another thread while the
+  // device computes, for blocks of finished rows only (they never change). `less`, `greater` should be
+  // page-locked.
+  void download_blocks(std::size_t first, std::size_t count, cplx* less, cplx* greater) const;
+  void upload_blocks(std::size_t first, std::size_t count, const cplx* less, const cplx* greater);
+  // The collision row I<>(t_step, t_j), j <= step, [step+1][4][nk], down and up.
+  void download_collision_row(int step, cplx* i_less, cplx* i_greater) const;
+  void upload_collision_row(int step, const cplx* i_less, const cplx* i_greater);
   void download_collision_prev(int j, cplx* block) const;  // I<(t_n, t_j) of the finished row, [4][nk]
 
  private:

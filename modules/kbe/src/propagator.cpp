@@ -3,7 +3,9 @@
 #include "quanta/kbe/propagator.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdio>
 
 #include "../kernels/collision_integral.hpp"
 #include "../kernels/cuda_propagation.hpp"
@@ -14,6 +16,7 @@
 #include "quanta/core/buffer.hpp"
 #include "quanta/core/device_exchange.hpp"
 #include "quanta/core/error.hpp"
+#include "quanta/core/host_memory.hpp"
 #include "quanta/core/timer.hpp"
 
 namespace quanta::kbe {
@@ -281,8 +284,40 @@ StepStats Propagator::advance() {
     if (st.last_change <= config_.solver.corrector_tolerance) break;
   }
   finish_row(n);
+  check_finite_row(n, st);
   step_ = n;
   return st;
+}
+
+// A diverged propagation turns the whole row into NaN or infinity within a step or two (every entry feeds
+// the next row's collision integral and the mean field), so the new diagonal block, already on the host
+// with either backend, is where it is caught: nk x 4 numbers per step.
+void Propagator::check_finite_row(int n, const StepStats& st) const {
+  const cplx* d = diagonal_block(n);
+  int bad = INT_MAX;
+  double value = 0;
+  for (int k = 0; k < nk_ && bad == INT_MAX; ++k)
+    for (int p = 0; p < 4; ++p) {
+      const cplx g = d[in_block(p, k, nk_)];
+      if (!std::isfinite(g.re) || !std::isfinite(g.im)) {
+        bad = k0_ + k;
+        value = std::isfinite(g.re) ? g.im : g.re;
+        break;
+      }
+    }
+  const int first_bad = comm_.min(bad);  // every rank stops together
+  if (first_bad == INT_MAX) return;
+  char buf[160];
+  if (bad == first_bad)
+    std::snprintf(buf, sizeof buf, "%g", value);
+  else
+    std::snprintf(buf, sizeof buf, "not finite");
+  throw Error("kbe: step " + std::to_string(n) + " (t = " + std::to_string(n * config_.time.dt) +
+              "): the time-diagonal G<(t, t) is " + buf + " at k index " + std::to_string(first_bad) + " after " +
+              std::to_string(st.corrector_passes) + " corrector passes (last change " + std::to_string(st.last_change) +
+              "): the propagation diverged; the time step is too large for this field and interaction (dt = " +
+              std::to_string(config_.time.dt) + ", U = " + std::to_string(config_.model.interaction.u) +
+              ", pulse amplitude = " + std::to_string(config_.model.pulse.amplitude) + ")");
 }
 
 void Propagator::start_row(int n) {
@@ -454,6 +489,125 @@ void Propagator::restore(const PropagatorState& s) {
 #endif
   std::copy(s.g_less.begin(), s.g_less.end(), g_less_.begin());
   std::copy(s.g_greater.begin(), s.g_greater.end(), g_greater_.begin());
+}
+
+namespace {
+// The CPU half-plane is read in place: its finished rows never change.
+class HostHalfPlaneReader final : public HalfPlaneReader {
+ public:
+  HostHalfPlaneReader(const cplx* less, const cplx* greater, std::size_t bs, std::size_t blocks)
+      : less_(less), greater_(greater), bs_(bs), blocks_(blocks) {}
+  std::size_t max_blocks() const override { return blocks_; }
+  std::pair<const cplx*, const cplx*> blocks(std::size_t first, std::size_t) override {
+    return {less_ + first * bs_, greater_ + first * bs_};
+  }
+
+ private:
+  const cplx *less_, *greater_;
+  std::size_t bs_, blocks_;
+};
+
+// Checkpoint pieces travel through page-locked buffers of this many bytes per G (at least one block).
+constexpr std::size_t kStagingBytes = std::size_t(64) << 20;
+std::size_t staging_blocks(std::size_t bs) { return std::max<std::size_t>(1, kStagingBytes / (bs * sizeof(cplx))); }
+
+#ifdef QUANTA_HAVE_CUDA
+class DeviceHalfPlaneReader final : public HalfPlaneReader {
+ public:
+  DeviceHalfPlaneReader(const DevicePropagation& device, std::size_t bs)
+      : device_(device), bs_(bs), blocks_(staging_blocks(bs)), less_(blocks_ * bs), greater_(blocks_ * bs),
+        pin_less_(less_.data(), less_.size() * sizeof(cplx)), pin_greater_(greater_.data(), greater_.size() * sizeof(cplx)) {}
+  std::size_t max_blocks() const override { return blocks_; }
+  std::pair<const cplx*, const cplx*> blocks(std::size_t first, std::size_t count) override {
+    device_.download_blocks(first, count, less_.data(), greater_.data());
+    return {less_.data(), greater_.data()};
+  }
+
+ private:
+  const DevicePropagation& device_;
+  std::size_t bs_, blocks_;
+  std::vector<cplx> less_, greater_;
+  PinnedHost pin_less_, pin_greater_;
+};
+#endif
+
+std::size_t add_bytes(std::size_t a, std::size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
+}  // namespace
+
+std::unique_ptr<HalfPlaneReader> Propagator::half_plane_reader() const {
+  const std::size_t bs = block_size(nk_);
+#ifdef QUANTA_HAVE_CUDA
+  if (backend_ == Backend::Cuda) return std::make_unique<DeviceHalfPlaneReader>(*work_->device, bs);
+#endif
+  return std::make_unique<HostHalfPlaneReader>(g_less_.data(), g_greater_.data(), bs, tri_count(ntimes_));
+}
+
+void Propagator::collision_row_copy(std::vector<cplx>& i_less, std::vector<cplx>& i_greater) const {
+  const std::size_t row = static_cast<std::size_t>(step_ + 1) * block_size(nk_);
+  i_less.resize(row);
+  i_greater.resize(row);
+#ifdef QUANTA_HAVE_CUDA
+  if (backend_ == Backend::Cuda) return work_->device->download_collision_row(step_, i_less.data(), i_greater.data());
+#endif
+  std::copy_n(i_prev_less_.begin(), row, i_less.begin());
+  std::copy_n(i_prev_greater_.begin(), row, i_greater.begin());
+}
+
+void Propagator::restore_rows(int step, const BlockFill& fill, const std::vector<cplx>& i_less, const std::vector<cplx>& i_greater) {
+  const std::size_t bs = block_size(nk_);
+  if (step < 0 || step >= ntimes_ || i_less.size() != static_cast<std::size_t>(step + 1) * bs || i_greater.size() != i_less.size())
+    throw Error("kbe checkpoint: its arrays do not fit this config (step " + std::to_string(step) + ", nk " + std::to_string(nk_) +
+                ")");
+  const std::size_t total = tri_count(step + 1);
+  if (backend_ == Backend::Cpu) {
+    fill(0, total, g_less_.data(), g_greater_.data());  // straight into the half-plane
+  } else {
+#ifdef QUANTA_HAVE_CUDA
+    const std::size_t piece = staging_blocks(bs);
+    std::vector<cplx> less(piece * bs), greater(piece * bs);
+    for (std::size_t first = 0; first < total; first += piece) {
+      const std::size_t count = std::min(piece, total - first);
+      fill(first, count, less.data(), greater.data());
+      work_->device->upload_blocks(first, count, less.data(), greater.data());
+      for (int n = 0; n <= step; ++n)  // the diagonal blocks the host keeps
+        if (tri(n, n) >= first && tri(n, n) < first + count)
+          std::copy_n(less.begin() + (tri(n, n) - first) * bs, bs, diag_less_.begin() + n * bs);
+    }
+    work_->device->upload_collision_row(step, i_less.data(), i_greater.data());
+#endif
+  }
+  std::copy(i_less.begin(), i_less.end(), i_prev_less_.begin());
+  std::copy(i_greater.begin(), i_greater.end(), i_prev_greater_.begin());
+  step_ = step;
+}
+
+std::size_t Propagator::host_bytes(const Config& config, Backend backend, const Comm& comm, int threads, bool write_green) {
+  const std::size_t nk = static_cast<std::size_t>(config.model.nk), ntimes = static_cast<std::size_t>(config.time.steps) + 1;
+  const std::size_t ranks = static_cast<std::size_t>(std::max(1, comm.size()));
+  const std::size_t nk_local = (nk + ranks - 1) / ranks;
+  const std::size_t blocks = tri_count(ntimes) > SIZE_MAX / 2 ? SIZE_MAX : tri_count(ntimes);
+  const std::size_t half_plane = bytes_of(sizeof(cplx), 2, blocks, 4, nk_local);  // G< and G>
+  const std::size_t row = bytes_of(sizeof(cplx), ntimes, 4, nk_local);
+  const std::size_t t = static_cast<std::size_t>(std::max(1, threads));
+  std::size_t bytes = bytes_of(sizeof(double), 2, ntimes, nk);  // the occupations' history
+  if (backend == Backend::Cuda) {
+    bytes = add_bytes(bytes, bytes_of(1, 3, row));  // I< and I> rows, the diagonal blocks
+    bytes = add_bytes(bytes, bytes_of(sizeof(cplx), 2, staging_blocks(4 * nk_local), 4, nk_local));  // checkpoint staging
+    if (comm.distributed()) bytes = add_bytes(bytes, bytes_of(1, 4, row));  // Sigma rows and the G rows through the host
+    if (write_green) bytes = add_bytes(bytes, half_plane);  // downloaded for the output
+  } else {
+    bytes = add_bytes(bytes, half_plane);
+    bytes = add_bytes(bytes, bytes_of(1, 6, row));  // Sigma, I now, I before
+    const std::size_t se = config.solver.self_energy == SelfEnergyMethod::Fft ? bytes_of(sizeof(cplx), t, 16, nk)
+                                                                               : bytes_of(sizeof(cplx), t, 4, nk);
+    bytes = add_bytes(bytes, se);
+  }
+  if (comm.distributed()) {  // the pairs of a row with every k, in and out
+    const std::size_t pairs = (ntimes + ranks - 1) / ranks;
+    bytes = add_bytes(bytes, bytes_of(sizeof(cplx), 4 + 1, pairs, 4, nk));
+    if (write_green && comm.root()) bytes = add_bytes(bytes, bytes_of(sizeof(cplx), 2, blocks, 4, nk));  // gathered
+  }
+  return bytes;
 }
 
 }  // namespace quanta::kbe

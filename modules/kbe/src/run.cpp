@@ -6,10 +6,12 @@
 #include <cstdio>
 #include <memory>
 
+#include "../io/checkpoint.hpp"
 #include "../io/outputs.hpp"
 #include "distribution.hpp"
 #include "quanta/core/comm.hpp"
 #include "quanta/core/error.hpp"
+#include "quanta/core/host_memory.hpp"
 #include "quanta/core/progress.hpp"
 #include "quanta/core/threads.hpp"
 #include "quanta/core/timer.hpp"
@@ -22,6 +24,72 @@ namespace {
 std::filesystem::path checkpoint_path(const std::filesystem::path& dir, const Comm& comm) {
   if (!comm.distributed()) return dir / "quanta-kbe.checkpoint.h5";
   return dir / ("quanta-kbe.checkpoint.rank" + std::to_string(comm.rank()) + "-of-" + std::to_string(comm.size()) + ".h5");
+}
+
+// Before anything is allocated: the host memory this process's share of the run needs.
+void require_memory(const Config& c, Backend backend, const Comm& comm, bool green) {
+  const std::size_t bytes = Propagator::host_bytes(c, backend, comm, max_threads(), green);
+  require_host_memory(bytes, "kbe (nk = " + std::to_string(c.model.nk) + ", " + std::to_string(c.time.steps) + " steps, " +
+                                 (backend == Backend::Cuda ? "CUDA backend: collision rows and checkpoint buffers"
+                                                           : "CPU backend: the half-plane of G< and G>, rows and workspaces") +
+                                 (green ? ", the half-plane for write_green" : "") +
+                                 (comm.distributed() ? ", this process's share" : "") + ")");
+}
+
+// The relative cost of step n (row n has n + 1 time pairs): the collision integral is O(n^2 nk) per pass,
+// the self-energy and the time step O(n nk) (the 8 weighs the FFTs against one term of the collision sum).
+double step_work(const Config& c, int n) {
+  const bool collisions = c.solver.second_born && c.model.interaction.at(n * c.time.dt) != 0.0;
+  return (n + 1.0) * (collisions ? n + 1.0 + 8.0 : 1.0);
+}
+
+std::string number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
+}
+
+// A diverged propagation must not pass as a result: every observable of step n is checked as it is made.
+void check_observables(const Observables& o, int n) {
+  const std::pair<const char*, double> quantities[] = {
+      {"the particle number N(t)", o.particles},       {"the polarization", o.polarization},
+      {"the kinetic energy", o.energy_kinetic},        {"the interaction energy", o.energy_interaction},
+      {"the correlation energy", o.energy_correlation}};
+  for (const auto& [name, value] : quantities)
+    if (!std::isfinite(value))
+      throw Error("kbe: step " + std::to_string(n) + " (t = " + number(o.time) + "): " + name + " is " + number(value) +
+                  ": the propagation diverged; reduce time.dt or check the field and interaction strengths");
+  for (std::size_t k = 0; k < o.n_valence.size(); ++k)
+    if (!std::isfinite(o.n_valence[k]) || !std::isfinite(o.n_conduction[k]))
+      throw Error("kbe: step " + std::to_string(n) + " (t = " + number(o.time) + "): the occupation at k index " + std::to_string(k) +
+                  " is not finite: the propagation diverged; reduce time.dt or check the field and interaction strengths");
+}
+
+// Steps whose corrector stopped at its pass limit with the row still changing by more than the tolerance.
+struct CorrectorLimit {
+  int steps = 0, hits = 0, worst_step = 0;
+  double worst_change = 0;
+};
+
+CorrectorLimit corrector_limit(const Config& c, const History& h) {
+  CorrectorLimit r;
+  for (std::size_t n = 1; n < h.size(); ++n) {
+    ++r.steps;
+    if (h.corrector_passes[n] < c.solver.corrector_iterations || h.corrector_change[n] <= c.solver.corrector_tolerance) continue;
+    ++r.hits;
+    if (!(h.corrector_change[n] <= r.worst_change)) {
+      r.worst_change = h.corrector_change[n];
+      r.worst_step = static_cast<int>(n);
+    }
+  }
+  return r;
+}
+
+std::string corrector_limit_text(const Config& c, const CorrectorLimit& r) {
+  return "the corrector stopped at its limit of " + std::to_string(c.solver.corrector_iterations) + " passes with the row still changing (max |G_new - G_old| above corrector_tolerance = " +
+         number(c.solver.corrector_tolerance) + ") at " + std::to_string(r.hits) + " of " + std::to_string(r.steps) +
+         " steps; the largest remaining change is " + number(r.worst_change) + " at step " + std::to_string(r.worst_step) +
+         " (solver/corrector_change in the results has every step's): reduce time.dt or raise solver.corrector_iterations";
 }
 }  // namespace
 
@@ -54,12 +122,19 @@ RunSummary run(const RunOptions& opt) {
   // for the device falls back to the CPU, on every rank when any rank's does not fit); the uncorrelated
   // initial state.
   WallTimer t;
+  const bool green = config.output.write_green || opt.write_green;
+  require_memory(config, backend, comm, green);
   std::unique_ptr<Propagator> owned;
   try {
     owned = std::make_unique<Propagator>(config, max_threads(), backend, comm);
   } catch (const OutOfDeviceMemory& e) {  // thrown on every rank together
-    note("kbe", quiet, std::string(e.what()) + ": propagating on the CPU");
+    // The CPU path holds the whole half-plane in host memory: said, and refused when it does not fit.
+    if (comm.root())
+      warn("kbe", std::string(e.what()) + ": the CUDA backend does not fit the device, propagating on the CPU (" +
+                      number(Propagator::host_bytes(config, Backend::Cpu, comm, max_threads(), green) / 1073741824.0) +
+                      " GiB of host memory, much slower)");
     backend = Backend::Cpu;
+    require_memory(config, backend, comm, green);
     owned = std::make_unique<Propagator>(config, max_threads(), backend, comm);
   }
   Propagator& prop = *owned;
@@ -76,38 +151,68 @@ RunSummary run(const RunOptions& opt) {
                       ", self-energy " + s.self_energy);
 
   // 3. Resume from the checkpoint, or start at t = 0.
+  CheckpointPosition resumed;
   if (opt.resume) {
-    PropagatorState state;
-    read_checkpoint(s.checkpoint, meta.digest, state, history);
-    if (comm.min(state.step) != comm.max(state.step))
+    resumed = read_checkpoint_position(s.checkpoint, meta.digest);
+    if (comm.min(resumed.step) != comm.max(resumed.step))
       throw Error("kbe: the ranks' checkpoints (" + s.checkpoint.string() + " and the others) are at different steps; the run "
                   "was stopped while writing them: start it again without --resume");
-    prop.restore(state);
-    s.resumed_from = state.step;
-    note("kbe", quiet, "resumed from step " + std::to_string(state.step) + " of " + s.checkpoint.string());
+    restore_checkpoint(s.checkpoint, resumed, prop, history);
+    s.resumed_from = resumed.step;
+    note("kbe", quiet, "resumed from step " + std::to_string(resumed.step) + " of " + s.checkpoint.string());
   } else {
-    history.append(prop.observe(), 0);
+    history.append(prop.observe(), StepStats{});
   }
+  check_observables(prop.observe(), prop.step());
   meta.timings.emplace_back("setup", t.seconds());
 
   // 4. Propagation: one time row per step (Algorithm 1), observables after each, checkpoints every N steps.
+  // A checkpoint appends the rows since the last one, from a thread of its own (io/checkpoint.hpp).
   t.reset();
+  std::unique_ptr<CheckpointWriter> checkpoints;
+  if (config.output.checkpoint_every > 0)
+    checkpoints = std::make_unique<CheckpointWriter>(s.checkpoint, meta.digest, prop.nk(), prop.half_plane_reader(),
+                                                     opt.resume ? &resumed : nullptr);
   Progress progress("kbe propagation", static_cast<std::size_t>(config.time.steps - prop.step()), quiet);
+  double work = 0;
+  for (int n = prop.step() + 1; n <= config.time.steps; ++n) work += step_work(config, n);
+  progress.set_total_work(work);
+  bool limit_reported = false;
   while (prop.step() < config.time.steps) {
-    const StepStats st = prop.advance();
-    history.append(prop.observe(), st.corrector_passes);
-    progress.advance();
+    const StepStats st = prop.advance();  // throws when the new time-diagonal is not finite
     const int n = prop.step();
-    if (config.output.checkpoint_every > 0 && n % config.output.checkpoint_every == 0 && n < config.time.steps)
-      write_checkpoint(s.checkpoint, prop.save(), history, meta.digest);
+    const Observables o = prop.observe();
+    check_observables(o, n);
+    history.append(o, st);
+    progress.advance(1, step_work(config, n));
+    if (!limit_reported && st.corrector_passes >= config.solver.corrector_iterations &&
+        !(st.last_change <= config.solver.corrector_tolerance)) {
+      limit_reported = true;
+      if (comm.root())
+        warn("kbe", "step " + std::to_string(n) + ": the corrector stopped at its limit of " +
+                        std::to_string(config.solver.corrector_iterations) + " passes with max |G_new - G_old| = " +
+                        number(st.last_change) + " > corrector_tolerance = " + number(config.solver.corrector_tolerance) +
+                        "; such steps are counted and reported at the end");
+    }
+    if (checkpoints && n % config.output.checkpoint_every == 0 && n < config.time.steps) {
+      std::vector<cplx> i_less, i_greater;
+      prop.collision_row_copy(i_less, i_greater);
+      checkpoints->begin(n, std::move(i_less), std::move(i_greater), history);
+    }
     if (opt.stop_after >= 0 && n >= opt.stop_after) {
+      if (checkpoints) checkpoints->wait();
       s.stopped = true;
       return s;
     }
   }
+  if (checkpoints) checkpoints->wait();
   progress.finish();
   s.seconds_propagation = t.seconds();
   meta.timings.emplace_back("propagation", s.seconds_propagation);
+  if (checkpoints) {
+    meta.timings.emplace_back("checkpoint_wait", checkpoints->seconds_waited());
+    meta.timings.emplace_back("checkpoint_write", checkpoints->seconds_writing());
+  }
   if (comm.distributed()) {  // the root's share; the other ranks' are alike
     meta.timings.emplace_back("propagation_transpose", prop.seconds_transpose());
     meta.timings.emplace_back("propagation_pair_self_energy", prop.seconds_pair_self_energy());
@@ -115,12 +220,16 @@ RunSummary run(const RunOptions& opt) {
 
   // 5. Outputs: quanta-kbe.h5 (the full G<> on request) and the text summary; the checkpoint is done with.
   for (std::size_t n = 0; n < history.size(); ++n) {
-    s.particles_drift = std::max(s.particles_drift, std::abs(history.particles[n] - history.particles[0]));
+    const double drift = std::abs(history.particles[n] - history.particles[0]);
+    if (std::isnan(drift) || std::isnan(s.particles_drift)) s.particles_drift = NAN;  // NaN compares false: kept explicitly
+    else s.particles_drift = std::max(s.particles_drift, drift);
     s.max_corrector_passes = std::max(s.max_corrector_passes, static_cast<int>(history.corrector_passes[n]));
   }
+  const CorrectorLimit limit = corrector_limit(config, history);
+  s.corrector_limit_steps = limit.hits;
+  s.max_corrector_change = limit.worst_change;
   s.seconds_total = total.seconds();
   meta.timings.emplace_back("total", s.seconds_total);
-  const bool green = config.output.write_green || opt.write_green;
   std::vector<cplx> full_less, full_greater;  // a k-split run's half-plane, gathered on the root
   const std::vector<cplx>* green_less = nullptr;
   const std::vector<cplx>* green_greater = nullptr;
@@ -139,7 +248,14 @@ RunSummary run(const RunOptions& opt) {
     write_results(s.results, config, history, green_less, green_greater, meta);
     write_summary(s.summary, config, history, meta);
   }
+  checkpoints.reset();
   std::filesystem::remove(s.checkpoint);
+  // A run whose every step stopped at the pass limit has no converged step: its outputs are kept for a
+  // look, but it is not a result. Some steps at the limit: a warning with the count and the residual.
+  if (limit.hits > 0 && limit.hits == limit.steps)
+    throw Error("kbe: " + corrector_limit_text(config, limit) + ". No step converged: " + s.results.string() +
+                " is written for inspection but is not a converged result");
+  if (limit.hits > 0 && comm.root()) warn("kbe", corrector_limit_text(config, limit));
   return s;
 }
 

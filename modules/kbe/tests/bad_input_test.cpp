@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <unistd.h>
 
 #include "quanta/core/backend.hpp"
@@ -63,6 +64,23 @@ TEST(KbeBadInput, MessagesNameFileLineKeyFoundExpected) {
   expect_error("[model\nnk = 4\n", {"case.toml:1", "TOML syntax", "valid TOML"});
   expect_error("model = 3\n", {"case.toml:1", "model", "the integer 3", "a table [model]"});
   expect_error("[modle]\nnk = 3\n", {"modle", "unknown key", "model"});
+}
+
+// Values no propagation can resolve (NaN from the first step) are refused with the valid range.
+TEST(KbeBadInput, AbsurdValuesAreRefusedWithTheRange) {
+  expect_error(kGood + "[pulse]\namplitude = 1e300\n", {"case.toml:12", "pulse.amplitude", "1e+300", "[-1000, 1000]"});
+  expect_error(kGood + "[interaction]\nu = 1e100\n", {"case.toml:12", "interaction.u", "1e+100", "[-1000, 1000]"});
+  expect_error(kGood + "[interaction]\nu = nan\n", {"interaction.u", "nan", "[-1000, 1000]"});
+  expect_error(kGood + "[model]\n", {"model"});  // a repeated table is a TOML error
+  expect_error("[model]\nnk = 8\ndipole = -2e4\n", {"model.dipole", "[-1000, 1000]"});
+  expect_error("[model]\nnk = 8\n[model.valence]\nonsite = 0\nhopping = [0.1, 5e3]\n",
+               {"case.toml:5", "model.valence.hopping", "5000", "[-1000, 1000]"});
+  expect_error(kGood + "[pulse]\nfrequency = 1e9\n", {"pulse.frequency", "[-1000, 1000]"});
+  expect_error(kGood + "[pulse]\nwidth = 1e9\n", {"pulse.width", "up to 1e6"});
+  expect_error(kGood + "[solver]\ncorrector_tolerance = 5.0\n", {"solver.corrector_tolerance", "(0, 1]"});
+  expect_error(std::regex_replace(kGood, std::regex("dt = 0.05"), "dt = 1e5"), {"time.dt", "up to 100"});
+  const auto ok = quanta::kbe::parse_config(kGood + "[interaction]\nu = 20\n[pulse]\namplitude = -1000\n", "case.toml");
+  EXPECT_EQ(ok.model.interaction.u, 20.0);
 }
 
 TEST(KbeBadInput, MissingFile) {

@@ -100,6 +100,9 @@ void compare_ranks(const char* method, const std::string& backend) {
 
 }  // namespace
 
+// One binary's cases all need a GPU or none: this file builds test_kbe_mpi (CPU) and, with
+// QUANTA_KBE_MPI_CUDA defined, test_kbe_mpi_cuda.
+#ifndef QUANTA_KBE_MPI_CUDA
 TEST(KbeMpi, FftSelfEnergyCpuMatchesOneProcess) {
   REQUIRE_LAUNCHER();
   compare_ranks("fft", "cpu");
@@ -107,17 +110,6 @@ TEST(KbeMpi, FftSelfEnergyCpuMatchesOneProcess) {
 TEST(KbeMpi, DirectSelfEnergyCpuMatchesOneProcess) {
   REQUIRE_LAUNCHER();
   compare_ranks("direct", "cpu");
-}
-
-// With NCCL the rows travel between devices; QUANTA_DEVICE_EXCHANGE=0 sends them through the host.
-TEST(KbeMpi, CudaMatchesOneProcess) {
-  if (quanta::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  REQUIRE_LAUNCHER();
-  compare_ranks("fft", "cuda");
-  compare_ranks("direct", "cuda");
-  setenv("QUANTA_DEVICE_EXCHANGE", "0", 1);
-  compare_ranks("fft", "cuda");
-  unsetenv("QUANTA_DEVICE_EXCHANGE");
 }
 
 // Two ranks checkpoint every 10 steps into one file each; a run stopped after step 25 and resumed from
@@ -141,3 +133,16 @@ TEST(KbeMpi, CheckpointAndResumeOnTwoRanks) {
   fs::remove_all(full);
   fs::remove_all(cut);
 }
+
+#else
+// With NCCL the rows travel between devices; QUANTA_DEVICE_EXCHANGE=0 sends them through the host.
+TEST(KbeMpi, CudaMatchesOneProcess) {
+  if (quanta::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  REQUIRE_LAUNCHER();
+  compare_ranks("fft", "cuda");
+  compare_ranks("direct", "cuda");
+  setenv("QUANTA_DEVICE_EXCHANGE", "0", 1);
+  compare_ranks("fft", "cuda");
+  unsetenv("QUANTA_DEVICE_EXCHANGE");
+}
+#endif

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "../io/checkpoint.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/io/hdf5.hpp"
 #include "quanta/kbe/run.hpp"
@@ -78,10 +79,10 @@ TEST(KbeResume, KilledCliRunResumesBitForBit) {
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    const std::string cfg = (cut / "config.toml").string();
+    const std::string cfg = (cut / "config.toml").string(), out = cut.string();
     // The CPU backend, as the in-process runs it is compared with (on a GPU host "auto" would pick CUDA,
     // whose FFTs round differently: same trajectory to 1e-15, not bit for bit).
-    execl(QUANTA_BINARY, QUANTA_BINARY, "kbe", cfg.c_str(), "--quiet", "--threads", "1", "--backend", "cpu",
+    execl(QUANTA_BINARY, QUANTA_BINARY, "kbe", cfg.c_str(), "-o", out.c_str(), "--quiet", "--threads", "1", "--backend", "cpu",
           static_cast<char*>(nullptr));
     _exit(127);
   }
@@ -102,6 +103,97 @@ TEST(KbeResume, KilledCliRunResumesBitForBit) {
   expect_identical_results(full / "quanta-kbe.h5", cut / "quanta-kbe.h5");
   fs::remove_all(full);
   fs::remove_all(cut);
+}
+
+// Killed while (or just after) the second checkpoint appends its rows: the file's attributes still describe
+// a complete state (step 20 or 40), and the resumed run is bit for bit the uninterrupted one.
+TEST(KbeResume, KilledWhileAppendingResumesBitForBit) {
+  const fs::path full = make_case("append-full", 100, 20), cut = make_case("append-cut", 100, 20);
+  quanta::kbe::run(options(full));
+
+  const fs::path checkpoint = cut / "quanta-kbe.checkpoint.h5";
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const std::string cfg = (cut / "config.toml").string(), out = cut.string();
+    execl(QUANTA_BINARY, QUANTA_BINARY, "kbe", cfg.c_str(), "-o", out.c_str(), "--quiet", "--threads", "1", "--backend", "cpu",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (!fs::exists(checkpoint) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::error_code ec;
+  const auto first_size = fs::file_size(checkpoint, ec);
+  while (!ec && fs::file_size(checkpoint, ec) == first_size && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before it could be killed";
+  ASSERT_FALSE(fs::exists(cut / "quanta-kbe.h5"));
+
+  auto o = options(cut);
+  o.resume = true;
+  const auto resumed = quanta::kbe::run(o);
+  EXPECT_TRUE(resumed.resumed_from == 20 || resumed.resumed_from == 40) << resumed.resumed_from;
+  expect_identical_results(full / "quanta-kbe.h5", cut / "quanta-kbe.h5");
+  fs::remove_all(full);
+  fs::remove_all(cut);
+}
+
+// A checkpoint costs only the rows computed since the last one: over checkpoints at steps 4, 8 and 12
+// every block of the half-plane is read for writing exactly once, and the file restores the state.
+TEST(KbeResume, CheckpointsAppendEachRowOnce) {
+  struct CountingReader final : quanta::kbe::HalfPlaneReader {
+    std::unique_ptr<quanta::kbe::HalfPlaneReader> inner;
+    std::vector<int>* reads;
+    std::size_t max_blocks() const override { return 3; }  // pieces smaller than a checkpoint's rows
+    std::pair<const quanta::cplx*, const quanta::cplx*> blocks(std::size_t first, std::size_t count) override {
+      for (std::size_t b = first; b < first + count; ++b) ++(*reads)[b];
+      return inner->blocks(first, count);
+    }
+  };
+  const auto c = kbe_test::small_config(5, 0.6, 0.05, 12);
+  quanta::kbe::Propagator p(c, 1);
+  quanta::kbe::History h;
+  h.append(p.observe(), {});
+  std::vector<int> reads(13 * 14 / 2, 0);
+  const fs::path dir = fs::temp_directory_path() / ("quanta-kbe-append-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const fs::path file = dir / "checkpoint.h5";
+  {
+    auto reader = std::make_unique<CountingReader>();
+    reader->inner = p.half_plane_reader();
+    reader->reads = &reads;
+    quanta::kbe::CheckpointWriter w(file, 42, p.nk(), std::move(reader), nullptr);
+    while (p.step() < 12) {
+      const auto st = p.advance();
+      h.append(p.observe(), st);
+      if (p.step() % 4 == 0) {
+        std::vector<quanta::cplx> il, ig;
+        p.collision_row_copy(il, ig);
+        w.begin(p.step(), il, ig, h);
+      }
+    }
+    w.wait();
+  }
+  for (std::size_t b = 0; b < reads.size(); ++b) EXPECT_EQ(reads[b], 1) << "block " << b;
+
+  const auto at = quanta::kbe::read_checkpoint_position(file, 42);
+  EXPECT_EQ(at.step, 12);
+  quanta::kbe::Propagator q(c, 1);
+  quanta::kbe::History hq;
+  quanta::kbe::restore_checkpoint(file, at, q, hq);
+  EXPECT_EQ(q.step(), 12);
+  EXPECT_EQ(hq.energy_total, h.energy_total);
+  EXPECT_EQ(hq.corrector_passes, h.corrector_passes);
+  const auto a = p.save(), b = q.save();
+  EXPECT_EQ(0, std::memcmp(a.g_less.data(), b.g_less.data(), a.g_less.size() * sizeof(quanta::cplx)));
+  EXPECT_EQ(0, std::memcmp(a.g_greater.data(), b.g_greater.data(), a.g_greater.size() * sizeof(quanta::cplx)));
+  EXPECT_EQ(0, std::memcmp(a.i_less.data(), b.i_less.data(), a.i_less.size() * sizeof(quanta::cplx)));
+  EXPECT_THROW(quanta::kbe::read_checkpoint_position(file, 43), quanta::InputError);
+  fs::remove_all(dir);
 }
 
 TEST(KbeResume, CheckpointOfAnotherConfigIsRejected) {

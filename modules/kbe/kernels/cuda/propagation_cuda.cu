@@ -32,6 +32,8 @@ struct DevicePropagation::Impl {
   DeviceBuffer<double> u_grid, block_max, change;
   cufftHandle plan = 0;
   bool have_plan = false;
+  int device = 0;                    // the device of this propagation, for calls from other threads
+  cudaStream_t side = nullptr;       // checkpoint copies: does not wait for the launches on the default stream
 
   std::size_t bs() const { return block_size(nk); }
   // Sigma<> of `count` pairs whose G<> start at gl, gg (a batch of the plan's shape), U(t'_l) from u_tp.
@@ -43,6 +45,7 @@ struct DevicePropagation::Impl {
   }
   ~Impl() {
     if (have_plan) cufftDestroy(plan);
+    if (side) cudaStreamDestroy(side);
   }
 };
 
@@ -91,6 +94,8 @@ DevicePropagation::DevicePropagation(int nk, int ntimes, SelfEnergyMethod method
   d.u_grid = DeviceBuffer<double>(std::span<const double>(u_grid), "kbe U(t)");
   d.block_max = DeviceBuffer<double>(time_step_scratch(nk, ntimes), "kbe step maxima");
   d.change = DeviceBuffer<double>(1, "kbe step change");
+  QUANTA_CUDA_CHECK(cudaGetDevice(&d.device));
+  QUANTA_CUDA_CHECK(cudaStreamCreateWithFlags(&d.side, cudaStreamNonBlocking));
 }
 
 DevicePropagation::~DevicePropagation() = default;
@@ -111,6 +116,36 @@ void DevicePropagation::download(int step, cplx* g_less, cplx* g_greater, cplx* 
   device::copy_to_host(g_greater, d.g_greater.data(), half);
   device::copy_to_host(i_less, d.i_prev_less.data(), row);
   device::copy_to_host(i_greater, d.i_prev_greater.data(), row);
+}
+
+void DevicePropagation::download_blocks(std::size_t first, std::size_t count, cplx* less, cplx* greater) const {
+  const Impl& d = *impl_;
+  const std::size_t offset = first * d.bs(), bytes = count * d.bs() * sizeof(cplx);
+  QUANTA_CUDA_CHECK(cudaSetDevice(d.device));  // this thread may not have used the device yet
+  QUANTA_CUDA_CHECK(cudaMemcpyAsync(less, d.g_less.data() + offset, bytes, cudaMemcpyDeviceToHost, d.side));
+  QUANTA_CUDA_CHECK(cudaMemcpyAsync(greater, d.g_greater.data() + offset, bytes, cudaMemcpyDeviceToHost, d.side));
+  QUANTA_CUDA_CHECK(cudaStreamSynchronize(d.side));
+}
+
+void DevicePropagation::upload_blocks(std::size_t first, std::size_t count, const cplx* less, const cplx* greater) {
+  Impl& d = *impl_;
+  const std::size_t offset = first * d.bs(), bytes = count * d.bs() * sizeof(cplx);
+  device::copy_to_device(d.g_less.data() + offset, less, bytes);
+  device::copy_to_device(d.g_greater.data() + offset, greater, bytes);
+}
+
+void DevicePropagation::download_collision_row(int step, cplx* i_less, cplx* i_greater) const {
+  const Impl& d = *impl_;
+  const std::size_t row = (step + 1) * d.bs() * sizeof(cplx);
+  device::copy_to_host(i_less, d.i_prev_less.data(), row);
+  device::copy_to_host(i_greater, d.i_prev_greater.data(), row);
+}
+
+void DevicePropagation::upload_collision_row(int step, const cplx* i_less, const cplx* i_greater) {
+  Impl& d = *impl_;
+  const std::size_t row = (step + 1) * d.bs() * sizeof(cplx);
+  device::copy_to_device(d.i_prev_less.data(), i_less, row);
+  device::copy_to_device(d.i_prev_greater.data(), i_greater, row);
 }
 
 void DevicePropagation::copy_diagonal(int from, int to) {

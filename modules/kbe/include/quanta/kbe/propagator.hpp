@@ -3,8 +3,10 @@
 // kernels/layout.hpp for the storage), one time row per advance(), with a predictor and corrector
 // passes to self-consistency of h_HF, Sigma and the collision integral at each step.
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "quanta/core/backend.hpp"
@@ -40,6 +42,18 @@ struct PropagatorState {
 struct StepStats {
   int corrector_passes = 0;
   double last_change = 0;           // max |G_new - G_old| of the last pass
+};
+
+// Reads finished rows of the half-plane (rows <= step()) while the propagation goes on, from another
+// thread: the checkpoint writer. On the CPU the pointers are into the half-plane itself; with CUDA the
+// blocks are copied down on a stream of their own into a page-locked buffer of max_blocks() blocks.
+class HalfPlaneReader {
+ public:
+  virtual ~HalfPlaneReader() = default;
+  virtual std::size_t max_blocks() const = 0;
+  // Blocks [first, first + count) of G< and G>, [count][4][nk] each; count <= max_blocks(). The pointers
+  // stay valid until the next call.
+  virtual std::pair<const cplx*, const cplx*> blocks(std::size_t first, std::size_t count) = 0;
 };
 
 // advance() allocates nothing: every array is taken in the constructor. With Backend::Cuda the half-plane
@@ -83,6 +97,21 @@ class Propagator {
   PropagatorState save() const;
   void restore(const PropagatorState& s);  // throws Error when shapes do not fit this config
 
+  // Checkpoints without copying the history: a reader of the finished rows (see HalfPlaneReader), the
+  // collision row I<>(t_step, t_j), j <= step, [step+1][4][nk] each, and a restore that fills the
+  // half-plane piece by piece (fill(first, count, less, greater) writes blocks [first, first + count) into
+  // the arrays it is given) and then sets the collision row and the step. Throws Error when the shapes do
+  // not fit this config.
+  using BlockFill = std::function<void(std::size_t first, std::size_t count, cplx* less, cplx* greater)>;
+  std::unique_ptr<HalfPlaneReader> half_plane_reader() const;
+  void collision_row_copy(std::vector<cplx>& i_less, std::vector<cplx>& i_greater) const;
+  void restore_rows(int step, const BlockFill& fill, const std::vector<cplx>& i_less, const std::vector<cplx>& i_greater);
+
+  // Host bytes this process needs for a run of `config` on `backend` (the half-plane, the rows and
+  // workspaces, the observables' history, checkpoint staging and, with write_green, the output copies),
+  // before anything is allocated: run() compares it with the memory available.
+  static std::size_t host_bytes(const Config& config, Backend backend, const Comm& comm, int threads, bool write_green);
+
  private:
   struct Work;
   // The steps of advance(), each on the run's backend.
@@ -96,6 +125,7 @@ class Propagator {
   kernels::M2 mean_density(int n) const;   // (1/nk) sum_k rho(k; t_n), all ranks
   void self_energy_row_split(int n);       // self_energy_row of a k-split run
   const cplx* diagonal_block(int n) const;  // G<(t_n, t_n), [4][nk], on the host
+  void check_finite_row(int n, const StepStats& st) const;  // throws Error naming the step when G<(t_n,t_n) is not finite
 
   Config config_;
   const Comm& comm_;
@@ -111,5 +141,6 @@ class Propagator {
   double seconds_transpose_ = 0, seconds_pair_self_energy_ = 0;
   std::unique_ptr<Work> work_;
 };
+
 
 }  // namespace quanta::kbe

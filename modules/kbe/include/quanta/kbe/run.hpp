@@ -11,7 +11,6 @@ struct RunOptions {
   std::filesystem::path config;      // the TOML config
   std::filesystem::path output_dir;  // where quanta-kbe.h5, quanta-kbe.txt and the checkpoint go
   Backend backend = Backend::Auto;
-  std::size_t gpu_mem_limit = 0;     // bytes; 0: no limit (used by the CUDA backend)
   int threads = 0;                   // OpenMP threads; 0: default
   bool quiet = false;
   bool resume = false;               // continue from the checkpoint in output_dir
@@ -28,6 +27,8 @@ struct RunSummary {
   double particles_drift = 0;        // max_n |N(t_n) - N(0)|
   double seconds_total = 0, seconds_propagation = 0;
   int max_corrector_passes = 0;
+  int corrector_limit_steps = 0;     // steps whose corrector stopped at corrector_iterations, still changing
+  double max_corrector_change = 0;   // the largest remaining change of those steps
   std::filesystem::path results, summary, checkpoint;  // checkpoint: this rank's
 };
 

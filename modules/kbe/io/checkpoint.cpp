@@ -1,0 +1,294 @@
+// The checkpoint file (checkpoint.hpp): appended rows, written by a thread of its own. HDF5 C API: the
+// datasets are extendable, which core's H5File does not offer.
+#include "checkpoint.hpp"
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "../kernels/layout.hpp"
+#include "quanta/core/error.hpp"
+#include "quanta/core/io/atomic_file.hpp"
+#include "quanta/core/timer.hpp"
+
+namespace quanta::kbe {
+namespace {
+
+constexpr const char* kFormat = "quanta-kbe checkpoint 2 (appended rows)";
+constexpr hsize_t kChunkDoubles = hsize_t(1) << 17;  // 1 MiB chunks
+
+struct Id {  // closes an HDF5 identifier with the function it was opened with
+  hid_t id;
+  herr_t (*close)(hid_t);
+  Id(hid_t i, herr_t (*c)(hid_t)) : id(i), close(c) {}
+  ~Id() {
+    if (id >= 0) close(id);
+  }
+  Id(const Id&) = delete;
+  Id& operator=(const Id&) = delete;
+  operator hid_t() const { return id; }
+};
+
+[[noreturn]] void fail(const std::filesystem::path& file, const std::string& what) {
+  throw Error("kbe checkpoint " + file.string() + ": " + what + " failed");
+}
+
+void check(herr_t r, const std::filesystem::path& file, const std::string& what) {
+  if (r < 0) fail(file, what);
+}
+
+void create_series(hid_t f, const std::filesystem::path& file, const std::string& name, hid_t type, hsize_t chunk) {
+  const hsize_t zero = 0, unlimited = H5S_UNLIMITED;
+  chunk = std::max<hsize_t>(1, std::min(chunk, kChunkDoubles));
+  Id space(H5Screate_simple(1, &zero, &unlimited), H5Sclose);
+  Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  Id lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+  check(H5Pset_chunk(dcpl, 1, &chunk), file, "chunking " + name);
+  check(H5Pset_create_intermediate_group(lcpl, 1), file, "groups of " + name);
+  Id d(H5Dcreate2(f, name.c_str(), type, space, lcpl, dcpl, H5P_DEFAULT), H5Dclose);
+  if (d < 0) fail(file, "creating " + name);
+}
+
+// Elements [offset, offset + count) of a 1-D extendable dataset, extending it as needed.
+void write_at(hid_t f, const std::filesystem::path& file, const std::string& name, hid_t type, hsize_t offset, hsize_t count,
+              const void* data) {
+  if (count == 0) return;
+  Id d(H5Dopen2(f, name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (d < 0) fail(file, "opening " + name);
+  hsize_t size = 0;
+  {
+    Id space(H5Dget_space(d), H5Sclose);
+    H5Sget_simple_extent_dims(space, &size, nullptr);
+  }
+  if (size < offset + count) {
+    const hsize_t extent = offset + count;
+    check(H5Dset_extent(d, &extent), file, "extending " + name);
+  }
+  Id space(H5Dget_space(d), H5Sclose);
+  check(H5Sselect_hyperslab(space, H5S_SELECT_SET, &offset, nullptr, &count, nullptr), file, "selecting in " + name);
+  Id mem(H5Screate_simple(1, &count, nullptr), H5Sclose);
+  check(H5Dwrite(d, type, mem, space, H5P_DEFAULT, data), file, "writing " + name);
+}
+
+void read_at(hid_t f, const std::filesystem::path& file, const std::string& name, hid_t type, hsize_t offset, hsize_t count,
+             void* out) {
+  if (count == 0) return;
+  Id d(H5Dopen2(f, name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (d < 0) fail(file, "opening " + name);
+  Id space(H5Dget_space(d), H5Sclose);
+  hsize_t size = 0;
+  H5Sget_simple_extent_dims(space, &size, nullptr);
+  if (size < offset + count)
+    throw InputError(file.string(), 0, name, std::to_string(size) + " values", "at least " + std::to_string(offset + count));
+  check(H5Sselect_hyperslab(space, H5S_SELECT_SET, &offset, nullptr, &count, nullptr), file, "selecting in " + name);
+  Id mem(H5Screate_simple(1, &count, nullptr), H5Sclose);
+  check(H5Dread(d, type, mem, space, H5P_DEFAULT, out), file, "reading " + name);
+}
+
+void set_attribute(hid_t f, const std::filesystem::path& file, const char* name, std::int64_t v) {
+  Id space(H5Screate(H5S_SCALAR), H5Sclose);
+  Id a(H5Aexists(f, name) > 0 ? H5Aopen(f, name, H5P_DEFAULT) : H5Acreate2(f, name, H5T_NATIVE_INT64, space, H5P_DEFAULT, H5P_DEFAULT),
+       H5Aclose);
+  if (a < 0) fail(file, std::string("attribute ") + name);
+  check(H5Awrite(a, H5T_NATIVE_INT64, &v), file, std::string("writing attribute ") + name);
+}
+
+void set_attribute(hid_t f, const std::filesystem::path& file, const char* name, const std::string& v) {
+  Id type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(type, std::max<std::size_t>(1, v.size()));
+  Id space(H5Screate(H5S_SCALAR), H5Sclose);
+  Id a(H5Acreate2(f, name, type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  if (a < 0) fail(file, std::string("attribute ") + name);
+  check(H5Awrite(a, type, v.data()), file, std::string("writing attribute ") + name);
+}
+
+bool has_attribute(hid_t f, const char* name) { return H5Aexists(f, name) > 0; }
+
+std::int64_t int_attribute(hid_t f, const std::filesystem::path& file, const char* name) {
+  if (!has_attribute(f, name)) throw InputError(file.string(), 0, name, "no such attribute", "a checkpoint written by quanta kbe");
+  Id a(H5Aopen(f, name, H5P_DEFAULT), H5Aclose);
+  std::int64_t v = 0;
+  check(H5Aread(a, H5T_NATIVE_INT64, &v), file, std::string("reading attribute ") + name);
+  return v;
+}
+
+std::string string_attribute(hid_t f, const std::filesystem::path& file, const char* name) {
+  if (!has_attribute(f, name)) return "";
+  Id a(H5Aopen(f, name, H5P_DEFAULT), H5Aclose);
+  Id type(H5Aget_type(a), H5Tclose);
+  std::string v(H5Tget_size(type), '\0');
+  Id mem(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(mem, v.size());
+  check(H5Aread(a, mem, v.data()), file, std::string("reading attribute ") + name);
+  return v.substr(0, v.find('\0'));
+}
+
+std::string slot_name(int slot, const char* what) { return "slot" + std::to_string(slot) + "/" + what; }
+
+}  // namespace
+
+struct CheckpointWriter::Job {
+  int step = 0;
+  std::vector<cplx> i_less, i_greater;
+  History added;  // the history entries since the last checkpoint
+};
+
+CheckpointWriter::CheckpointWriter(std::filesystem::path file, std::uint64_t digest, int nk, std::unique_ptr<HalfPlaneReader> reader,
+                                   const CheckpointPosition* resumed)
+    : file_(std::move(file)), digest_(digest), nk_(nk), reader_(std::move(reader)) {
+  if (resumed) {
+    done_ = *resumed;
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    file_id_ = H5Fopen(file_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    if (file_id_ < 0) fail(file_, "opening to continue it");
+  }
+}
+
+CheckpointWriter::~CheckpointWriter() {
+  if (thread_.joinable()) thread_.join();
+  if (file_id_ >= 0) H5Fclose(file_id_);
+}
+
+void CheckpointWriter::wait() {
+  WallTimer t;
+  if (thread_.joinable()) thread_.join();
+  seconds_waited_ += t.seconds();
+  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+}
+
+void CheckpointWriter::begin(int step, std::vector<cplx> i_less, std::vector<cplx> i_greater, const History& h) {
+  wait();
+  auto job = std::make_shared<Job>();
+  job->step = step;
+  job->i_less = std::move(i_less);
+  job->i_greater = std::move(i_greater);
+  const std::size_t from = static_cast<std::size_t>(done_.step + 1);
+  job->added.nk = h.nk;
+  auto source = const_cast<History&>(h).series();  // read only
+  auto target = job->added.series();
+  for (std::size_t s = 0; s < source.size(); ++s)
+    target[s].values->assign(source[s].values->begin() + from * source[s].per_step, source[s].values->end());
+  job->added.corrector_passes.assign(h.corrector_passes.begin() + from, h.corrector_passes.end());
+  thread_ = std::thread([this, job] {
+    WallTimer t;
+    try {
+      write(*job);
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+    seconds_writing_ += t.seconds();
+  });
+}
+
+void CheckpointWriter::write(const Job& job) {
+  const std::size_t bs = kernels::block_size(nk_), doubles_per_block = 2 * bs;
+  const bool fresh = file_id_ < 0;
+  const std::filesystem::path target = fresh ? io::temporary_path_for(file_) : file_;
+  if (fresh) {  // the first checkpoint of a run: a new file under a temporary name
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    file_id_ = H5Fcreate(target.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (file_id_ < 0) fail(target, "creating");
+    set_attribute(file_id_, target, "format", kFormat);
+    char digest[17];
+    std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(digest_));
+    set_attribute(file_id_, target, "digest", digest);
+    set_attribute(file_id_, target, "nk", std::int64_t{nk_});
+    set_attribute(file_id_, target, "history_nk", std::int64_t{job.added.nk});
+    for (const char* g : {"g_less", "g_greater"}) create_series(file_id_, target, g, H5T_NATIVE_DOUBLE, kChunkDoubles);
+    for (int slot = 0; slot < 2; ++slot)
+      for (const char* g : {"i_less", "i_greater"})
+        create_series(file_id_, target, slot_name(slot, g), H5T_NATIVE_DOUBLE, doubles_per_block);
+    History empty;
+    empty.nk = nk_;
+    for (const HistorySeries& s : empty.series())
+      create_series(file_id_, target, std::string("history/") + s.name, H5T_NATIVE_DOUBLE, 1024);
+    create_series(file_id_, target, "history/solver/corrector_passes", H5T_NATIVE_INT64, 1024);
+    done_ = CheckpointPosition{-1, 1};
+  }
+  const hid_t f = file_id_;
+  // 1. The rows done_.step + 1 .. job.step of the half-plane, piece by piece.
+  const std::size_t first = kernels::tri_count(done_.step + 1), end = kernels::tri_count(job.step + 1);
+  for (std::size_t b = first; b < end; b += reader_->max_blocks()) {
+    const std::size_t count = std::min(reader_->max_blocks(), end - b);
+    const auto [less, greater] = reader_->blocks(b, count);
+    write_at(f, target, "g_less", H5T_NATIVE_DOUBLE, b * doubles_per_block, count * doubles_per_block, less);
+    write_at(f, target, "g_greater", H5T_NATIVE_DOUBLE, b * doubles_per_block, count * doubles_per_block, greater);
+  }
+  // 2. The history entries since the last checkpoint; 3. I<>(t_step, .) into the slot not in use.
+  const std::size_t from = static_cast<std::size_t>(done_.step + 1);
+  for (const HistorySeries& s : const_cast<History&>(job.added).series())
+    write_at(f, target, std::string("history/") + s.name, H5T_NATIVE_DOUBLE, from * s.per_step, s.values->size(), s.values->data());
+  write_at(f, target, "history/solver/corrector_passes", H5T_NATIVE_INT64, from, job.added.corrector_passes.size(),
+           job.added.corrector_passes.data());
+  const int slot = 1 - done_.slot;
+  write_at(f, target, slot_name(slot, "i_less"), H5T_NATIVE_DOUBLE, 0, 2 * job.i_less.size(), job.i_less.data());
+  write_at(f, target, slot_name(slot, "i_greater"), H5T_NATIVE_DOUBLE, 0, 2 * job.i_greater.size(), job.i_greater.data());
+  // 4. Everything on disk, then the attributes that make it the state, then those on disk.
+  check(H5Fflush(f, H5F_SCOPE_GLOBAL), target, "flushing");
+  set_attribute(f, target, "steps_complete", std::int64_t{job.step});
+  set_attribute(f, target, "slot", std::int64_t{slot});
+  check(H5Fflush(f, H5F_SCOPE_GLOBAL), target, "flushing");
+  done_ = CheckpointPosition{job.step, slot};
+  if (fresh) {
+    H5Fclose(file_id_);
+    file_id_ = -1;
+    io::commit_rename(target, file_);
+    file_id_ = H5Fopen(file_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    if (file_id_ < 0) fail(file_, "reopening");
+  }
+}
+
+CheckpointPosition read_checkpoint_position(const std::filesystem::path& file, std::uint64_t digest) {
+  if (!std::filesystem::exists(file))
+    throw InputError(file.string(), "--resume: found no checkpoint file, expected one written by an earlier run of this config");
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  Id f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (f < 0) throw InputError(file.string(), "--resume: cannot be opened as HDF5 (is another run still writing it?)");
+  const std::string format = string_attribute(f, file, "format");
+  if (format != kFormat)
+    throw InputError(file.string(), 0, "format", format.empty() ? "no format attribute" : format,
+                     std::string(kFormat) + " (a checkpoint of this quanta version; start the run again without --resume)");
+  char expected[17];
+  std::snprintf(expected, sizeof expected, "%016llx", static_cast<unsigned long long>(digest));
+  const std::string found = string_attribute(f, file, "digest");
+  if (found != expected)
+    throw InputError(file.string(), 0, "digest", found, std::string(expected) + " (the checkpoint was written for another config)");
+  CheckpointPosition at;
+  at.step = static_cast<int>(int_attribute(f, file, "steps_complete"));
+  at.slot = static_cast<int>(int_attribute(f, file, "slot"));
+  if (at.step < 0 || (at.slot != 0 && at.slot != 1))
+    throw InputError(file.string(), 0, "steps_complete", std::to_string(at.step), "a completed step and slot 0 or 1");
+  return at;
+}
+
+void restore_checkpoint(const std::filesystem::path& file, const CheckpointPosition& at, Propagator& prop, History& h) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  Id f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (f < 0) throw InputError(file.string(), "--resume: cannot be opened as HDF5");
+  const int nk = static_cast<int>(int_attribute(f, file, "nk"));
+  if (nk != prop.nk())
+    throw InputError(file.string(), 0, "nk", std::to_string(nk), std::to_string(prop.nk()) + " k-points (this process's share)");
+  const std::size_t bs = kernels::block_size(nk), entries = static_cast<std::size_t>(at.step + 1);
+  std::vector<cplx> i_less(entries * bs), i_greater(entries * bs);
+  read_at(f, file, slot_name(at.slot, "i_less"), H5T_NATIVE_DOUBLE, 0, 2 * i_less.size(), i_less.data());
+  read_at(f, file, slot_name(at.slot, "i_greater"), H5T_NATIVE_DOUBLE, 0, 2 * i_greater.size(), i_greater.data());
+  prop.restore_rows(
+      at.step,
+      [&](std::size_t first, std::size_t count, cplx* less, cplx* greater) {
+        read_at(f, file, "g_less", H5T_NATIVE_DOUBLE, 2 * first * bs, 2 * count * bs, less);
+        read_at(f, file, "g_greater", H5T_NATIVE_DOUBLE, 2 * first * bs, 2 * count * bs, greater);
+      },
+      i_less, i_greater);
+  h = History{};
+  h.nk = static_cast<int>(int_attribute(f, file, "history_nk"));  // every k of the run, on every process
+  for (const HistorySeries& s : h.series()) {
+    s.values->resize(entries * s.per_step);
+    read_at(f, file, std::string("history/") + s.name, H5T_NATIVE_DOUBLE, 0, s.values->size(), s.values->data());
+  }
+  h.corrector_passes.resize(entries);
+  read_at(f, file, "history/solver/corrector_passes", H5T_NATIVE_INT64, 0, entries, h.corrector_passes.data());
+}
+
+}  // namespace quanta::kbe

@@ -1,0 +1,67 @@
+#pragma once
+// The checkpoint of a kbe run (one file per process): rows of the half-plane never change once computed,
+// so each checkpoint appends only the rows computed since the last one, written by a thread of its own
+// while the propagation goes on.
+//
+// File: attributes `format`, `digest` (the config's trajectory digest), `nk` (this process's k-points),
+// `steps_complete` and `slot`; extendable 1-D datasets `g_less`, `g_greater` (the half-plane rows
+// 0..steps_complete as [re, im] doubles, layout of kernels/layout.hpp), `history/*` (one entry per
+// completed step), and the collision row I<>(t_step, .) in two slots, `slot0/*` and `slot1/*`, written
+// alternately. A checkpoint writes the new rows, the history and the other slot, flushes, then sets
+// `steps_complete` and `slot` and flushes again: a run killed at any moment leaves a file whose attributes
+// describe a complete state (rows or a slot written past it are ignored and overwritten on resume). The
+// first checkpoint is written under a temporary name and renamed, so the file appears complete.
+#include <cstdint>
+#include <exception>
+#include <filesystem>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "outputs.hpp"
+
+namespace quanta::kbe {
+
+struct CheckpointPosition {
+  int step = -1;  // the last complete step
+  int slot = 0;   // which slot holds I<>(t_step, .)
+};
+
+class CheckpointWriter {
+ public:
+  // resumed: where the existing file stands (continue appending to it); null: start a new file at the
+  // first checkpoint.
+  CheckpointWriter(std::filesystem::path file, std::uint64_t digest, int nk, std::unique_ptr<HalfPlaneReader> reader,
+                   const CheckpointPosition* resumed);
+  ~CheckpointWriter();  // waits for the writing in progress
+  CheckpointWriter(const CheckpointWriter&) = delete;
+  CheckpointWriter& operator=(const CheckpointWriter&) = delete;
+
+  // Starts the checkpoint at `step` (rows up to `step` complete, the history has step + 1 entries, i_less
+  // and i_greater are I<>(t_step, .)) and returns; waits for the previous one first.
+  void begin(int step, std::vector<cplx> i_less, std::vector<cplx> i_greater, const History& h);
+  // Waits for the checkpoint in progress; rethrows its error. Nothing else may use HDF5 while one runs.
+  void wait();
+  double seconds_waited() const { return seconds_waited_; }   // the propagation's time spent in wait()
+  double seconds_writing() const { return seconds_writing_; }  // the writer thread's time
+
+ private:
+  struct Job;
+  void write(const Job& job);
+  std::filesystem::path file_;
+  std::uint64_t digest_;
+  int nk_;
+  std::unique_ptr<HalfPlaneReader> reader_;
+  CheckpointPosition done_;
+  std::int64_t file_id_ = -1;  // hid_t, open between checkpoints once the file exists
+  std::thread thread_;
+  std::exception_ptr error_;
+  double seconds_waited_ = 0, seconds_writing_ = 0;
+};
+
+// Where a checkpoint stands; throws InputError when it is missing, of another format or of another config.
+CheckpointPosition read_checkpoint_position(const std::filesystem::path& file, std::uint64_t digest);
+// Restores the propagator (half-plane rows, collision row, step) and the history from it.
+void restore_checkpoint(const std::filesystem::path& file, const CheckpointPosition& at, Propagator& prop, History& h);
+
+}  // namespace quanta::kbe

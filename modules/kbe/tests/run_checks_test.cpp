@@ -1,0 +1,121 @@
+// What a run refuses or reports instead of passing off a non-result: a diverged propagation stops at the
+// step where it turns non-finite, a corrector that stops at its pass limit is counted (and a run where no
+// step converged fails), and a run larger than the host's memory is refused before anything is taken.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+
+#include "quanta/core/error.hpp"
+#include "quanta/kbe/propagator.hpp"
+#include "quanta/kbe/run.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string error_of_steps(const quanta::kbe::Config& c, int steps) {
+  quanta::kbe::Propagator p(c, 1);
+  try {
+    for (int n = 0; n < steps; ++n) p.advance();
+  } catch (const quanta::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Values the config reader refuses (bad_input_test), given to the propagator directly: the time-diagonal
+// is NaN after the first step, and the step and the quantity are named.
+TEST(KbeRunChecks, DivergedPropagationStopsAtTheStep) {
+  auto c = kbe_test::small_config(4, 1e100, 0.05, 5);
+  std::string msg = error_of_steps(c, 5);
+  ASSERT_FALSE(msg.empty()) << "a NaN propagation went on";
+  EXPECT_NE(msg.find("step 1 "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("G<(t, t)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("diverged"), std::string::npos) << msg;
+
+  c = kbe_test::small_config(4, 0.5, 0.05, 5);
+  c.model.pulse.amplitude = 1e300;
+  c.model.pulse.center = 0.05;
+  msg = error_of_steps(c, 5);
+  ASSERT_FALSE(msg.empty()) << "a NaN propagation went on";
+  EXPECT_NE(msg.find("step 1 "), std::string::npos) << msg;
+
+  // A sane run is untouched.
+  EXPECT_EQ(error_of_steps(kbe_test::small_config(4, 0.5, 0.05, 5), 5), "");
+}
+
+fs::path case_with(const std::string& name, const std::string& solver_lines, int nk = 8, int steps = 6, const char* u = "0.6") {
+  const fs::path dir = kbe_test::make_run_case("checks-" + name + "-" + std::to_string(getpid()), nk, steps, "fft", 0);
+  std::ifstream in(dir / "config.toml");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  text = std::regex_replace(text, std::regex("write_green = true"), "write_green = false");
+  text = std::regex_replace(text, std::regex("u = 0.6"), std::string("u = ") + u);
+  text = std::regex_replace(text, std::regex("self_energy = \"fft\""), "self_energy = \"fft\"\n" + solver_lines);
+  std::ofstream(dir / "config.toml") << text;
+  return dir;
+}
+
+quanta::kbe::RunOptions options(const fs::path& dir) {
+  quanta::kbe::RunOptions o;
+  o.config = dir / "config.toml";
+  o.output_dir = dir;
+  o.backend = quanta::Backend::Cpu;
+  o.quiet = true;
+  return o;
+}
+
+// U = 20 at dt = 0.05 with three passes: no step meets the tolerance. The run fails, naming the count and
+// the remaining change; with enough passes the same run converges at every step and passes.
+TEST(KbeRunChecks, CorrectorAtItsLimitEveryStepFails) {
+  const fs::path dir = case_with("limit", "corrector_iterations = 3", 8, 6, "20");
+  try {
+    quanta::kbe::run(options(dir));
+    FAIL() << "a run in which no step converged passed";
+  } catch (const quanta::Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("limit of 3 passes"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("at 6 of 6 steps"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("not a converged result"), std::string::npos) << msg;
+  }
+  fs::remove_all(dir);
+}
+
+// U = 20 with 25 passes: the first steps converge (23 to 25 passes), the later ones stop at the limit. The run completes and
+// reports how many did not (the warning prints the same numbers); at U = 0.6 none.
+TEST(KbeRunChecks, CorrectorLimitIsCounted) {
+  const fs::path dir = case_with("some", "corrector_iterations = 25", 8, 30, "20");
+  const auto s = quanta::kbe::run(options(dir));
+  EXPECT_GT(s.corrector_limit_steps, 0);
+  EXPECT_LT(s.corrector_limit_steps, 30);
+  EXPECT_GT(s.max_corrector_change, 1e-11);
+  fs::remove_all(dir);
+
+  const fs::path ok = case_with("ok", "corrector_iterations = 50", 8, 30);
+  const auto t = quanta::kbe::run(options(ok));
+  EXPECT_EQ(t.corrector_limit_steps, 0);
+  fs::remove_all(ok);
+}
+
+// nk = 2^24 over 1000 steps needs petabytes: refused with both numbers before any allocation.
+TEST(KbeRunChecks, RunLargerThanHostMemoryIsRefused) {
+  const fs::path dir = kbe_test::make_run_case("checks-memory-" + std::to_string(getpid()), 16777216, 1000, "fft", 0);
+  try {
+    quanta::kbe::run(options(dir));
+    FAIL() << "accepted a run of petabytes";
+  } catch (const quanta::Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("needs"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("GiB of host memory"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("are available"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("nk = 16777216"), std::string::npos) << msg;
+  }
+  EXPECT_FALSE(fs::exists(dir / "quanta-kbe.h5"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
