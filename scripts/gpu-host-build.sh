@@ -2,7 +2,8 @@
 # Builds quanta with the CUDA backend on a GPU host that has no package access, runs the whole test
 # suite on the GPU and then the benchmarks with their default arguments (QUANTA_BENCH=0 skips them).
 # Usage:
-#   [QUANTA_BENCH=0] scripts/gpu-host-build.sh [RESULTS_DIR]
+#   [QUANTA_BENCH=0] [QUANTA_BUILD_ONLY=1] [QUANTA_CTEST_ARGS="-L gpu"] scripts/gpu-host-build.sh [RESULTS_DIR]
+# QUANTA_BUILD_ONLY=1 stops after the build; QUANTA_CTEST_ARGS selects the tests (default: all).
 # Libraries missing on the host (spglib, CLI11, toml++, FFTW, GoogleTest, benchmark, HDF5, LAPACKE) are taken
 # from Debian packages downloaded beforehand into .deps/debs by scripts/gpu-host-carry.sh and unpacked
 # into .deps/root; spglib is optional in any case (quanta falls back to its built-in symmetry finder).
@@ -40,7 +41,9 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DQUANTA_CUDA=ON -DCMAKE_CUDA
       >"$results/configure.log" 2>&1 || { tail -40 "$results/configure.log"; exit 1; }
 cmake --build build-gpu -j "$jobs" >"$results/build.log" 2>&1 || { grep -E "error|Error" "$results/build.log" | head -40; exit 1; }
 build-gpu/apps/quanta/quanta info | tee "$results/info.txt"
-ctest --test-dir build-gpu --output-on-failure -j 4 >"$results/ctest.log" 2>&1
+[ "${QUANTA_BUILD_ONLY:-0}" = 1 ] && exit 0
+# shellcheck disable=SC2086
+ctest --test-dir build-gpu --output-on-failure -j 4 ${QUANTA_CTEST_ARGS:-} >"$results/ctest.log" 2>&1
 ctest_rc=$?
 tail -25 "$results/ctest.log"
 [ "${QUANTA_BENCH:-1}" = 0 ] && exit $ctest_rc
