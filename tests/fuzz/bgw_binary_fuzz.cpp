@@ -1,0 +1,15 @@
+// BerkeleyGW's mean-field files (modules/gw/io/bgw_binary.cpp, wfn_h5.cpp): WFN (Fortran records or
+// HDF5, told apart by the first bytes), RHO and VXC. Each reader rejects the others' titles at once.
+#include "fuzz_support.hpp"
+#include "quanta/gw/mean_field.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  namespace gw = quanta::gw;
+  using quanta::fuzz::expect_clean;
+  const auto file = quanta::fuzz::write_input("WFN", data, size);
+  expect_clean("read_wfn", [&] { (void)gw::read_wfn(file); });
+  expect_clean("read_wfn (4 bands)", [&] { (void)gw::read_wfn(file, 4); });
+  expect_clean("read_rho", [&] { (void)gw::read_rho(file); });
+  expect_clean("read_vxc", [&] { (void)gw::read_vxc(file); });
+  return 0;
+}

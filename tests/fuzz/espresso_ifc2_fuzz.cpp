@@ -1,0 +1,16 @@
+// espresso.ifc2 reader (modules/phonon/io) against the fixed silicon CONTROL of phonon_control.hpp.
+#include "fuzz_support.hpp"
+#include "phonon_control.hpp"
+#include "quanta/phonon/force_constants.hpp"
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  (void)quanta::fuzz::silicon_control();
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const auto& control = quanta::fuzz::silicon_control();
+  const auto file = quanta::fuzz::write_input("espresso.ifc2", data, size);
+  quanta::fuzz::expect_clean("read_espresso_ifc2", [&] { (void)quanta::phonon::read_espresso_ifc2(file, control); });
+  return 0;
+}
