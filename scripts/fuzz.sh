@@ -185,6 +185,7 @@ run_target() {
   # leaks would then symbolize a stack per input and slow these targets fifty-fold. Their leaks are
   # still checked once, at exit.
   case $t in levels_h5|bgw_binary) args+=(-detect_leaks=0) ;; esac
+  local asan_default="abort_on_error=1:detect_leaks=1:allocator_may_return_null=0"
   if ((keep_going)); then
     args+=(-fork="$jobs" -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
   elif ((jobs > 1)); then
@@ -198,7 +199,7 @@ run_target() {
   [[ "$mode" == run && -d "$bin_dir/regressions/$t" ]] && regressions="$bin_dir/regressions/$t"
   if [[ -d "$regressions" ]] && compgen -G "$regressions/*" > /dev/null; then
     if ! QUANTA_FUZZ_TMP="$work/tmp" OMP_NUM_THREADS=1 \
-        ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allocator_may_return_null=0}" \
+        ASAN_OPTIONS="${ASAN_OPTIONS:-$asan_default}" \
         UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
         LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$(lsan_suppressions)}" \
         timeout -k 10 120 "$bin" -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 "$regressions"/* > "$work/regressions.log" 2>&1; then
@@ -207,7 +208,7 @@ run_target() {
     fi
   fi
   QUANTA_FUZZ_TMP="$work/tmp" OMP_NUM_THREADS=1 \
-    ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allocator_may_return_null=0}" \
+    ASAN_OPTIONS="${ASAN_OPTIONS:-$asan_default}" \
     UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
     LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$(lsan_suppressions)}" \
     timeout -k 10 "$((seconds + 60))" "$bin" "${args[@]}" "$work/corpus" > "$work/fuzz.log" 2>&1 || rc=$?

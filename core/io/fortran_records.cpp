@@ -1,5 +1,6 @@
 #include "quanta/core/io/fortran_records.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "quanta/core/error.hpp"
@@ -15,6 +16,9 @@ FortranRecords::FortranRecords(const std::filesystem::path& file, std::string la
 }
 
 std::vector<char> FortranRecords::next(const std::string& what) {
+  // Counted before the read, so that a failure inside it and a check of its payload after it both
+  // name this record.
+  ++index_;
   std::int32_t n = 0, m = 0;
   in_.read(reinterpret_cast<char*>(&n), 4);
   if (!in_) fail(what, "the end of the file");
@@ -27,14 +31,14 @@ std::vector<char> FortranRecords::next(const std::string& what) {
   in_.read(payload.data(), n);
   in_.read(reinterpret_cast<char*>(&m), 4);
   if (!in_ || m != n) fail(what, "a truncated record");
-  ++index_;
   return payload;
 }
 
 bool FortranRecords::at_end() { return in_.peek() == std::char_traits<char>::eof(); }
 
 void FortranRecords::fail(const std::string& what, const std::string& found, const std::string& expected) const {
-  std::string msg = "record " + std::to_string(index_ + 1) + " (" + what + "): found " + found;
+  // Before the first record a check can only be about the first one.
+  std::string msg = "record " + std::to_string(std::max(index_, 1)) + " (" + what + "): found " + found;
   if (!expected.empty()) msg += ", expected " + expected;
   msg += " (" + layout_ + ")";
   throw InputError(file_.string(), msg);

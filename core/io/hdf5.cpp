@@ -2,11 +2,15 @@
 
 #include <hdf5.h>
 
+#include <cstdint>
+#include <cstring>
+#include <fstream>
 #include <functional>
 #include <numeric>
 #include <utility>
 
 #include "quanta/core/error.hpp"
+#include "quanta/core/host_memory.hpp"
 
 namespace quanta::io {
 
@@ -159,6 +163,44 @@ void write_numbers(hid_t file, const std::filesystem::path& path, const std::str
     fail(path, dataset(name), "cannot write it");
 }
 
+// A dataset's dataspace may declare any extent whatever the file holds (storage allocated late or never,
+// or compressed), and HDF5 as well as the caller allocate the declared size on a read. So before a
+// buffer is sized from the dataspace, the declared bytes must be what the file stores: all of them
+// without a filter; with only deflate, shuffle and Fletcher-32, at most deflate's largest expansion
+// (1032:1) of the stored bytes; with other filters, no more than the host's free memory.
+void require_stored(hid_t ds, const std::filesystem::path& file, const std::string& name) {
+  Handle type(H5Dget_type(ds), H5Tclose);
+  Handle space(H5Dget_space(ds), H5Sclose);
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  if (n < 0) fail(file, dataset(name), "cannot read its dataspace");
+  const std::size_t declared = bytes_of(H5Tget_size(type), static_cast<std::size_t>(n));
+  if (declared == 0) return;
+  Handle dcpl(H5Dget_create_plist(ds), H5Pclose);
+  const int nfilters = H5Pget_nfilters(dcpl);
+  const auto stored = static_cast<std::size_t>(H5Dget_storage_size(ds));
+  H5Eclear2(H5E_DEFAULT);
+  const std::string head = "HDF5 file '" + file.string() + "', " + dataset(name) + ": declares " + std::to_string(n) +
+                           " values (" + std::to_string(declared) + " bytes), ";
+  if (nfilters <= 0) {
+    if (stored < declared)
+      throw Error(head + "found " + std::to_string(stored) + " bytes stored for it, expected all " + std::to_string(declared) +
+                  " (a dataset written in full)");
+    return;
+  }
+  bool deflate_only = true;
+  for (int i = 0; i < nfilters; ++i) {
+    unsigned flags = 0;
+    std::size_t nvalues = 0;
+    const H5Z_filter_t id = H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &nvalues, nullptr, 0, nullptr, nullptr);
+    if (id != H5Z_FILTER_DEFLATE && id != H5Z_FILTER_SHUFFLE && id != H5Z_FILTER_FLETCHER32) deflate_only = false;
+  }
+  H5Eclear2(H5E_DEFAULT);
+  if (deflate_only && declared / 1032 > stored)
+    throw Error(head + "found " + std::to_string(stored) + " compressed bytes stored for it, expected at least " +
+                std::to_string(declared / 1032) + " (deflate expands at most 1032-fold)");
+  require_host_memory(declared, "HDF5 file '" + file.string() + "', " + dataset(name) + " (compressed, " + std::to_string(n) + " values)");
+}
+
 template <class T>
 std::vector<T> read_numbers(std::int64_t file, const std::filesystem::path& path, const std::string& name, hid_t mem_type,
                             bool integers_only) {
@@ -169,6 +211,7 @@ std::vector<T> read_numbers(std::int64_t file, const std::filesystem::path& path
     throw Error("HDF5 file '" + path.string() + "', " + dataset(name) + ": holds " +
                 (cls == H5T_FLOAT ? "floating-point numbers" : "no numbers") + ", expected " +
                 (integers_only ? "integers" : "numbers"));
+  require_stored(ds, path, name);
   Handle space(H5Dget_space(ds), H5Sclose);
   std::vector<T> out(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
   if (!out.empty() && H5Dread(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
@@ -198,6 +241,86 @@ std::string read_one_string(hid_t type, hid_t space, const std::function<herr_t(
   if (H5Tget_strpad(type) == H5T_STR_SPACEPAD) s.erase(s.find_last_not_of(' ') + 1);
   else s.resize(s.find('\0') == std::string::npos ? s.size() : s.find('\0'));
   return s;
+}
+
+// HDF5 (1.10) allocates a variable-length string's whole stored length (the 32-bit count at the start of
+// its element in the file) before it reads the characters from the global heap, so a corrupt count
+// becomes a gigabyte allocation. Where the element lies in the file (contiguous storage), the count is
+// read from there first.
+// A variable-length string's bytes live in a global heap collection; HDF5 1.10 copies them without
+// checking the collection against the file (a corrupt heap makes it read out of bounds inside the
+// library). Walks the collection as the file format defines it ("GCOL", version, collection size, then
+// objects: index, reference count, reserved, size, data padded to 8 bytes) and refuses a heap ID whose
+// object is missing, shorter than the string or outside the collection. `in` is positioned after the
+// string's 4-byte length, on its heap ID (collection address, object index).
+void check_global_heap_object(hid_t ds, std::ifstream& in, const std::filesystem::path& file, const std::string& name,
+                              std::uint32_t length) {
+  const auto corrupt = [&](const std::string& what) {
+    throw Error("HDF5 file '" + file.string() + "', " + dataset(name) + ": corrupt variable-length string (" + what + ")");
+  };
+  size_t sizeof_addr = 8, sizeof_size = 8;
+  hsize_t userblock = 0;
+  {
+    Handle f(H5Iget_file_id(ds), H5Fclose);
+    Handle fcpl(H5Fget_create_plist(f), H5Pclose);
+    if (fcpl.ok()) {
+      H5Pget_sizes(fcpl, &sizeof_addr, &sizeof_size);
+      H5Pget_userblock(fcpl, &userblock);
+    }
+    H5Eclear2(H5E_DEFAULT);
+  }
+  if (sizeof_addr > 8 || sizeof_size > 8 || sizeof_addr == 0 || sizeof_size == 0) corrupt("offset or length size");
+  const auto little = [](const unsigned char* p, std::size_t n) {
+    std::uint64_t v = 0;
+    for (std::size_t i = 0; i < n; ++i) v |= std::uint64_t(p[i]) << (8 * i);
+    return v;
+  };
+  unsigned char id[12];
+  if (!in.read(reinterpret_cast<char*>(id), static_cast<std::streamsize>(sizeof_addr + 4))) corrupt("heap ID past the end of the file");
+  const std::uint64_t collection = little(id, sizeof_addr) + userblock;
+  const std::uint64_t index = little(id + sizeof_addr, 4);
+  if (length == 0 && index == 0) return;  // an empty string has no heap object
+  in.clear();
+  in.seekg(0, std::ios::end);
+  const auto file_size = static_cast<std::uint64_t>(in.tellg());
+  const std::size_t header = 8 + sizeof_size;
+  if (collection >= file_size || file_size - collection < header) corrupt("heap collection outside the file");
+  std::vector<unsigned char> head(header);
+  in.seekg(static_cast<std::streamoff>(collection));
+  if (!in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(header)) ||
+      std::memcmp(head.data(), "GCOL", 4) != 0)
+    corrupt("no heap collection at its address");
+  const std::uint64_t size = little(head.data() + 8, sizeof_size);
+  if (size < header || size > file_size - collection) corrupt("heap collection larger than the file");
+  std::vector<unsigned char> heap(static_cast<std::size_t>(size));
+  in.seekg(static_cast<std::streamoff>(collection));
+  if (!in.read(reinterpret_cast<char*>(heap.data()), static_cast<std::streamsize>(size))) corrupt("heap collection cut short");
+  for (std::size_t at = header; at + 8 + sizeof_size <= heap.size();) {
+    const std::uint64_t object = little(&heap[at], 2), object_size = little(&heap[at + 8], sizeof_size);
+    if (object == 0) break;  // the free space ends the objects
+    const std::size_t data = at + 8 + sizeof_size;
+    if (object_size > heap.size() - data) corrupt("heap object larger than its collection");
+    if (object == index) {
+      if (object_size < length) corrupt("heap object shorter than the string");
+      return;
+    }
+    at = data + static_cast<std::size_t>((object_size + 7) / 8 * 8);
+  }
+  corrupt("heap object " + std::to_string(index) + " not in its collection");
+}
+
+void check_vlen_string_length(hid_t ds, const std::filesystem::path& file, const std::string& name) {
+  const haddr_t offset = H5Dget_offset(ds);
+  H5Eclear2(H5E_DEFAULT);
+  if (offset == HADDR_UNDEF) return;
+  std::ifstream in(file, std::ios::binary);
+  unsigned char b[4];
+  if (!in.seekg(static_cast<std::streamoff>(offset)) || !in.read(reinterpret_cast<char*>(b), 4)) return;  // HDF5's read reports it
+  const std::uint32_t length = b[0] | (std::uint32_t(b[1]) << 8) | (std::uint32_t(b[2]) << 16) | (std::uint32_t(b[3]) << 24);
+  if (length > kMaxStringBytes)
+    throw Error("HDF5 file '" + file.string() + "', " + dataset(name) + ": found a string of " + std::to_string(length) +
+                " bytes, expected at most " + std::to_string(kMaxStringBytes) + " (a name or a tag)");
+  check_global_heap_object(ds, in, file, name, length);
 }
 
 }  // namespace
@@ -260,6 +383,11 @@ std::vector<std::size_t> H5File::dims(const std::string& name) const {
   return {d.begin(), d.end()};
 }
 
+void H5File::require_stored(const std::string& name) const {
+  Handle ds = open_dataset(id_, path_, name);
+  quanta::io::require_stored(ds, path_, name);
+}
+
 std::vector<double> H5File::read_doubles(const std::string& name) const {
   return read_numbers<double>(id_, path_, name, H5T_NATIVE_DOUBLE, false);
 }
@@ -272,6 +400,8 @@ std::string H5File::read_string(const std::string& name) const {
   Handle ds = open_dataset(id_, path_, name);
   Handle type(H5Dget_type(ds), H5Tclose);
   Handle space(H5Dget_space(ds), H5Sclose);
+  if (H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) > 0 && H5Sget_simple_extent_npoints(space) == 1)
+    check_vlen_string_length(ds, path_, name);
   return read_one_string(
       type, space, [&](hid_t mem, void* buf) { return H5Dread(ds, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf); },
       path_, dataset(name));

@@ -45,6 +45,20 @@ TEST(FortranRecords, RefusesAMarkerLargerThanTheFile) {
   expect_error<InputError>([&] { r.next("header"); }, {"header", "a record of 2147483647 bytes", "bytes left in the file"});
 }
 
+// A check of a record's length, made after the record was read, names that record, not the next one.
+TEST(FortranRecords, ALengthCheckNamesTheRecordJustRead) {
+  quanta::test::TempDir dir;
+  const auto file = dir / "short.bin";
+  {
+    std::ofstream f(file, std::ios::binary);
+    put(f, 2);
+    f.write("ab", 2);
+    put(f, 2);
+  }
+  FortranRecords r(file, "a test layout");
+  expect_error<InputError>([&] { r.next_scalar<std::int32_t>("N"); }, {"record 1 (N)", "found 2 bytes", "expected 4 bytes"});
+}
+
 TEST(FortranRecords, RefusesADirectory) {
   quanta::test::TempDir dir;
   expect_error<InputError>([&] { FortranRecords r(dir.path(), "a WFN file"); }, {"is a directory", "a WFN file"});

@@ -8,6 +8,7 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <fstream>
 
 #include "test_support.hpp"
 
@@ -129,6 +130,75 @@ TEST(Hdf5, ErrorsNameTheFileAndTheDataset) {
   expect_error([&] { f.read_attribute("x", "units"); }, {"run.h5", "'x'", "'units'"});
   f.close();
   expect_error([&] { f.read_doubles("x"); }, {"run.h5", "'x'", "closed"});
+}
+
+// A dataspace may declare any extent whatever the file stores; a read must not allocate what is declared.
+TEST(Hdf5, RefusesDeclaredValuesTheFileDoesNotStore) {
+  quanta::test::TempDir dir;
+  const auto path = dir / "declared.h5";
+  {
+    const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    // [1][2^29] int64 never written: no storage, 4 GiB declared.
+    const hsize_t dims[2] = {1, hsize_t(1) << 29};
+    const hid_t space = H5Screate_simple(2, dims, nullptr);
+    H5Dclose(H5Dcreate2(file, "quanta", H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    H5Sclose(space);
+    // [2^28] doubles, deflated in chunks of 1024 of which one is written: 2 GiB from a few bytes.
+    const hsize_t n = hsize_t(1) << 28, chunk = 1024;
+    const hid_t space1 = H5Screate_simple(1, &n, nullptr);
+    const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 1, &chunk);
+    H5Pset_deflate(dcpl, 6);
+    const hid_t ds = H5Dcreate2(file, "packed", H5T_IEEE_F64LE, space1, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    const hid_t mem = H5Screate_simple(1, &chunk, nullptr);
+    const hsize_t start = 0;
+    H5Sselect_hyperslab(space1, H5S_SELECT_SET, &start, nullptr, &chunk, nullptr);
+    const std::vector<double> ones(chunk, 1.0);
+    H5Dwrite(ds, H5T_NATIVE_DOUBLE, mem, space1, H5P_DEFAULT, ones.data());
+    H5Sclose(mem);
+    H5Dclose(ds);
+    H5Pclose(dcpl);
+    H5Sclose(space1);
+    H5Fclose(file);
+  }
+  H5File f(path, H5File::Mode::Read);
+  EXPECT_EQ(f.dims("quanta"), (std::vector<std::size_t>{1, std::size_t(1) << 29}));
+  expect_error([&] { f.read_ints("quanta"); }, {"declared.h5", "'quanta'", "536870912 values", "found 0 bytes stored", "expected all 4294967296"});
+  expect_error([&] { f.require_stored("quanta"); }, {"declared.h5", "'quanta'", "found 0 bytes stored"});
+  expect_error([&] { f.read_doubles("packed"); }, {"declared.h5", "'packed'", "compressed bytes", "1032-fold"});
+}
+
+// HDF5 allocates a variable-length string's stored length before reading it; a corrupt length (1.8 GB
+// here, in the first four bytes of the element) is refused first.
+TEST(Hdf5, RefusesAVariableLengthStringWithAHugeStoredLength) {
+  quanta::test::TempDir dir;
+  const auto path = dir / "vlen.h5";
+  {
+    H5File f(path, H5File::Mode::Create);
+    f.write_string("/format", "quanta linelist levels 1");
+    f.close();
+  }
+  haddr_t offset = HADDR_UNDEF;
+  {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    const hid_t ds = H5Dopen2(file, "/format", H5P_DEFAULT);
+    offset = H5Dget_offset(ds);
+    H5Dclose(ds);
+    H5Fclose(file);
+  }
+  ASSERT_NE(offset, HADDR_UNDEF);
+  {
+    H5File f(path, H5File::Mode::Read);
+    EXPECT_EQ(f.read_string("/format"), "quanta linelist levels 1");
+  }
+  {
+    std::fstream io(path, std::ios::in | std::ios::out | std::ios::binary);
+    io.seekp(static_cast<std::streamoff>(offset));
+    const unsigned char length[4] = {0x00, 0x00, 0x00, 0x6b};  // 0x6b000000 = 1795162112, little-endian
+    io.write(reinterpret_cast<const char*>(length), 4);
+  }
+  H5File f(path, H5File::Mode::Read);
+  expect_error([&] { f.read_string("/format"); }, {"vlen.h5", "'/format'", "string of 1795162112 bytes", "at most 1048576"});
 }
 
 TEST(Hdf5, LibraryVersionMatchesTheHeaders) {

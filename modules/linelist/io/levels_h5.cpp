@@ -25,6 +25,7 @@
 #include "quanta/core/io/input_file.hpp"
 #include "quanta/linelist/levels.hpp"
 #include "outputs.hpp"
+#include "trove_limits.hpp"
 
 namespace quanta::linelist {
 namespace {
@@ -99,6 +100,7 @@ Levels read_levels_h5(const std::filesystem::path& file, const IntensityInput& i
                                               " (one per irrep of " + L.group->name + ")");
   const auto dd = f.dims("/dipole");
   if (dd.size() != 3 || dd[1] == 0) bad(file, "/dipole", "dimensions " + dims_text(dd) + ", expected [3][nvib][nvib]");
+  f.require_stored("/dipole");  // nvib sizes every block's vectors
   const int nvib = static_cast<int>(dd[1]);
 
   // J = 0 when the file has it (the ZPE), then the input's range.
@@ -123,8 +125,15 @@ Levels read_levels_h5(const std::filesystem::path& file, const IntensityInput& i
 
   L.trove_assignments = f.exists("/trove_nmodes");
   if (L.trove_assignments) {
-    L.nmodes = static_cast<int>(f.read_ints("/trove_nmodes").at(0));
-    L.nclasses = static_cast<int>(f.read_ints("/trove_nclasses").at(0));
+    const auto count = [&](const std::string& name) {
+      const auto v = f.read_ints(name);
+      if (v.size() != 1 || v[0] < 0 || v[0] > kMaxTroveModes)
+        bad(file, name, (v.size() == 1 ? std::to_string(v[0]) : std::to_string(v.size()) + " values") + ", expected one count 0 .. " +
+                            std::to_string(kMaxTroveModes));
+      return static_cast<int>(v[0]);
+    };
+    L.nmodes = count("/trove_nmodes");
+    L.nclasses = count("/trove_nclasses");
   }
   double zpe = std::numeric_limits<double>::quiet_NaN();
   if (f.exists("/zpe")) zpe = f.read_doubles("/zpe").at(0);
@@ -155,6 +164,7 @@ Levels read_levels_h5(const std::filesystem::path& file, const IntensityInput& i
       const int degen = L.group->degeneracy(g - 1);
       LevelBlock block{J, g, static_cast<int>(dim), {}, base + "/vectors", {}};
       expect_dims(f, block.dataset, {std::size_t(nroots) * degen, dim});
+      f.require_stored(block.dataset);  // the vectors are read later into buffers of these dimensions
       std::vector<std::int64_t> ids, quanta, descr;
       std::vector<double> largest;
       std::size_t nq = 0;

@@ -1,5 +1,6 @@
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -8,6 +9,7 @@
 #include "quanta/core/io/fortran_records.hpp"
 #include "quanta/core/io/text_reader.hpp"
 #include "quanta/linelist/checkpoints.hpp"
+#include "trove_limits.hpp"
 
 namespace quanta::linelist {
 namespace {
@@ -20,10 +22,26 @@ void expect_line(io::TextReader& r, const std::string& text, const std::string& 
   if (got != text) r.fail(field, "'" + line + "'", "'" + text + "'");
 }
 
+// A count in [min, max] (max: a bound the caller derives from the file's size or the format).
+int count_in(io::TextReader& r, const std::string& field, long min, long max) {
+  const long v = r.read_int(field);
+  if (v < min || v > max) r.fail(field, std::to_string(v), "a count " + std::to_string(min) + " .. " + std::to_string(max));
+  return static_cast<int>(v);
+}
+
 int positive(io::TextReader& r, const std::string& field, bool allow_zero = false) {
   const long v = r.read_int(field);
   if (v < (allow_zero ? 0 : 1)) r.fail(field, std::to_string(v), allow_zero ? "a count >= 0" : "a count >= 1");
+  if (v > std::numeric_limits<int>::max()) r.fail(field, std::to_string(v), "a count below 2^31");
   return static_cast<int>(v);
+}
+
+// Counts read from a text header size arrays before their values are read; a value takes at least two
+// bytes of the file (a digit and a separator), which bounds every such count.
+long values_bound(const std::filesystem::path& file) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(file, ec);
+  return ec ? 0 : static_cast<long>(std::min<std::uintmax_t>(size / 2, std::numeric_limits<int>::max()));
 }
 
 }  // namespace
@@ -33,10 +51,12 @@ ContractedBasis read_contracted_basis(const std::filesystem::path& file, int J, 
   ContractedBasis b;
   b.J = J;
   expect_line(r, "Start Primitive basis set", "header");
-  b.ncases = positive(r, "Maxsymcoeffs");
+  // Each contracted function is a line of at least two values, and each case holds one or more.
+  const long max_values = values_bound(file);
+  b.ncases = count_in(r, "Maxsymcoeffs", 1, max_values / 2);
   const int max_deg = positive(r, "max_deg_size");
-  const int ncontr = positive(r, "Maxcontracts");
-  b.nclasses = positive(r, "Nclasses");
+  const int ncontr = count_in(r, "Maxcontracts", b.ncases, max_values / 2);
+  b.nclasses = count_in(r, "Nclasses", 1, kMaxTroveModes);
   r.read_rest_of_line();
   std::vector<int> case_level(b.ncases), func_ideg(ncontr), func_case(ncontr);
   b.vib_key.resize(ncontr);
@@ -112,11 +132,16 @@ ContractedBasis read_contracted_basis(const std::filesystem::path& file, int J, 
     auto& ir = b.irreps[g];
     ir.degen = irrep_degeneracy[g];
     ir.N.resize(b.ncases);
-    int total = 0;
+    long long total = 0;
     for (int c = 0; c < b.ncases; ++c) total += (ir.N[c] = positive(r, "N(case) of irrep " + std::to_string(g + 1), true));
     if (total != ir.ntotal)
       r.fail("irrep " + std::to_string(g + 1) + " N(case)", "sum " + std::to_string(total), std::to_string(ir.ntotal));
-    ir.repres.resize(static_cast<std::size_t>(ir.ntotal) * ir.degen * b.mat_size);
+    const auto ncoeff = static_cast<std::size_t>(ir.ntotal) * static_cast<std::size_t>(ir.degen);
+    if (ncoeff > 0 && static_cast<std::size_t>(b.mat_size) > static_cast<std::size_t>(max_values) / ncoeff)
+      r.fail("irrep " + std::to_string(g + 1) + " transformation", std::to_string(ir.ntotal) + " x " + std::to_string(ir.degen) + " x " +
+                                                                     std::to_string(b.mat_size) + " coefficients",
+             "at most the " + std::to_string(max_values) + " values the file can hold");
+    ir.repres.resize(ncoeff * b.mat_size);
     for (double& x : ir.repres) x = r.read_real("irreducible transformation coefficient");
   }
   r.read_rest_of_line();
@@ -141,11 +166,14 @@ int read_nmodes(const std::filesystem::path& descr_file) {
   io::TextReader r(descr_file.string());
   expect_line(r, "Start Fingerprints", "header");
   r.read_int("PTorder");
-  return positive(r, "Nmodes");
+  return count_in(r, "Nmodes", 1, kMaxTroveModes);
 }
 
 RootsFile read_root_descriptions(const std::filesystem::path& file, int nmodes, int nclasses) {
   std::ifstream in = io::open_input_file(file, "TROVE's j0eigen_descr checkpoint of a J and symmetry in the input's J range");
+  if (nmodes < 1 || nmodes > kMaxTroveModes || nclasses < 1 || nclasses > kMaxTroveModes)
+    throw InputError(file.string(), "Nmodes " + std::to_string(nmodes) + ", Nclasses " + std::to_string(nclasses) + ": expected 1 .. " +
+                                        std::to_string(kMaxTroveModes) + " each");
   std::string line;
   int number = 0;
   bool started = false;
@@ -204,21 +232,19 @@ DipoleMatrices read_dipole_matrices(const std::filesystem::path& file) {
   io::FortranRecords rec(file, "TROVE's dipole layout: Start external field, N, three N x N matrices");
   auto head = rec.next("header");
   if (std::string(head.begin(), head.end()).rfind("Start external field", 0) != 0) rec.fail("header", "'" + std::string(head.begin(), head.end()) + "'");
-  auto nrec = rec.next("N");
-  if (nrec.size() != 4) rec.fail("N", std::to_string(nrec.size()) + " bytes");
+  const auto n = rec.next_scalar<std::int32_t>("N");
+  if (n <= 0) rec.fail("N", std::to_string(n), "a count >= 1");
   DipoleMatrices d;
-  std::int32_t n;
-  std::memcpy(&n, nrec.data(), 4);
-  if (n <= 0) rec.fail("N", std::to_string(n));
   d.n = n;
-  d.mu.resize(3 * static_cast<std::size_t>(n) * n);
+  const std::size_t nn = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
   for (int a = 0; a < 3; ++a) {
-    auto irec = rec.next("component index");
-    std::int32_t imu;
-    std::memcpy(&imu, irec.data(), 4);
-    if (irec.size() != 4 || imu != a + 1) rec.fail("component index", std::to_string(imu));
+    const auto imu = rec.next_scalar<std::int32_t>("component index");
+    if (imu != a + 1) rec.fail("component index", std::to_string(imu), std::to_string(a + 1));
+    // The record is checked (its length against what the file holds, in next) before the matrices are
+    // sized, so N cannot size them beyond the file.
     auto m = rec.next("dipole matrix");
-    if (m.size() != static_cast<std::size_t>(n) * n * 8) rec.fail("dipole matrix", std::to_string(m.size()) + " bytes");
+    if (m.size() != nn * 8) rec.fail("dipole matrix", std::to_string(m.size()) + " bytes", std::to_string(nn * 8) + " bytes (N x N doubles)");
+    if (d.mu.empty()) d.mu.resize(3 * nn);
     const double* col = reinterpret_cast<const double*>(m.data());
     double* out = d.mu.data() + static_cast<std::size_t>(a) * n * n;
     for (int j = 0; j < n; ++j)

@@ -3,11 +3,15 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <hdf5.h>
+
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 
 #include "../../../core/tests/test_support.hpp"
 #include "quanta/core/io/hdf5.hpp"
+#include "quanta/linelist/checkpoints.hpp"
 #include "quanta/linelist/levels.hpp"
 #include "test_support.hpp"
 
@@ -173,4 +177,100 @@ TEST(LinelistBadInput, LevelsFileWriterLeavesNothingOnError) {
   EXPECT_FALSE(fs::exists(out));
   for (const auto& e : fs::directory_iterator(c.dir.path()))
     EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << "left behind: " << e.path();
+}
+
+// A dataset's dataspace is not bounded by the file: /J0/G1/quanta declared [1][2^29] (4 GiB of int64)
+// and never written, in a file of a few kilobytes, is refused before anything is allocated for it; so is a
+// /dipole declared [3][2048][2048] and never written (its nvib would size every block's vectors).
+TEST(LinelistBadInput, LevelsFileDatasetsLargerThanTheFile) {
+  Copy c;
+  const fs::path file = c.dir / "levels.h5";
+  write_small_levels(file, "");
+  {
+    const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hsize_t dims[2] = {1, hsize_t(1) << 29};
+    const hid_t space = H5Screate_simple(2, dims, nullptr);
+    H5Dclose(H5Dcreate2(f, "/J0/G1/quanta", H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    H5Sclose(space);
+    H5Fclose(f);
+  }
+  EXPECT_LT(fs::file_size(file), 100000u);
+  quanta::test::expect_error<quanta::Error>([&] { read_levels_h5(file, c.input()); },
+                                            {"levels.h5", "'/J0/G1/quanta'", "536870912 values", "found 0 bytes stored"});
+
+  write_small_levels(file, "");
+  {
+    const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    H5Ldelete(f, "/dipole", H5P_DEFAULT);
+    const hsize_t dims[3] = {3, 2048, 2048};
+    const hid_t space = H5Screate_simple(3, dims, nullptr);
+    H5Dclose(H5Dcreate2(f, "/dipole", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    H5Sclose(space);
+    H5Fclose(f);
+  }
+  quanta::test::expect_error<quanta::Error>([&] { read_dipole_h5(file); }, {"levels.h5", "'/dipole'", "12582912 values", "found 0 bytes stored"});
+  quanta::test::expect_error<quanta::Error>([&] { read_levels_h5(file, c.input()); }, {"levels.h5", "'/dipole'", "found 0 bytes stored"});
+}
+
+namespace {
+
+void put_record(std::ofstream& f, const void* data, std::int32_t n) {
+  f.write(reinterpret_cast<const char*>(&n), 4);
+  f.write(static_cast<const char*>(data), n);
+  f.write(reinterpret_cast<const char*>(&n), 4);
+}
+
+// TROVE's dipole checkpoint up to its first matrix: header, N, component index (as `index_bytes` bytes),
+// then a matrix record of `matrix_bytes` bytes.
+fs::path write_dipole_start(const fs::path& file, std::int32_t n, std::int32_t index_bytes, std::int32_t matrix_bytes) {
+  std::ofstream f(file, std::ios::binary);
+  const std::string head = "Start external field";
+  put_record(f, head.data(), static_cast<std::int32_t>(head.size()));
+  put_record(f, &n, 4);
+  const std::int32_t one = 1;
+  put_record(f, &one, index_bytes);
+  const std::vector<char> m(static_cast<std::size_t>(matrix_bytes), 0);
+  put_record(f, m.data(), matrix_bytes);
+  return file;
+}
+
+}  // namespace
+
+// The component-index record is 2 bytes long: its length is checked before its value is copied out.
+TEST(LinelistBadInput, DipoleCheckpointWithAShortIndexRecord) {
+  quanta::test::TempDir dir;
+  const fs::path file = write_dipole_start(dir / "j0_extfield.chk", 1, 2, 8);
+  quanta::test::expect_error<quanta::InputError>([&] { read_dipole_matrices(file); },
+                                                 {"j0_extfield.chk", "record 3 (component index)", "found 2 bytes", "expected 4 bytes"});
+}
+
+// N = 20000 in a file of 52 bytes: the matrix record is checked before 3 N^2 doubles (9.6 GB) are sized.
+TEST(LinelistBadInput, DipoleCheckpointWithAHugeN) {
+  quanta::test::TempDir dir;
+  const fs::path file = write_dipole_start(dir / "j0_extfield.chk", 20000, 4, 8);
+  quanta::test::expect_error<quanta::InputError>([&] { read_dipole_matrices(file); },
+                                                 {"j0_extfield.chk", "record 4 (dipole matrix)", "found 8 bytes", "expected 3200000000 bytes"});
+}
+
+// Header counts that size arrays before any function is read are bounded by what the file can hold.
+TEST(LinelistBadInput, QuantaCheckpointWithAHugeMaxcontracts) {
+  quanta::test::TempDir dir;
+  const fs::path file = dir / "j0eigen_quanta0.chk";
+  std::ofstream(file) << "Start Primitive basis set\n       1       1  1000000000       1 <- Maxsymcoeffs,max_deg_size,Maxcontracts,Nclasses\n     1     0     0\n";
+  quanta::test::expect_error<quanta::InputError>([&] { read_contracted_basis(file, 0, {1, 1, 1, 1}); },
+                                                 {"j0eigen_quanta0.chk", "Maxcontracts", "1000000000", "a count 1 .. "});
+  std::ofstream(file) << "Start Primitive basis set\n       1       1       1  1000000000 <- Maxsymcoeffs,max_deg_size,Maxcontracts,Nclasses\n";
+  quanta::test::expect_error<quanta::InputError>([&] { read_contracted_basis(file, 0, {1, 1, 1, 1}); },
+                                                 {"j0eigen_quanta0.chk", "Nclasses", "1000000000", "a count 1 .. 1000"});
+}
+
+// Nmodes sizes the quanta of every root: Nmodes = 10^9 is refused where it is read.
+TEST(LinelistBadInput, DescrCheckpointWithAHugeNmodes) {
+  quanta::test::TempDir dir;
+  const fs::path file = dir / "j0eigen_descr0_1.chk";
+  std::ofstream(file) << "Start Fingerprints\n      0 1000000000      3     12  <= PTorder, Nmodes, Natoms\n";
+  quanta::test::expect_error<quanta::InputError>([&] { read_nmodes(file); }, {"j0eigen_descr0_1.chk", "Nmodes", "1000000000", "a count 1 .. 1000"});
+  std::ofstream(file) << "Start Fingerprints\n      0      3      3     12  <= PTorder, Nmodes, Natoms\n";
+  EXPECT_EQ(read_nmodes(file), 3);
+  quanta::test::expect_error<quanta::InputError>([&] { read_root_descriptions(file, 1000000000, 1); }, {"j0eigen_descr0_1.chk", "Nmodes 1000000000"});
 }

@@ -101,6 +101,23 @@ void refuse_unsupported(const io::Namelist& nl) {
         std::string(u.instead));
   }
 }
+// Ranges of the size-like keys, checked as each is read and before anything is allocated from them. They are
+// generous: a BTE run on 10000 atoms in the primitive cell (30000 bands) or on a million-atom force-constant
+// supercell is already far beyond what the stages after the reader can hold; the bounds only keep a corrupt
+// value from becoming a multi-gigabyte allocation or a truncated 32-bit count (the stages use int).
+constexpr long kMaxAtoms = 10000;                // natoms, and nelements <= natoms
+constexpr long kMaxScell = 1000;                 // each of scell(1..3)
+constexpr long kMaxSupercellAtoms = 1000000;     // natoms * scell(1) * scell(2) * scell(3)
+constexpr long kMaxTicks = 1000000;              // nticks
+constexpr long kMaxIterations = 1000000;         // maxiter
+constexpr long kMaxTemperatures = 100000;        // T_min..T_max in steps of T_step
+
+// A size-like key must lie in lo..hi; refused naming the key and the range.
+long in_range(const NamelistGroup& g, const std::string& var, long v, long lo, long hi, const std::string& what) {
+  if (v < lo || v > hi) bad(g, var, std::to_string(v), what + " in " + std::to_string(lo) + ".." + std::to_string(hi));
+  return v;
+}
+
 // n1 n2 n3 written out exactly, however large the factors.
 std::string mesh_points_text(long n1, long n2, long n3) {
   unsigned long long p = 0;
@@ -135,10 +152,8 @@ Control read_control(const std::filesystem::path& file) {
 
   const auto& alloc = nl.group("allocations");
   alloc.reject_unknown(kAllocations);
-  const long nelements = alloc.get_int("nelements");
-  const long natoms = alloc.get_int("natoms");
-  if (nelements < 1) bad(alloc, "nelements", std::to_string(nelements), "a positive integer");
-  if (natoms < 1) bad(alloc, "natoms", std::to_string(natoms), "a positive integer");
+  const long nelements = in_range(alloc, "nelements", alloc.get_int("nelements"), 1, kMaxAtoms, "a number of elements");
+  const long natoms = in_range(alloc, "natoms", alloc.get_int("natoms"), 1, kMaxAtoms, "a number of atoms in the unit cell");
   if (natoms < nelements) bad(alloc, "natoms", std::to_string(natoms), "at least nelements = " + std::to_string(nelements));
   const auto ngrid = alloc.get_ints("ngrid", {3});
   // Mesh indices are 32-bit integers (as in ShengBTE), so the mesh must hold at most INT_MAX points;
@@ -189,10 +204,19 @@ Control read_control(const std::filesystem::path& file) {
     x.fractional.push_back(f);
   }
   const auto scell = cr.get_ints("scell", {3}, -1);
+  long supercell_atoms = natoms;
   for (int d = 0; d < 3; ++d) {
-    if (scell[d] < 1) bad(cr, "scell", "scell(" + std::to_string(d + 1) + ") = " + std::to_string(scell[d]), "three positive integers (the force-constant supercell)");
+    if (scell[d] < 1 || scell[d] > kMaxScell)
+      bad(cr, "scell", "scell(" + std::to_string(d + 1) + ") = " + std::to_string(scell[d]),
+          "three integers in 1.." + std::to_string(kMaxScell) + " (the force-constant supercell)");
+    supercell_atoms *= scell[d];  // <= 10^4 * 10^9: no overflow in long
     c.scell[d] = static_cast<int>(scell[d]);
   }
+  if (supercell_atoms > kMaxSupercellAtoms)
+    bad(cr, "scell",
+        "scell(:) = " + std::to_string(scell[0]) + " " + std::to_string(scell[1]) + " " + std::to_string(scell[2]) + ", " +
+            std::to_string(supercell_atoms) + " supercell atoms with natoms = " + std::to_string(natoms),
+        "natoms*scell(1)*scell(2)*scell(3) in 1.." + std::to_string(kMaxSupercellAtoms));
   const auto eps = cr.get_reals("epsilon", {3, 3}, 0.0);
   const bool eps_given = cr.has("epsilon");
   for (int a = 0; a < 3; ++a)
@@ -210,17 +234,18 @@ Control read_control(const std::filesystem::path& file) {
     c.temperatures = {t};
   } else {
     const double tmin = par.get_real_or("t_min", 0.0);
-    if (tmin <= 0) bad(par, par.has("t_min") ? "t_min" : "t", "no positive temperature", "T > 0, or T_min > 0 with T_max and T_step");
+    if (!(tmin > 0) || !std::isfinite(tmin)) bad(par, par.has("t_min") ? "t_min" : "t", "no positive temperature", "T > 0, or T_min > 0 with T_max and T_step");
     const double tmax = par.get_real("t_max"), tstep = par.get_real("t_step");
     if (tmax < tmin) bad(par, "t_max", std::to_string(tmax), "T_max >= T_min = " + std::to_string(tmin));
-    if (tstep <= 0) bad(par, "t_step", std::to_string(tstep), "a positive step");
+    if (!(tstep > 0)) bad(par, "t_step", std::to_string(tstep), "a positive step");
+    if (!std::isfinite(tmax) || (tmax - tmin) / tstep >= static_cast<double>(kMaxTemperatures))
+      bad(par, "t_step", "T_min = " + std::to_string(tmin) + ", T_max = " + std::to_string(tmax) + ", T_step = " + std::to_string(tstep),
+          "at most " + std::to_string(kMaxTemperatures) + " temperatures from T_min to T_max");
     c.temperatures = temperature_list(tmin, tmax, tstep);
   }
   c.scalebroad = par.get_real_or("scalebroad", 1.0);
-  c.nticks = static_cast<int>(par.get_int_or("nticks", 100));
-  if (c.nticks < 1) bad(par, "nticks", std::to_string(c.nticks), "a positive number of DOS points");
-  c.maxiter = static_cast<int>(par.get_int_or("maxiter", 1000));
-  if (c.maxiter < 1) bad(par, "maxiter", std::to_string(c.maxiter), "a positive number of iterations");
+  c.nticks = static_cast<int>(in_range(par, "nticks", par.get_int_or("nticks", 100), 1, kMaxTicks, "a number of DOS points"));
+  c.maxiter = static_cast<int>(in_range(par, "maxiter", par.get_int_or("maxiter", 1000), 1, kMaxIterations, "a number of iterations"));
   c.eps = par.get_real_or("eps", double(1e-5f));
   if (!(c.eps > 0)) bad(par, "eps", std::to_string(c.eps), "a positive relative tolerance");
   if (c.scalebroad <= 0) bad(par, "scalebroad", std::to_string(c.scalebroad), "a positive broadening factor");

@@ -22,7 +22,9 @@ struct SupercellFc {
   std::array<int, 3> s;
   std::vector<double> v;
   double& at(int i, int j, int a1, int a2, int t1, int t2, int t3) {
-    return v[(((((i * 3 + j) * nat + a1) * nat + a2) * s[0] + t1) * s[1] + t2) * s[2] + t3];
+    std::size_t k = static_cast<std::size_t>(i) * 3 + j;
+    k = ((((k * nat + a1) * nat + a2) * s[0] + t1) * s[1] + t2) * s[2] + t3;
+    return v[k];
   }
 };
 
@@ -65,10 +67,20 @@ SupercellFc parse(const std::filesystem::path& file, const Control& control) {
     const long s = in.read_int("supercell size nr" + str(d + 1));
     if (s != control.scell[d]) in.fail("nr" + str(d + 1), str(s), str(control.scell[d]) + " (scell(" + str(d + 1) + ") in CONTROL)");
   }
-  const int ncell = fc.s[0] * fc.s[1] * fc.s[2];
+  const int ncell = fc.s[0] * fc.s[1] * fc.s[2];  // CONTROL bounds natoms * ncell, so no overflow
+  // The 9 nat^2 blocks each take at least a header "i j a1 a2" (8 bytes) and ncell lines "t1 t2 t3 value"
+  // (8 bytes each). Checked against the file's size before the table is allocated from CONTROL's sizes, so a
+  // file too short for them is refused as such instead of costing 9 nat^2 ncell doubles first.
+  const double min_bytes = 9.0 * nat * nat * 8.0 * (1.0 + ncell);
+  std::error_code ec;
+  const auto file_bytes = std::filesystem::file_size(file, ec);
+  if (ec || static_cast<double>(file_bytes) < min_bytes)
+    in.fail("force-constant blocks", "a file of " + str(ec ? 0L : static_cast<long>(file_bytes)) + " bytes",
+            str(9L * nat * nat) + " blocks of " + str(ncell) + " cells (3 x 3 x nat x nat on the " + str(fc.s[0]) + "x" +
+                str(fc.s[1]) + "x" + str(fc.s[2]) + " supercell of CONTROL), at least " + str(static_cast<long>(min_bytes)) + " bytes");
   fc.v.assign(9L * nat * nat * ncell, 0.0);
-  for (int block = 0; block < 9 * nat * nat; ++block) {
-    if (in.at_end()) in.fail("force-constant block", "end of file after " + str(block) + " blocks", str(9 * nat * nat) + " blocks (3 x 3 x nat x nat)");
+  for (long block = 0; block < 9L * nat * nat; ++block) {
+    if (in.at_end()) in.fail("force-constant block", "end of file after " + str(block) + " blocks", str(9L * nat * nat) + " blocks (3 x 3 x nat x nat)");
     const long i = in.read_int("ipol"), j = in.read_int("jpol"), a1 = in.read_int("atom 1"), a2 = in.read_int("atom 2");
     if (i < 1 || i > 3 || j < 1 || j > 3) in.fail("ipol/jpol", str(i) + " " + str(j), "Cartesian indices 1..3");
     if (a1 < 1 || a1 > nat || a2 < 1 || a2 > nat) in.fail("atom indices", str(a1) + " " + str(a2), "1.." + str(nat));

@@ -1,5 +1,6 @@
 // FORCE_CONSTANTS_3RD: the anharmonic force constants written by thirdorder.py, read as ShengBTE reads them.
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "quanta/core/error.hpp"
@@ -7,6 +8,25 @@
 #include "quanta/phonon/force_constants.hpp"
 
 namespace quanta::phonon {
+namespace {
+
+// The fewest bytes a triplet takes in the file: its index, two cell vectors (3 reals each), three atom
+// indices and 27 lines of three Cartesian indices and a value, 118 tokens each of at least one character
+// and one separator. The header's count is checked against the file's size with it before anything is
+// allocated, so that a corrupt count is refused instead of becoming a huge allocation.
+constexpr long kMinBytesPerTriplet = 2 * (1 + 6 + 3 + 27 * 4);
+
+// thirdorder.py's cells are the few nearest neighbours of its supercell; a cell vector this many lattice
+// vectors away (per fractional component) is corrupt, and would not fit the int cell index anyway.
+constexpr double kMaxCellComponent = 10000;
+
+std::string short_real(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+}  // namespace
 
 ThirdOrderFc read_fc3(const std::filesystem::path& file, const Control& control) {
   if (!std::filesystem::exists(file))
@@ -21,10 +41,17 @@ ThirdOrderFc read_fc3(const std::filesystem::path& file, const Control& control)
   io::TextReader in(file.string());
   const long ntri = in.read_int("number of triplets");
   if (ntri < 1) in.fail("number of triplets", std::to_string(ntri), "a positive count");
+  std::error_code ec;
+  const auto file_bytes = std::filesystem::file_size(file, ec);
+  const long max_ntri = ec ? 0 : static_cast<long>(file_bytes / kMinBytesPerTriplet);
+  if (ntri > max_ntri)
+    in.fail("number of triplets", std::to_string(ntri),
+            "at most " + std::to_string(max_ntri) + " triplets, as many as a file of " + std::to_string(ec ? 0 : file_bytes) +
+                " bytes can hold (each takes at least " + std::to_string(kMinBytesPerTriplet) + ")");
   ThirdOrderFc fc;
-  fc.triplets.resize(ntri);
+  fc.triplets.reserve(static_cast<std::size_t>(ntri));
   for (long t = 0; t < ntri; ++t) {
-    auto& tr = fc.triplets[t];
+    auto& tr = fc.triplets.emplace_back();
     if (in.at_end()) in.fail("triplet " + std::to_string(t + 1), "end of file", std::to_string(ntri) + " triplets as the header says");
     const long index = in.read_int("triplet index");
     if (index != t + 1) in.fail("triplet index", std::to_string(index), std::to_string(t + 1) + " (triplets numbered in order)");
@@ -34,6 +61,11 @@ ThirdOrderFc read_fc3(const std::filesystem::path& file, const Control& control)
       for (double& x : r) x = 0.1 * in.read_real(field);  // A -> nm
       const Vec3 f = matvec(at_inv, r);
       int* cell = which == 0 ? tr.cell_j : tr.cell_k;
+      for (int d = 0; d < 3; ++d)
+        if (!(std::abs(f[d]) <= kMaxCellComponent))  // also refuses inf and NaN, before any rounding or cast
+          in.fail(field, "fractional coordinates (" + short_real(f[0]) + ", " + short_real(f[1]) + ", " + short_real(f[2]) + ")",
+                  "a lattice vector of CONTROL's lattvec*lfactor with components of at most " +
+                      std::to_string(static_cast<long>(kMaxCellComponent)) + " in magnitude");
       for (int d = 0; d < 3; ++d) {
         const double n = std::nearbyint(f[d]);
         if (std::abs(f[d] - n) > 1e-3)

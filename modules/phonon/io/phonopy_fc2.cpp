@@ -26,6 +26,15 @@ HarmonicModel read_phonopy_fc2(const std::filesystem::path& file, const Control&
     in.fail("number of supercell atoms", std::to_string(n_file),
             std::to_string(ntot) + " = scell(1)*scell(2)*scell(3)*natoms from CONTROL");
   in.read_rest_of_line();  // newer phonopy writes "N N"; only the full (square) form is read
+  // The ntot^2 blocks each take at least "i j" and nine values (11 tokens, 22 bytes). Checked against the file's
+  // size before the table is allocated from CONTROL's sizes, so a file too short for them is refused as such.
+  const double min_bytes = 22.0 * static_cast<double>(ntot) * static_cast<double>(ntot);
+  std::error_code ec;
+  const auto file_bytes = std::filesystem::file_size(file, ec);
+  if (ec || static_cast<double>(file_bytes) < min_bytes)
+    in.fail("force-constant blocks", "a file of " + std::to_string(ec ? 0 : file_bytes) + " bytes",
+            std::to_string(ntot * ntot) + " blocks (" + std::to_string(ntot) + " supercell atoms squared), at least " +
+                std::to_string(static_cast<long>(min_bytes)) + " bytes");
 
   // fc[a_first][j][cell][a_second][i]: atom a_first in cell 0, atom a_second in `cell`; phonopy numbers the
   // supercell atoms with the cell index running fastest (x, then y, then z) and the primitive atom slowest.

@@ -114,6 +114,42 @@ TEST(Control, MeshLargerThanTheIndexTypeIsRefusedWithItsSize) {
   EXPECT_EQ(read_control(d.path / "CONTROL").ngrid[0], 1290);
 }
 
+// Size-like keys are refused with their key, line and range before anything is sized by them. natoms = 10^9 is a
+// fuzzer's input: it used to size types(:), positions(:,:) and born(:,:,:) (gigabytes) and was truncated to int.
+TEST(Control, SizeLikeKeysOutsideTheirRangeAreRefusedBeforeAllocating) {
+  struct Case {
+    std::string from, to, where, found, range;
+  };
+  const std::vector<Case> cases = {
+      {"natoms=2,", "natoms=1000000000,", "CONTROL:3: &allocations natoms", "found 1000000000,", "1..10000"},
+      {"natoms=2,", "natoms=4294967298,", "CONTROL:3: &allocations natoms", "found 4294967298,", "1..10000"},
+      {"nelements=1,", "nelements=100000,", "CONTROL:2: &allocations nelements", "found 100000,", "1..10000"},
+      {"scell(:)=6 6 6", "scell(:)=6 2000 6", "&crystal scell", "scell(2) = 2000", "1..1000"},
+      {"scell(:)=6 6 6", "scell(:)=1000 1000 1", "&crystal scell", "2000000 supercell atoms", "1..1000000"},
+      {"T=300", "T=300\n\tnticks=4294967297", "&parameters nticks", "found 4294967297,", "1..1000000"},
+      {"T=300", "T=300\n\tmaxiter=-3", "&parameters maxiter", "found -3,", "1..1000000"},
+      {"T=300", "T_min=1 T_max=1e9 T_step=1e-6", "&parameters t_step", "T_step = 0.000001", "at most 100000 temperatures"},
+  };
+  for (const auto& c : cases) {
+    TempDir d;
+    std::string t = si_control_text();
+    t.replace(t.find(c.from), c.from.size(), c.to);
+    write_text(d.path / "CONTROL", t);
+    const std::string msg = error_of(d.path / "CONTROL");
+    for (const std::string& w : {c.where, c.found, c.range}) EXPECT_NE(msg.find(w), std::string::npos) << c.to << " -> '" << msg << "' lacks '" << w << "'";
+  }
+  // The bounds themselves are accepted.
+  TempDir d;
+  std::string t = si_control_text();
+  t.replace(t.find("scell(:)=6 6 6"), 14, "scell(:)=1000 500 1");
+  t.replace(t.find("T=300"), 5, "T=300\n\tnticks=1000000\n\tmaxiter=1000000");
+  write_text(d.path / "CONTROL", t);
+  const Control c = read_control(d.path / "CONTROL");
+  EXPECT_EQ(c.scell[0], 1000);
+  EXPECT_EQ(c.nticks, 1000000);
+  EXPECT_EQ(c.maxiter, 1000000);
+}
+
 // T= given twice (an edited CONTROL): the last value is used, as Fortran does, and a warning names the key and both
 // lines.
 TEST(Control, RepeatedTemperatureWarnsAndTheLastWins) {

@@ -6,6 +6,8 @@
 
 namespace quanta::io {
 
+inline constexpr std::size_t kMaxStringBytes = std::size_t(1) << 20;
+
 // Thin RAII helpers over the HDF5 C API. Datasets are written row-major (C order) with the given
 // dimensions; names may contain '/' and missing groups are created. Errors throw Error naming the
 // file and the dataset.
@@ -30,9 +32,15 @@ class H5File {
   void read_rows(const std::string& name, std::size_t first, std::size_t count, double* out) const;
 
   bool exists(const std::string& name) const;
+  // The extents a dataset declares; they are not bounded by the file (see require_stored).
   std::vector<std::size_t> dims(const std::string& name) const;
+  // Throws Error naming the file and the dataset unless the file stores every value the dataset declares
+  // (uncompressed), or enough compressed bytes for them and the host has the memory. read_doubles and
+  // read_ints check this themselves; call it before sizing a buffer from dims() for read_rows.
+  void require_stored(const std::string& name) const;
   std::vector<double> read_doubles(const std::string& name) const;
   std::vector<std::int64_t> read_ints(const std::string& name) const;
+  // A variable-length string longer than kMaxStringBytes is refused (strings here are names and tags).
   std::string read_string(const std::string& name) const;
   std::string read_attribute(const std::string& object, const std::string& attr) const;
 
