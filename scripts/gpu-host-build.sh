@@ -4,6 +4,7 @@
 # Usage:
 #   [QUANTA_BENCH=0] [QUANTA_BUILD_ONLY=1] [QUANTA_CTEST_ARGS="-L gpu"] scripts/gpu-host-build.sh [RESULTS_DIR]
 # QUANTA_BUILD_ONLY=1 stops after the build; QUANTA_CTEST_ARGS selects the tests (default: all).
+# QUANTA_SANITIZE=1 builds the CPU backend under AddressSanitizer and UBSan instead (build-asan).
 # Libraries missing on the host (spglib, CLI11, toml++, FFTW, GoogleTest, benchmark, HDF5, LAPACKE) are taken
 # from Debian packages downloaded beforehand into .deps/debs by scripts/gpu-host-carry.sh and unpacked
 # into .deps/root; spglib is optional in any case (quanta falls back to its built-in symmetry finder).
@@ -36,18 +37,27 @@ export LD_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linu
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$results/gpu.txt"
 # The tests' reference data are in the repository (modules/*/tests/data), staged by cmake.
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DQUANTA_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+build=build-gpu
+backend_args=(-DCMAKE_BUILD_TYPE=Release -DQUANTA_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90)
+if [ "${QUANTA_SANITIZE:-0}" = 1 ]; then
+  build=build-asan
+  backend_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUANTA_CUDA=OFF -DQUANTA_MPI=OFF
+                "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+                "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined")
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+fi
+cmake -S . -B "$build" "${backend_args[@]}" \
       -DCMAKE_INCLUDE_PATH="$root/usr/include" -DCMAKE_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu" \
       >"$results/configure.log" 2>&1 || { tail -40 "$results/configure.log"; exit 1; }
-cmake --build build-gpu -j "$jobs" >"$results/build.log" 2>&1 || { grep -E "error|Error" "$results/build.log" | head -40; exit 1; }
-build-gpu/apps/quanta/quanta info | tee "$results/info.txt"
+cmake --build "$build" -j "$jobs" >"$results/build.log" 2>&1 || { grep -E "error|Error" "$results/build.log" | head -40; exit 1; }
+"$build"/apps/quanta/quanta info | tee "$results/info.txt"
 [ "${QUANTA_BUILD_ONLY:-0}" = 1 ] && exit 0
 # shellcheck disable=SC2086
-ctest --test-dir build-gpu --output-on-failure -j 4 ${QUANTA_CTEST_ARGS:-} >"$results/ctest.log" 2>&1
+ctest --test-dir "$build" --output-on-failure -j 4 ${QUANTA_CTEST_ARGS:-} >"$results/ctest.log" 2>&1
 ctest_rc=$?
 tail -25 "$results/ctest.log"
 [ "${QUANTA_BENCH:-1}" = 0 ] && exit $ctest_rc
-for b in build-gpu/modules/*/bench/bench_*; do
+for b in "$build"/modules/*/bench/bench_*; do
   [ -x "$b" ] || continue
   echo "== $b"
   "$b" --out "$results/$(basename "$b").json" 2>&1 | tee -a "$results/bench.log"
