@@ -186,6 +186,11 @@ run_target() {
   # still checked once, at exit.
   case $t in levels_h5|bgw_binary) args+=(-detect_leaks=0) ;; esac
   local asan_default="abort_on_error=1:detect_leaks=1:allocator_may_return_null=0"
+  # HDF5 sizes some of its metadata reads from the file: a corrupt object header asks malloc for
+  # petabytes. In a real run malloc returns NULL and HDF5 reports an error (which quanta turns into
+  # one naming the file), so these targets let malloc fail the same way; operator new still throws,
+  # so an oversized allocation of quanta's own is still caught as a bug.
+  case $t in levels_h5|bgw_binary) asan_default="${asan_default/allocator_may_return_null=0/allocator_may_return_null=1}" ;; esac
   if ((keep_going)); then
     args+=(-fork="$jobs" -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
   elif ((jobs > 1)); then

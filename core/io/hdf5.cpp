@@ -295,17 +295,25 @@ void check_global_heap_object(hid_t ds, std::ifstream& in, const std::filesystem
   std::vector<unsigned char> heap(static_cast<std::size_t>(size));
   in.seekg(static_cast<std::streamoff>(collection));
   if (!in.read(reinterpret_cast<char*>(heap.data()), static_cast<std::streamsize>(size))) corrupt("heap collection cut short");
+  // Every object is checked, not only the string's: HDF5 parses the whole collection when it loads it,
+  // and an object size that runs past the collection sends its parser past the end or round in a loop.
+  bool found = false;
   for (std::size_t at = header; at + 8 + sizeof_size <= heap.size();) {
     const std::uint64_t object = little(&heap[at], 2), object_size = little(&heap[at + 8], sizeof_size);
-    if (object == 0) break;  // the free space ends the objects
     const std::size_t data = at + 8 + sizeof_size;
+    if (object == 0) {  // free space: its size counts its own header
+      if (object_size < 8 + sizeof_size || object_size > heap.size() - at) corrupt("free space of the heap out of bounds");
+      at += static_cast<std::size_t>((object_size + 7) / 8 * 8);
+      continue;
+    }
     if (object_size > heap.size() - data) corrupt("heap object larger than its collection");
     if (object == index) {
       if (object_size < length) corrupt("heap object shorter than the string");
-      return;
+      found = true;
     }
     at = data + static_cast<std::size_t>((object_size + 7) / 8 * 8);
   }
+  if (found) return;
   corrupt("heap object " + std::to_string(index) + " not in its collection");
 }
 

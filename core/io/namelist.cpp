@@ -34,8 +34,11 @@ bool is_stray_control(char c) {
   return (u < 0x20 && !std::isspace(u)) || u == 0x7F;
 }
 
-// Largest repeat count accepted: far above any real array, far below what would exhaust memory.
-constexpr long max_repeat = 100'000'000;
+// Largest repeat count, and most values a file may hold: far above any real array (a ShengBTE
+// CONTROL's largest, positions, has 3 x natoms <= 30000 values), far below what would exhaust memory
+// (each value is kept as text).
+constexpr long max_repeat = 1'000'000;
+constexpr std::size_t max_values = 2'000'000;  // in the whole file
 
 class Lexer {
  public:
@@ -240,6 +243,7 @@ Namelist Namelist::parse_string(std::string_view text, const std::string& source
   const std::vector<Token> tokens = Lexer(text, source_name).run();
   std::optional<NamelistGroup> group;
   std::optional<NamelistAssignment> current;
+  std::size_t values_in_file = 0;
   const auto end_assignment = [&] {
     if (current) {
       warn_if_repeated(*group, *current);
@@ -292,6 +296,10 @@ Namelist Namelist::parse_string(std::string_view text, const std::string& source
                                 !is_logical_word(t.text) && current && !current->values.empty();
         if (!current || stray_name)
           throw InputError(source_name, t.line, t.text, "'" + t.text + "' without '=' after it", "'" + t.text + " = value'");
+        values_in_file += static_cast<std::size_t>(t.repeat);
+        if (values_in_file > max_values)
+          throw InputError(source_name, t.line, current->name, "more than " + std::to_string(max_values) + " values in the file",
+                           "at most " + std::to_string(max_values) + " values in all");
         current->values.insert(current->values.end(), static_cast<std::size_t>(t.repeat), t.text);
         current->quoted.insert(current->quoted.end(), static_cast<std::size_t>(t.repeat), t.kind == Token::String);
         break;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "quanta/core/error.hpp"
+#include "quanta/test/sanitizer.hpp"
 
 using quanta::bytes_of;
 using quanta::host_memory_available;
@@ -42,9 +43,7 @@ TEST(HostMemory, RefusesWithBothNumbers) {
 // Under an address-space limit (ulimit -v) the limit is what counts, as a user running under a batch
 // system's memory cap sees it: checked in a child so the limit does not touch the other tests.
 TEST(HostMemory, HonoursTheAddressSpaceLimit) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow address space: an address-space limit cannot be set";
-#endif
+  QUANTA_SKIP_UNDER_ASAN();
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {

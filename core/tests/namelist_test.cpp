@@ -401,3 +401,18 @@ TEST(Namelist, RepeatedKeyWarnsWithBothLinesAndTheLastWins) {
   const std::string err2 = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(err2.find("lattvec is set at line 2 and again at line 4"), std::string::npos) << err2;
 }
+
+// Repeat counts kept values as text: "40000000*0" took gigabytes. A file holds at most 2e6 values.
+TEST(NamelistErrors, RepeatCountsCannotExhaustMemory) {
+  quanta::test::expect_error<quanta::InputError>(
+      [] { quanta::io::Namelist::parse_string("&allocations\n ngrid(:)=4 40000000*0\n&end\n", "CONTROL"); },
+      {"CONTROL", "ngrid"});
+  quanta::test::expect_error<quanta::InputError>(
+      [] {
+        std::string text = "&a\n";
+        for (int i = 0; i < 3; ++i) text += " x" + std::to_string(i) + " = 900000*1.0\n";
+        quanta::io::Namelist::parse_string(text + "&end\n", "CONTROL");
+      },
+      {"CONTROL:4", "more than 2000000 values in the file"});
+  EXPECT_NO_THROW(quanta::io::Namelist::parse_string("&a\n x = 1000*0.5\n&end\n", "CONTROL"));
+}

@@ -2,8 +2,11 @@
 // Header: title ("WFN-Real", "RHO-Complex", ...), sizes, FFT grid (+ k-grid for WFN), lattice, reciprocal
 // lattice, symmetry matrices, fractional translations, atoms; then for WFN the per-k tables. Data blocks
 // (G-vectors, coefficients) are written as `nrecord`, then per record its length and its payload.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -24,6 +27,28 @@ T take(const std::vector<char>& raw, std::size_t& pos) {
   std::memcpy(&v, raw.data() + pos, sizeof(T));
   pos += sizeof(T);
   return v;
+}
+
+// The file's size in bytes: no count in a header can declare more data than the file holds, so every
+// count is checked against it (in 64 bits) before it sizes a buffer or enters a product.
+std::uint64_t file_bytes(const io::FortranRecords& rec) {
+  std::error_code ec;
+  const auto n = std::filesystem::file_size(rec.file(), ec);
+  return ec ? 0 : static_cast<std::uint64_t>(n);
+}
+
+// A header count must lie in [lo, hi]; checked on the 64-bit value before any arithmetic with it.
+void check_count(const io::FortranRecords& rec, const std::string& name, std::int64_t value, std::int64_t lo, std::int64_t hi,
+                 const std::string& why = "") {
+  if (value < lo || value > hi)
+    rec.fail(name, std::to_string(value), std::to_string(lo) + " .. " + std::to_string(hi) + (why.empty() ? "" : " (" + why + ")"));
+}
+
+// The largest count of items of `item_bytes` each that a file of `bytes` bytes can hold (at least lo, so
+// that the range stays well formed for a tiny file; the record read then fails instead).
+std::int64_t fits(std::uint64_t bytes, std::uint64_t item_bytes, std::int64_t lo = 1) {
+  const std::uint64_t n = std::min<std::uint64_t>(bytes / item_bytes, INT32_MAX);
+  return std::max<std::int64_t>(static_cast<std::int64_t>(n), lo);
 }
 
 struct Title {
@@ -67,8 +92,9 @@ void read_cell(io::FortranRecords& rec, Crystal& c, int ntran, int nat) {
     c.tnp[s] = {t[3 * s], t[3 * s + 1], t[3 * s + 2]};
   }
   auto atoms = rec.next("apos, atyp");
-  if (atoms.size() != static_cast<std::size_t>(nat) * 28)
-    rec.fail("apos, atyp", std::to_string(atoms.size()) + " bytes", std::to_string(nat * 28) + " bytes for " + std::to_string(nat) + " atoms");
+  const std::size_t atom_bytes = static_cast<std::size_t>(nat) * 28;  // nat is checked against the file size
+  if (atoms.size() != atom_bytes)
+    rec.fail("apos, atyp", std::to_string(atoms.size()) + " bytes", std::to_string(atom_bytes) + " bytes for " + std::to_string(nat) + " atoms");
   std::size_t pos = 0;
   for (int a = 0; a < nat; ++a) {
     Vec3 p;
@@ -83,8 +109,16 @@ void read_cell(io::FortranRecords& rec, Crystal& c, int ntran, int nat) {
 std::vector<char> read_block(io::FortranRecords& rec, const std::string& what, std::size_t total, std::size_t item_bytes) {
   const auto nrecord = rec.next_scalar<std::int32_t>(what + ": number of records");
   if (nrecord < 1) rec.fail(what + ": number of records", std::to_string(nrecord), "at least 1");
+  // `total` comes from the header: before it sizes the buffer, the file must be able to hold it.
+  const std::size_t declared = bytes_of(item_bytes, total);
+  const std::uint64_t size = file_bytes(rec);
+  if (declared > size)
+    rec.fail(what, std::to_string(total) + " items of " + std::to_string(item_bytes) + " bytes declared by the header",
+             "at most the " + std::to_string(size) + " bytes of the whole file");
+  // (A file of many small blocks need not ask for each; the memory limits are read from /proc.)
+  if (declared >= (std::size_t(64) << 20)) require_host_memory(declared, what + " in " + rec.file().string());
   std::vector<char> out;
-  out.reserve(total * item_bytes);
+  out.reserve(declared);
   for (int r = 0; r < nrecord; ++r) {
     const auto count = rec.next_scalar<std::int32_t>(what + ": record length");
     auto payload = rec.next(what);
@@ -92,7 +126,7 @@ std::vector<char> read_block(io::FortranRecords& rec, const std::string& what, s
       rec.fail(what, std::to_string(payload.size()) + " bytes", std::to_string(count) + " items of " + std::to_string(item_bytes) + " bytes");
     out.insert(out.end(), payload.begin(), payload.end());
   }
-  if (out.size() != total * item_bytes)
+  if (out.size() != declared)
     rec.fail(what, std::to_string(out.size() / item_bytes) + " items", std::to_string(total) + " items");
   return out;
 }
@@ -178,10 +212,16 @@ Wavefunctions read_wfn_fortran(const std::filesystem::path& file, int max_bands,
   const int ngkmax = take<std::int32_t>(sizes, p);
   w.ecutwfc = take<double>(sizes, p);
   if (w.nspin != 1 && w.nspin != 2) rec.fail("nspin", std::to_string(w.nspin), "1 or 2 (spinor files are not supported)");
-  if (ng < 1 || ntran < 1 || ntran > 48 || nat < 1 || nk < 1 || w.nbands_file < 1 || ngkmax < 1)
-    rec.fail("sizes", "ng " + std::to_string(ng) + ", ntran " + std::to_string(ntran) + ", nat " + std::to_string(nat) + ", nk " +
-                          std::to_string(nk) + ", nbands " + std::to_string(w.nbands_file),
-             "positive counts, ntran <= 48");
+  // Each count against what the file can hold of the data it declares: ng G-vectors of 12 bytes, nat
+  // atoms of 28, nk k-points (ngk, weight, k, ifmin, ifmax) with nbands energies and occupations each.
+  const std::uint64_t size = file_bytes(rec);
+  check_count(rec, "ng", ng, 1, fits(size, 12), "12-byte G-vectors in the file");
+  check_count(rec, "ntran", ntran, 1, 48);
+  check_count(rec, "nat", nat, 1, fits(size, 28), "28-byte atoms in the file");
+  check_count(rec, "nk", nk, 1, fits(size, 4 + 8 + 24 + 8 * static_cast<std::uint64_t>(w.nspin)), "k-points in the file");
+  check_count(rec, "nbands", w.nbands_file, 1, fits(size, 16 * static_cast<std::uint64_t>(nk) * w.nspin),
+              "energies and occupations of every k-point in the file");
+  check_count(rec, "ngkmax", ngkmax, 1, header_only ? INT32_MAX : fits(size, 12), "12-byte G-vectors in the file");
   w.nbands = max_bands > 0 && !header_only ? std::min(max_bands, w.nbands_file) : w.nbands_file;
   auto grids = rec.next("FFTgrid, kgrid, kshift");
   if (grids.size() != 48) rec.fail("FFTgrid, kgrid, kshift", std::to_string(grids.size()) + " bytes", "48 bytes");
@@ -218,6 +258,11 @@ Wavefunctions read_wfn_fortran(const std::filesystem::path& file, int max_bands,
     const std::string kname = "k-point " + std::to_string(k + 1);
     if (ngk[k] < 1 || ngk[k] > ngkmax) rec.fail("ngk of " + kname, std::to_string(ngk[k]), "1 .. ngkmax = " + std::to_string(ngkmax));
     w.gvec.push_back(to_gvec(read_block(rec, "G-vectors of " + kname, ngk[k], 12)));
+    // Every band of this k-point is in the file: its coefficients bound the buffer before it is sized.
+    const std::size_t coeff_bytes = bytes_of(item, static_cast<std::size_t>(w.nbands_file), static_cast<std::size_t>(w.nspin), ngk[k]);
+    if (coeff_bytes > size)
+      rec.fail("coefficients of " + kname, std::to_string(w.nbands_file) + " bands x " + std::to_string(ngk[k]) + " G-vectors declared by the header",
+               "at most the " + std::to_string(size) + " bytes of the whole file");
     std::vector<cplx> c;
     c.reserve(static_cast<std::size_t>(w.nbands) * w.nspin * ngk[k]);
     for (int n = 0; n < w.nbands_file; ++n) {
@@ -261,8 +306,11 @@ Density read_g_field(const std::filesystem::path& file, const char* kind) {
   const int ntran = take<std::int32_t>(sizes, p);
   take<std::int32_t>(sizes, p);
   const int nat = take<std::int32_t>(sizes, p);
-  if ((d.nspin != 1 && d.nspin != 2) || ng < 1 || ntran < 1 || ntran > 48 || nat < 1)
-    rec.fail("sizes", "nspin " + std::to_string(d.nspin) + ", ng " + std::to_string(ng), "nspin 1 or 2, positive counts");
+  const std::uint64_t size = file_bytes(rec);
+  check_count(rec, "nspin", d.nspin, 1, 2);
+  check_count(rec, "ng", ng, 1, fits(size, 12), "12-byte G-vectors in the file");
+  check_count(rec, "ntran", ntran, 1, 48);
+  check_count(rec, "nat", nat, 1, fits(size, 28), "28-byte atoms in the file");
   auto grid = rec.next_array<std::int32_t>("FFTgrid", 3);
   for (int i = 0; i < 3; ++i) d.crystal.fft_grid[i] = grid[i];
   read_cell(rec, d.crystal, ntran, nat);

@@ -30,24 +30,33 @@ Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands, bool
       throw InputError(f, name + ": " + std::to_string(v.size()) + " values, expected " + std::to_string(expected) + " (BerkeleyGW's wfn.h5 layout)");
     return v;
   };
-  auto one_int = [&](const std::string& name) { return static_cast<int>(ints(name, 1)[0]); };
+  auto one_int = [&](const std::string& name) { return ints(name, 1)[0]; };  // 64-bit: compared before narrowing
+  // A count from the file, checked on its 64-bit value before it is narrowed or enters a product; the
+  // datasets it sizes are read (and their stored bytes checked) by H5File, so 2^31 - 1 is the only cap.
+  auto count = [&](const std::string& name, std::int64_t lo, std::int64_t hi = INT32_MAX) {
+    const std::int64_t v = ints(name, 1)[0];
+    if (v < lo || v > hi)
+      throw InputError(f, name + " " + std::to_string(v) + ": expected " + std::to_string(lo) + " .. " + std::to_string(hi) +
+                              " (BerkeleyGW's wfn.h5 layout)");
+    return static_cast<int>(v);
+  };
   auto one_double = [&](const std::string& name) { return doubles(name, 1)[0]; };
 
-  const int version = one_int("/mf_header/versionnumber");
+  const auto version = one_int("/mf_header/versionnumber");
   if (version != 1) throw InputError(f, "/mf_header/versionnumber " + std::to_string(version) + ": expected 1");
-  const int flavor = one_int("/mf_header/flavor");
-  if (flavor != 1 && flavor != 2) throw InputError(f, "/mf_header/flavor " + std::to_string(flavor) + ": expected 1 (real) or 2 (complex)");
+  const auto flavor_in_file = one_int("/mf_header/flavor");
+  if (flavor_in_file != 1 && flavor_in_file != 2)
+    throw InputError(f, "/mf_header/flavor " + std::to_string(flavor_in_file) + ": expected 1 (real) or 2 (complex)");
+  const int flavor = static_cast<int>(flavor_in_file);
   Wavefunctions w;
   w.file = f;
   w.complex_flavour = flavor == 2;
   const std::string kp = "/mf_header/kpoints/";
-  w.nspin = one_int(kp + "nspin");
-  const int nspinor = one_int(kp + "nspinor");
-  if (w.nspin != 1 && w.nspin != 2) throw InputError(f, kp + "nspin " + std::to_string(w.nspin) + ": expected 1 or 2");
+  w.nspin = count(kp + "nspin", 1, 2);
+  const auto nspinor = one_int(kp + "nspinor");
   if (nspinor != 1) throw InputError(f, kp + "nspinor " + std::to_string(nspinor) + ": spinor wavefunctions are not supported (expected 1)");
-  const int nk = one_int(kp + "nrk");
-  w.nbands_file = one_int(kp + "mnband");
-  if (nk < 1 || w.nbands_file < 1) throw InputError(f, kp + "nrk, mnband: expected positive counts");
+  const int nk = count(kp + "nrk", 1);
+  w.nbands_file = count(kp + "mnband", 1);
   w.nbands = max_bands > 0 && !header_only ? std::min(max_bands, w.nbands_file) : w.nbands_file;
   w.ecutwfc = one_double(kp + "ecutwfc");
   const auto kgrid = ints(kp + "kgrid", 3);
@@ -72,7 +81,7 @@ Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands, bool
       }
 
   const std::string gs = "/mf_header/gspace/";
-  const int ng = one_int(gs + "ng");
+  const int ng = count(gs + "ng", 1);
   w.ecutrho = one_double(gs + "ecutrho");
   const auto fft = ints(gs + "FFTgrid", 3);
   for (int i = 0; i < 3; ++i) w.crystal.fft_grid[i] = static_cast<int>(fft[i]);
@@ -82,8 +91,7 @@ Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands, bool
 
   Crystal& c = w.crystal;
   const std::string sy = "/mf_header/symmetry/";
-  const int ntran = one_int(sy + "ntran");
-  if (ntran < 1 || ntran > 48) throw InputError(f, sy + "ntran " + std::to_string(ntran) + ": expected 1..48");
+  const int ntran = count(sy + "ntran", 1, 48);
   const auto mtrx = ints(sy + "mtrx", 9 * 48);
   const auto tnp = doubles(sy + "tnp", 3 * 48);
   for (int s = 0; s < ntran; ++s) {
@@ -106,7 +114,7 @@ Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands, bool
     c.bvec[i] = bvec[i];
     c.bdot[i] = bdot[i];
   }
-  const int nat = one_int(cr + "nat");
+  const int nat = count(cr + "nat", 1);
   const auto atyp = ints(cr + "atyp", nat);
   const auto apos = doubles(cr + "apos", 3 * static_cast<std::size_t>(nat));
   for (int a = 0; a < nat; ++a) {
@@ -119,7 +127,7 @@ Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands, bool
   // The G-vectors and coefficients of each k-point: rows off_k .. off_k + ngk - 1 along ngktot.
   std::size_t ngktot = 0;
   for (auto n : ngk) {
-    if (n < 1) throw InputError(f, kp + "ngk: expected positive counts");
+    if (n < 1 || n > INT32_MAX) throw InputError(f, kp + "ngk: " + std::to_string(n) + ", expected 1 .. " + std::to_string(INT32_MAX));
     ngktot += static_cast<std::size_t>(n);
   }
   const auto gvecs = ints("/wfns/gvecs", 3 * ngktot);
@@ -128,6 +136,8 @@ Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands, bool
   if (dims != expected)
     throw InputError(f, "/wfns/coeffs: shape does not match [mnband][nspin][sum of ngk][flavor] = [" + std::to_string(nb) + "][" +
                             std::to_string(w.nspin) + "][" + std::to_string(ngktot) + "][" + std::to_string(flavor) + "]");
+  // The extents above come from the file's dataspace, which may declare more than the file stores.
+  h.require_stored("/wfns/coeffs");
   require_host_memory(bytes_of(sizeof(double), static_cast<std::size_t>(w.nbands) * w.nspin, ngktot, flavor + 2u),
                       "the wavefunctions of " + f + " (" + std::to_string(nk) + " k-points x " + std::to_string(w.nbands) + " bands)");
   std::vector<double> raw(static_cast<std::size_t>(w.nbands) * w.nspin * ngktot * flavor);

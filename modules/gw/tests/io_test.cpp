@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "quanta/core/io/hdf5.hpp"
@@ -168,7 +170,8 @@ namespace {
 
 // The silicon WFN_co written in BerkeleyGW's wfn.h5 layout (as wfn2hdf.x writes it: Fortran dimensions
 // reversed, scalars rank 0, 48 symmetry slots, k-points back to back along ngktot, flavor last).
-void write_wfn_h5(const Wavefunctions& w, const fs::path& file, int version = 1) {
+// With `coeffs_stored` false, /wfns/coeffs is created with its full shape but never written.
+void write_wfn_h5(const Wavefunctions& w, const fs::path& file, int version = 1, bool coeffs_stored = true) {
   quanta::io::H5File h(file, quanta::io::H5File::Mode::Create);
   using V = std::vector<std::int64_t>;
   using D = std::vector<double>;
@@ -234,6 +237,10 @@ void write_wfn_h5(const Wavefunctions& w, const fs::path& file, int version = 1)
   for (const auto& gk : w.gvec)
     for (const auto& g : gk) gvecs.insert(gvecs.end(), g.begin(), g.end());
   h.write("/wfns/gvecs", gvecs, {ngktot, 3});
+  if (!coeffs_stored) {
+    h.create_doubles("/wfns/coeffs", {std::size_t(nb), 1, ngktot, std::size_t(flavor)});
+    return;
+  }
   D coeffs(static_cast<std::size_t>(nb) * ngktot * flavor);
   std::size_t off = 0;
   for (int k = 0; k < nk; ++k) {
@@ -294,4 +301,136 @@ TEST(GwReaders, WfnH5LayoutReadsAsTheFortranFile) {
   write_wfn_h5(bad, dir / "bad.h5");
   quanta::test::expect_error<quanta::InputError>([&] { read_wfn(dir / "bad.h5"); },
                                                  {"bad.h5", "k-point 1, bands 2 and 3", "overlap 0.6", "not orthonormal"});
+}
+
+// Corrupt headers of the Fortran-record files (reproducers of tests/fuzz/regressions/bgw_binary, made
+// small): every count is checked against what the file can hold before it sizes a buffer or enters a
+// product, and the refusal names the file, the record and the field.
+namespace {
+
+// Fortran sequential unformatted records, as pw2bgw.x writes them.
+class Records {
+ public:
+  template <class T>
+  Records& add(const std::vector<T>& v) {
+    const auto n = static_cast<std::int32_t>(v.size() * sizeof(T));
+    put(&n, 4);
+    put(v.data(), static_cast<std::size_t>(n));
+    put(&n, 4);
+    return *this;
+  }
+  Records& bytes(const std::string& s) { return add(std::vector<char>(s.begin(), s.end())); }
+  Records& i32(std::initializer_list<std::int32_t> v) { return add(std::vector<std::int32_t>(v)); }
+  Records& f64(std::vector<double> v) { return add(v); }
+  // A data block: one record of `n` items of `item_bytes` (zeros).
+  Records& block(std::int32_t n, std::size_t item_bytes) {
+    i32({1}).i32({n});
+    return add(std::vector<char>(static_cast<std::size_t>(n) * item_bytes, 0));
+  }
+  std::string write(const quanta::test::TempDir& dir, const std::string& name) const {
+    std::ofstream(dir / name, std::ios::binary).write(data_.data(), static_cast<std::streamsize>(data_.size()));
+    return (dir / name).string();
+  }
+
+ private:
+  void put(const void* p, std::size_t n) {
+    const char* c = static_cast<const char*>(p);
+    data_.insert(data_.end(), c, c + n);
+  }
+  std::vector<char> data_;
+};
+
+std::string title(const std::string& t) { return t + std::string(96 - t.size(), ' '); }
+
+// One record of mixed int32 and double fields, in order (the size records mix both).
+struct Fields {
+  std::vector<char> bytes;
+  template <class T>
+  Fields& operator()(T v) {
+    const char* c = reinterpret_cast<const char*>(&v);
+    bytes.insert(bytes.end(), c, c + sizeof(T));
+    return *this;
+  }
+};
+using I = std::int32_t;
+
+// The lattice, symmetry (identity) and atom records shared by WFN, RHO and VXC; `nat_atoms` atoms written.
+void cell(Records& r, int nat_atoms) {
+  std::vector<double> c(20, 0.0);
+  c[0] = 270.0, c[1] = 10.2;
+  r.f64(c).f64(c).i32({1, 0, 0, 0, 1, 0, 0, 0, 1}).f64({0, 0, 0});
+  r.add(std::vector<char>(28 * static_cast<std::size_t>(nat_atoms), 0));
+}
+
+// RHO-Real or RHO-Complex with the given header counts, `ng_written` G-vectors and `nvalues` values.
+Records rho(const std::string& flavour, std::int32_t nspin, std::int32_t ng, std::int32_t nat, int nat_atoms, int ng_written, int nvalues) {
+  Records r;
+  r.bytes(title("RHO-" + flavour)).add(Fields{}(nspin)(ng)(I{1})(I{0})(nat)(100.0).bytes).i32({20, 20, 20});
+  cell(r, nat_atoms);
+  r.block(ng_written, 12).block(nvalues, flavour == "Complex" ? 16 : 8);
+  return r;
+}
+
+}  // namespace
+
+TEST(GwBadInput, HeaderCountsAreBoundedByTheFileBeforeUse) {
+  quanta::test::TempDir dir;
+  // nat near 2^31: nat x 28 bytes overflowed int in the message; now refused at the sizes record.
+  const auto nat = rho("Real", 1, 2, 2130706690, 2, 2, 2).write(dir, "RHO_nat");
+  quanta::test::expect_error<quanta::InputError>([&] { read_rho(nat); },
+                                                 {"RHO_nat", "record 2 (nat)", "found 2130706690", "28-byte atoms in the file"});
+  // An honest nat whose atom record is short: the expected length is nat x 28.
+  const auto short_atoms = rho("Real", 1, 2, 3, 2, 2, 2).write(dir, "RHO_atoms");
+  quanta::test::expect_error<quanta::InputError>([&] { read_rho(short_atoms); },
+                                                 {"RHO_atoms", "(apos, atyp)", "found 56 bytes", "expected 84 bytes for 3 atoms"});
+  // ng = 2^30 G-vectors (12 GiB) in a file of a few hundred bytes: refused before anything is sized.
+  const auto huge_ng = rho("Real", 1, 1 << 30, 2, 2, 2, 2).write(dir, "RHO_ng");
+  quanta::test::expect_error<quanta::InputError>([&] { read_rho(huge_ng); }, {"RHO_ng", "record 2 (ng)", "found 1073741824", "G-vectors in the file"});
+  quanta::test::expect_error<quanta::InputError>([&] { read_vxc(huge_ng); }, {"RHO_ng", "title"});
+  // ng passes (ng x 12 bytes fit) but the density it declares, ng x nspin x 16 bytes, cannot: the block
+  // is refused before its buffer is reserved, naming the block.
+  const auto big_block = rho("Complex", 2, 60, 2, 2, 60, 1).write(dir, "RHO_block");
+  quanta::test::expect_error<quanta::InputError>([&] { read_rho(big_block); },
+                                                 {"RHO_block", "(density)", "120 items of 16 bytes declared by the header", "bytes of the whole file"});
+}
+
+namespace {
+
+// WFN-Real, one k-point and one spin, with `nbands` bands of `ngk` G-vectors declared and `bands_written`
+// written; ng = 1.
+Records wfn(std::int32_t nbands, std::int32_t ngk, int bands_written) {
+  Records r;
+  // nspin, ng, ntran, cell_symmetry, nat, ecutrho, nk, nbands, ngkmax, ecutwfc; FFTgrid, kgrid, kshift.
+  r.bytes(title("WFN-Real")).add(Fields{}(I{1})(I{1})(I{1})(I{0})(I{2})(100.0)(I{1})(nbands)(ngk)(25.0).bytes);
+  r.add(Fields{}(I{20})(I{20})(I{20})(I{1})(I{1})(I{1})(0.0)(0.0)(0.0).bytes);
+  cell(r, 2);
+  r.i32({ngk}).f64({2.0}).f64({0, 0, 0}).i32({1}).i32({1});
+  const auto ne = static_cast<std::size_t>(std::min(nbands, 64));  // energies, occupations (at most 64 written)
+  r.f64(std::vector<double>(ne, 0.0)).f64(std::vector<double>(ne, 1.0));
+  r.block(1, 12).block(ngk, 12);
+  for (int n = 0; n < bands_written; ++n) r.block(ngk, 8);
+  return r;
+}
+
+}  // namespace
+
+TEST(GwBadInput, WfnCoefficientsAreBoundedByTheFileBeforeUse) {
+  quanta::test::TempDir dir;
+  // 40 bands x 40 G-vectors x 8 bytes = 12800 bytes declared for the k-point, in a file of about 2 KB.
+  const auto file = wfn(40, 40, 1).write(dir, "WFN");
+  quanta::test::expect_error<quanta::InputError>([&] { read_wfn(file); },
+                                                 {"WFN", "(coefficients of k-point 1)", "40 bands x 40 G-vectors declared by the header", "bytes of the whole file"});
+  // nbands beyond what the energies of the file can hold is refused at the sizes record.
+  const auto bands = wfn(1 << 28, 4, 0).write(dir, "WFN_bands");
+  quanta::test::expect_error<quanta::InputError>([&] { (void)read_wfn_header(bands); },
+                                                 {"WFN_bands", "record 2 (nbands)", "found 268435456", "energies and occupations"});
+}
+
+// wfn.h5 whose /wfns/coeffs declares the right shape but was never written: its extents are not what
+// the file holds, so it is refused before the buffer for them is sized.
+TEST(GwBadInput, WfnH5CoefficientsMustBeStored) {
+  quanta::test::TempDir dir;
+  const auto bin = read_wfn(kMf + "04-wfn_co/WFN_co");
+  write_wfn_h5(bin, dir / "unwritten.h5", 1, false);
+  quanta::test::expect_error<quanta::Error>([&] { read_wfn(dir / "unwritten.h5"); }, {"unwritten.h5", "/wfns/coeffs", "stored"});
 }

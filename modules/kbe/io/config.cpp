@@ -17,7 +17,7 @@ std::vector<double> occupations(const io::TomlReader& r, const std::string& key,
   if (!n) return std::vector<double>(nk, fallback);
   std::vector<double> v;
   if (n->is_number()) {
-    v.assign(nk, n->value<double>().value());
+    v.assign(nk, io::TomlReader::as_double(*n));
   } else if (n->is_array()) {
     v = r.numbers("initial", key, expected);
     if (static_cast<int>(v.size()) != nk)

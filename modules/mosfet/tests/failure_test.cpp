@@ -3,6 +3,7 @@
 // arrays exceed the host memory; Newton-Raphson at max_newton is returned as not converged, with a
 // message giving the limit and the last change.
 #include <gtest/gtest.h>
+#include "quanta/test/sanitizer.hpp"
 #include <sys/resource.h>
 
 #include <cmath>
@@ -95,6 +96,7 @@ TEST(MosfetFailures, AbsurdBiasEndsInBoundedTime) {
 // The host memory a grid needs is checked before anything is allocated: under a 2 GiB address-space
 // limit a 1025 x 513 grid (about 15 GiB on the CPU) is refused with both numbers, not by bad_alloc.
 TEST(MosfetFailures, GridBeyondHostMemoryIsRefusedWithNumbers) {
+  QUANTA_SKIP_UNDER_ASAN();
   Device dev;
   const GridSize size{1025, 513};
   const DeviceGrid g = make_device_grid(dev, size, 0.1);

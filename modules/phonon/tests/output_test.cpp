@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "quanta/core/timer.hpp"
+#include "quanta/test/sanitizer.hpp"
 #include "test_support.hpp"
 
 namespace quanta::phonon::test {
@@ -82,6 +83,7 @@ pid_t dead_pid() {
 // 200^3 points need about 10 GiB for the mesh, spectrum and symmetry tables; under a 4 GiB address-space limit the run
 // must stop before allocating them, with both numbers, instead of std::bad_alloc or a kill.
 TEST(Outputs, MeshTooLargeForTheMemoryIsRefusedWithTheNumbers) {
+  QUANTA_SKIP_UNDER_ASAN();
   TempDir d;
   stage_small_inputs(d.path / "in", "200 200 200");
   const Outcome o = run_quanta(d.path / "in", d.path / "out", 0, rlim_t{4} << 30);

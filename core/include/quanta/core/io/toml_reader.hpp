@@ -54,7 +54,7 @@ class TomlReader {
     const toml::node* n = get(table, key);
     if (!n) return require_present(table, key, fallback, expected);
     if (!n->is_number()) throw InputError(file_, line(*n), name(table, key), describe(*n), expected);
-    const double v = n->value<double>().value();
+    const double v = as_double(*n);
     if (!std::isfinite(v) || !ok(v)) throw InputError(file_, line(*n), name(table, key), describe(*n), expected);
     return v;
   }
@@ -94,14 +94,21 @@ class TomlReader {
     if (!n->is_array()) throw InputError(file_, line(*n), name(table, key), describe(*n), expected);
     std::vector<double> v;
     for (const auto& e : *n->as_array()) {
-      if (!e.is_number() || !std::isfinite(e.value<double>().value()))
+      if (!e.is_number() || !std::isfinite(as_double(e)))
         throw InputError(file_, line(e), name(table, key), describe(e) + " in the list", expected);
-      v.push_back(e.value<double>().value());
+      v.push_back(as_double(e));
     }
     return v;
   }
 
   const std::string& file() const { return file_; }
+  // A number node as a double: an integer too large for a double's exact range is converted, not
+  // refused by toml++'s lossless value<double>() (an empty optional).
+  static double as_double(const toml::node& n) {
+    if (const auto* i = n.as_integer()) return static_cast<double>(i->get());
+    if (const auto* f = n.as_floating_point()) return f->get();
+    return std::nan("");
+  }
   int line(const toml::node& n) const { return static_cast<int>(n.source().begin.line); }
   static std::string name(const std::string& table, const std::string& key) {
     return table.empty() ? key : table + "." + key;
