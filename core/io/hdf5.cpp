@@ -235,8 +235,14 @@ std::string read_one_string(hid_t type, hid_t space, const std::function<herr_t(
     H5free_memory(p);
     return s;
   }
+  // A fixed length beyond any name or tag is a corrupt type: HDF5 would ask malloc for it and, when
+  // that fails, copy through a null pointer.
+  const std::size_t size = H5Tget_size(type);
+  if (size == 0 || size > kMaxStringBytes)
+    fail(file, label, "a fixed-length string of " + std::to_string(size) + " bytes, expected 1 to " +
+                          std::to_string(kMaxStringBytes));
   Handle mem(H5Tcopy(type), H5Tclose);
-  std::string s(H5Tget_size(type), '\0');
+  std::string s(size, '\0');
   if (read(mem, s.data()) < 0) fail(file, label, "cannot read it");
   if (H5Tget_strpad(type) == H5T_STR_SPACEPAD) s.erase(s.find_last_not_of(' ') + 1);
   else s.resize(s.find('\0') == std::string::npos ? s.size() : s.find('\0'));
