@@ -12,6 +12,8 @@
 # the seconds and the crashes; exits 1 when any target crashed, hung or ran out of memory (the inputs are
 # kept under OUT/<target>/artifacts/, the log in OUT/<target>/fuzz.log).
 #   --jobs J        libFuzzer processes per target (-fork=J); default 1
+#   --seed S        libFuzzer's random seed (0, the default: a new one each run); CI fixes it, so that its
+#                   short pass explores the same inputs on every run
 #   --parallel      run the targets side by side instead of one after the other
 #   --keep-going    do not stop at the first crash of a target: collect every crashing input (fork mode)
 #   --out DIR       where the crashing inputs and logs go (default DIR/fuzz-runs)
@@ -31,6 +33,7 @@ ALL_TARGETS=(namelist control phonopy_fc2 fc3 espresso_ifc2 kbe_config mosfet_co
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 seconds=20
 jobs=1
+seed=0
 build_dir="$repo/build-fuzz"
 bin_dir=""
 out_dir=""
@@ -45,6 +48,7 @@ while (($#)); do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
+    --seed) seed=$2; shift 2 ;;
     --build-dir) build_dir=$2; shift 2 ;;
     --bin-dir) bin_dir=$2; shift 2 ;;
     --out) out_dir=$2; shift 2 ;;
@@ -181,6 +185,7 @@ run_target() {
   collect_seeds "$t" "$work/corpus"
   local args=(-max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10
               -artifact_prefix="$work/artifacts/" -print_final_stats=1)
+  ((seed)) && args+=(-seed="$seed")
   # The HDF5 library leaks on most corrupt files (suppressed in lsan.supp); checking every input for
   # leaks would then symbolize a stack per input and slow these targets fifty-fold. Their leaks are
   # still checked once, at exit.
