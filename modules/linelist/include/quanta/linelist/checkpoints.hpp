@@ -5,7 +5,7 @@
 //   j0eigen_vectors<J>_<G>.chk    the roots' coefficients in the symmetrized basis (direct access:
 //                                 root r is `dim` doubles at byte offset (r-1)*dim*8)
 //   j0_extfield.chk               the molecule-fixed dipole matrices on the J = 0 contracted basis
-// Layouts: ../shared/reference/linelist/sih2-trove/README.md and docs/linelist.md.
+// Layouts: modules/linelist/tests/data/sih2-trove/README.md and docs/linelist.md.
 #include <cstdint>
 #include <filesystem>
 #include <string>
