@@ -16,6 +16,7 @@ namespace quanta::gw {
 
 Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands, bool header_only) {
   io::require_input_file(file, "BerkeleyGW's wfn.h5");
+  io::check_hdf5_file(file);
   const io::H5File h(file, io::H5File::Mode::Read);
   const std::string f = file.string();
   auto ints = [&](const std::string& name, std::size_t expected) {

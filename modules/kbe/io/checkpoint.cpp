@@ -11,6 +11,7 @@
 #include "../kernels/layout.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/io/atomic_file.hpp"
+#include "quanta/core/io/hdf5.hpp"
 #include "quanta/core/timer.hpp"
 
 namespace quanta::kbe {
@@ -158,6 +159,11 @@ void CheckpointWriter::wait() {
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
+void CheckpointWriter::abandon() {
+  abandoned_ = true;
+  wait();
+}
+
 void CheckpointWriter::begin(int step, std::vector<cplx> i_less, std::vector<cplx> i_greater, const History& h) {
   wait();
   auto job = std::make_shared<Job>();
@@ -210,7 +216,18 @@ void CheckpointWriter::write(const Job& job) {
   const hid_t f = file_id_;
   // 1. The rows done_.step + 1 .. job.step of the half-plane, piece by piece.
   const std::size_t first = kernels::tri_count(done_.step + 1), end = kernels::tri_count(job.step + 1);
+  const auto stopped = [&] {
+    if (!abandoned_) return false;
+    if (fresh) {  // a first checkpoint never completed: no file
+      H5Fclose(file_id_);
+      file_id_ = -1;
+      std::error_code ec;
+      std::filesystem::remove(target, ec);
+    }
+    return true;
+  };
   for (std::size_t b = first; b < end; b += reader_->max_blocks()) {
+    if (stopped()) return;
     const std::size_t count = std::min(reader_->max_blocks(), end - b);
     const auto [less, greater] = reader_->blocks(b, count);
     write_at(f, target, "g_less", H5T_NATIVE_DOUBLE, b * doubles_per_block, count * doubles_per_block, less);
@@ -226,6 +243,7 @@ void CheckpointWriter::write(const Job& job) {
   write_at(f, target, slot_name(slot, "i_less"), H5T_NATIVE_DOUBLE, 0, 2 * job.i_less.size(), job.i_less.data());
   write_at(f, target, slot_name(slot, "i_greater"), H5T_NATIVE_DOUBLE, 0, 2 * job.i_greater.size(), job.i_greater.data());
   // 4. Everything on disk, then the attributes that make it the state, then those on disk.
+  if (stopped()) return;
   check(H5Fflush(f, H5F_SCOPE_GLOBAL), target, "flushing");
   set_attribute(f, target, "steps_complete", std::int64_t{job.step});
   set_attribute(f, target, "slot", std::int64_t{slot});
@@ -243,6 +261,7 @@ void CheckpointWriter::write(const Job& job) {
 CheckpointPosition read_checkpoint_position(const std::filesystem::path& file, std::uint64_t digest) {
   if (!std::filesystem::exists(file))
     throw InputError(file.string(), "--resume: found no checkpoint file, expected one written by an earlier run of this config");
+  io::check_hdf5_file(file);
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   Id f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (f < 0) throw InputError(file.string(), "--resume: cannot be opened as HDF5 (is another run still writing it?)");

@@ -11,6 +11,7 @@
 // `steps_complete` and `slot` and flushes again: a run killed at any moment leaves a file whose attributes
 // describe a complete state (rows or a slot written past it are ignored and overwritten on resume). The
 // first checkpoint is written under a temporary name and renamed, so the file appears complete.
+#include <atomic>
 #include <cstdint>
 #include <exception>
 #include <filesystem>
@@ -42,6 +43,10 @@ class CheckpointWriter {
   void begin(int step, std::vector<cplx> i_less, std::vector<cplx> i_greater, const History& h);
   // Waits for the checkpoint in progress; rethrows its error. Nothing else may use HDF5 while one runs.
   void wait();
+  // For a run whose propagation is complete (its checkpoint is removed once the outputs are written):
+  // stops the checkpoint in progress at its next piece and waits for that. The file stays at the last
+  // complete checkpoint, as after a kill, and a first checkpoint never completed leaves no file.
+  void abandon();
   double seconds_waited() const { return seconds_waited_; }   // the propagation's time spent in wait()
   double seconds_writing() const { return seconds_writing_; }  // the writer thread's time
 
@@ -56,6 +61,7 @@ class CheckpointWriter {
   std::int64_t file_id_ = -1;  // hid_t, open between checkpoints once the file exists
   std::thread thread_;
   std::exception_ptr error_;
+  std::atomic<bool> abandoned_{false};
   double seconds_waited_ = 0, seconds_writing_ = 0;
 };
 

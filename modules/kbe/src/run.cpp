@@ -205,7 +205,7 @@ RunSummary run(const RunOptions& opt) {
       return s;
     }
   }
-  if (checkpoints) checkpoints->wait();
+  if (checkpoints) checkpoints->abandon();  // the propagation is complete: a checkpoint still in progress is not needed
   progress.finish();
   s.seconds_propagation = t.seconds();
   meta.timings.emplace_back("propagation", s.seconds_propagation);

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -193,6 +194,75 @@ TEST(KbeResume, CheckpointsAppendEachRowOnce) {
   EXPECT_EQ(0, std::memcmp(a.g_greater.data(), b.g_greater.data(), a.g_greater.size() * sizeof(quanta::cplx)));
   EXPECT_EQ(0, std::memcmp(a.i_less.data(), b.i_less.data(), a.i_less.size() * sizeof(quanta::cplx)));
   EXPECT_THROW(quanta::kbe::read_checkpoint_position(file, 43), quanta::InputError);
+  fs::remove_all(dir);
+}
+
+// A run whose propagation is complete abandons the checkpoint still being written: the file stays at the
+// last complete checkpoint (as after a kill), and an abandoned first checkpoint leaves no file at all.
+TEST(KbeResume, AbandonedCheckpointLeavesTheLastCompleteOne) {
+  struct HeldReader final : quanta::kbe::HalfPlaneReader {
+    std::unique_ptr<quanta::kbe::HalfPlaneReader> inner;
+    std::atomic<int>* hold_from_step;  // pieces of checkpoints at this step or later wait for `release`
+    std::atomic<bool>* release;
+    int* step;
+    std::size_t max_blocks() const override { return 1; }
+    std::pair<const quanta::cplx*, const quanta::cplx*> blocks(std::size_t first, std::size_t count) override {
+      if (*step >= *hold_from_step) {
+        while (!*release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));  // abandon() has set its flag by now
+      }
+      return inner->blocks(first, count);
+    }
+  };
+  const auto c = kbe_test::small_config(5, 0.6, 0.05, 12);
+  const fs::path dir = fs::temp_directory_path() / ("quanta-kbe-abandon-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path file = dir / "checkpoint.h5";
+  for (const int hold_from : {8, 4}) {  // the second checkpoint abandoned, then the first
+    SCOPED_TRACE("abandoned the checkpoint at step " + std::to_string(hold_from));
+    quanta::kbe::Propagator p(c, 1);
+    quanta::kbe::History h;
+    h.append(p.observe(), {});
+    std::atomic<int> hold{hold_from};
+    std::atomic<bool> release{false};
+    int step = 0;
+    auto reader = std::make_unique<HeldReader>();
+    reader->inner = p.half_plane_reader();
+    reader->hold_from_step = &hold;
+    reader->release = &release;
+    reader->step = &step;
+    {
+      quanta::kbe::CheckpointWriter w(file, 42, p.nk(), std::move(reader), nullptr);
+      while (p.step() < hold_from) {
+        const auto st = p.advance();
+        h.append(p.observe(), st);
+        if (p.step() % 4 == 0) {
+          std::vector<quanta::cplx> il, ig;
+          p.collision_row_copy(il, ig);
+          w.wait();
+          step = p.step();
+          w.begin(p.step(), il, ig, h);
+        }
+      }
+      release = true;
+      w.abandon();
+    }
+    if (hold_from == 4) {
+      EXPECT_FALSE(fs::exists(file));
+      EXPECT_TRUE(fs::is_empty(dir)) << "a temporary file was left behind";
+    } else {
+      const auto at = quanta::kbe::read_checkpoint_position(file, 42);
+      EXPECT_EQ(at.step, 4);
+      quanta::kbe::Propagator q(c, 1);
+      quanta::kbe::History hq;
+      quanta::kbe::restore_checkpoint(file, at, q, hq);
+      EXPECT_EQ(q.step(), 4);
+      EXPECT_EQ(hq.size(), 5u);
+    }
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
   fs::remove_all(dir);
 }
 

@@ -65,6 +65,7 @@ std::size_t descr_width(int nmodes, int nclasses) { return 1 + 2 * (nmodes + 1) 
 DipoleMatrices read_dipole_h5(const std::filesystem::path& file) {
   std::lock_guard lock(hdf5_mutex());
   io::require_input_file(file, "quanta's HDF5 levels file (--levels)");
+  io::check_hdf5_file(file);
   io::H5File f(file, io::H5File::Mode::Read);
   const auto d = f.dims("/dipole");
   if (d.size() != 3 || d[0] != 3 || d[1] != d[2] || d[1] == 0)
@@ -86,6 +87,7 @@ DipoleMatrices read_dipole_h5(const std::filesystem::path& file) {
 Levels read_levels_h5(const std::filesystem::path& file, const IntensityInput& input) {
   std::lock_guard lock(hdf5_mutex());
   io::require_input_file(file, "quanta's HDF5 levels file (--levels)");
+  io::check_hdf5_file(file);
   io::H5File f(file, io::H5File::Mode::Read);
   if (!f.exists("/format") || f.read_string("/format") != kFormat)
     bad(file, "/format", "missing or not '" + std::string(kFormat) + "': not a quanta levels file");
