@@ -6,7 +6,7 @@
 // library's decoding of an object header happens inside H5Dopen, before any caller can look. So before a
 // reader opens a file, this process runs itself again (/proc/self/exe) with QUANTA_HDF5_CHECK_FILE set:
 // the static initializer below notices that before main, opens the file, walks every object, decodes
-// every attribute, reads every dataset of up to 16 MiB in full and the first row of larger ones, and
+// every attribute, reads every dataset of up to 1 MiB in full and the first row of larger ones, and
 // exits. A crash, a sanitizer report or a hang there is reported here as a corrupt file; a clean exit
 // (whatever HDF5 errors it met, which the reader then reports itself) lets the reading go on.
 #include <fcntl.h>
@@ -19,10 +19,11 @@
 
 #include <hdf5.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -37,8 +38,14 @@ namespace quanta::io {
 namespace {
 
 constexpr const char* kCheckVariable = "QUANTA_HDF5_CHECK_FILE";
-constexpr std::size_t kReadWhole = std::size_t(16) << 20;  // datasets read in full up to this size
-constexpr auto kCheckLimit = std::chrono::seconds(60);    // headers and small datasets: far less in practice
+constexpr std::size_t kReadWhole = std::size_t(1) << 20;  // datasets read in full up to this size
+// How long the check may take (headers and small datasets: far less in practice); QUANTA_HDF5_CHECK_SECONDS
+// overrides it (the fuzz targets use a few seconds).
+std::chrono::milliseconds check_limit() {
+  if (const char* e = std::getenv("QUANTA_HDF5_CHECK_SECONDS"); e && std::atof(e) > 0)
+    return std::chrono::milliseconds(static_cast<long long>(std::atof(e) * 1000));
+  return std::chrono::seconds(60);
+}
 
 herr_t decode_attribute(hid_t object, const char* name, const H5A_info_t*, void*) {
   const hid_t a = H5Aopen(object, name, H5P_DEFAULT);
@@ -82,33 +89,65 @@ void read_dataset(const H5File& f, hid_t file, const std::string& name) {
   }
 }
 
-// Every link of a group, one at a time by index, so that a corrupt one is skipped rather than ending
-// the walk (H5Lvisit stops at the first); groups recursively, to a depth no real file reaches.
-void walk_group(const H5File& f, hid_t file, const std::string& group, int depth) {
+#if H5_VERSION_GE(1, 12, 0)
+std::string object_key(hid_t obj) {
+  H5O_info2_t info{};
+  if (H5Oget_info3(obj, &info, H5O_INFO_BASIC) < 0) return {};
+  return std::string(reinterpret_cast<const char*>(&info.token), sizeof info.token);
+}
+#else
+std::string object_key(hid_t obj) {
+  H5O_info_t info{};
+  if (H5Oget_info2(obj, &info, H5O_INFO_BASIC) < 0) return {};
+  return std::to_string(info.addr);
+}
+#endif
+
+struct Walk {
+  const H5File& f;
+  hid_t file;
+  std::set<std::string> seen;  // objects by address: a corrupt link back to a parent is not followed
+  std::size_t budget = 100000;  // links looked at in all, far beyond a real file of these modules
+};
+
+// Every link of a group, one at a time by index, so that a corrupt one is skipped rather than ending the
+// walk (H5Lvisit stops at the first); groups recursively, each object once.
+void walk_group(Walk& w, const std::string& group, int depth) {
   if (depth > 64) return;
   const std::string here = group.empty() ? "/" : group;
-  const hid_t g = H5Gopen2(file, here.c_str(), H5P_DEFAULT);
+  const hid_t g = H5Gopen2(w.file, here.c_str(), H5P_DEFAULT);
   if (g < 0) return;
+  const std::string key = object_key(g);
+  if (key.empty() || !w.seen.insert(key).second) {
+    H5Gclose(g);
+    return;
+  }
   H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, nullptr, decode_attribute, nullptr);
   H5G_info_t info{};
-  const bool listed = H5Gget_info(g, &info) >= 0;
   std::vector<std::string> names;
-  for (hsize_t i = 0; listed && i < info.nlinks && i < (hsize_t(1) << 20); ++i) {
+  int failures = 0;  // a corrupt link count: stop after a run of links that cannot be read
+  for (hsize_t i = 0; H5Gget_info(g, &info) >= 0 && i < info.nlinks && w.budget > 0 && failures < 16; ++i, --w.budget) {
     char name[1024];
     const ssize_t length = H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT);
-    if (length > 0 && static_cast<std::size_t>(length) < sizeof name) names.emplace_back(name);
+    if (length > 0 && static_cast<std::size_t>(length) < sizeof name) {
+      names.emplace_back(name);
+      failures = 0;
+    } else {
+      ++failures;
+    }
   }
   H5Gclose(g);
   for (const std::string& name : names) {
     const std::string path = group + "/" + name;
-    const hid_t obj = H5Oopen(file, path.c_str(), H5P_DEFAULT);
+    const hid_t obj = H5Oopen(w.file, path.c_str(), H5P_DEFAULT);
     if (obj < 0) continue;
     const H5I_type_t kind = H5Iget_type(obj);
+    const bool first_visit = kind != H5I_DATASET || w.seen.insert(object_key(obj)).second;
     H5Oclose(obj);
-    if (kind == H5I_GROUP) walk_group(f, file, path, depth + 1);
-    if (kind != H5I_DATASET) continue;
+    if (kind == H5I_GROUP) walk_group(w, path, depth + 1);
+    if (kind != H5I_DATASET || !first_visit) continue;
     try {
-      read_dataset(f, file, path);
+      read_dataset(w.f, w.file, path);
     } catch (...) {  // refused: the reader will say so; the other datasets are still walked
     }
   }
@@ -123,7 +162,8 @@ void walk_group(const H5File& f, hid_t file, const std::string& group, int depth
     const hid_t file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     H5Pclose(fapl);
     if (file >= 0) {
-      walk_group(f, file, "", 0);
+      Walk w{f, file, {}};
+      walk_group(w, "", 0);
       H5Fclose(file);
     }
   } catch (...) {
@@ -137,8 +177,11 @@ const bool is_checking_process = [] {
   return false;
 }();
 
-std::mutex checked_mutex;
-std::set<std::string> checked;  // files this process has checked already
+std::string seconds(std::chrono::milliseconds t) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", static_cast<double>(t.count()) / 1000);
+  return text;
+}
 
 }  // namespace
 
@@ -147,12 +190,6 @@ void check_hdf5_file(const std::filesystem::path& file) {
   std::error_code ec;
   const std::string path = std::filesystem::absolute(file, ec).string();
   if (ec || !std::filesystem::is_regular_file(path, ec)) return;  // the reader reports what is missing
-  const std::string key = path + "|" + std::to_string(std::filesystem::file_size(path, ec)) + "|" +
-                          std::to_string(std::filesystem::last_write_time(path, ec).time_since_epoch().count());
-  {
-    std::lock_guard lock(checked_mutex);
-    if (checked.count(key)) return;
-  }
   std::vector<std::string> env_strings;
   for (char** e = environ; e && *e; ++e)
     if (std::strncmp(*e, kCheckVariable, std::strlen(kCheckVariable)) != 0 || (*e)[std::strlen(kCheckVariable)] != '=')
@@ -175,13 +212,19 @@ void check_hdf5_file(const std::filesystem::path& file) {
   int status = 0;
   pid_t done = 0;
   // Wait for the exit (a pidfd turns readable then), up to the limit.
+  const auto limit = check_limit();
+  const auto deadline = std::chrono::steady_clock::now() + limit;
   const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   if (pidfd >= 0) {
-    pollfd p{pidfd, POLLIN, 0};
-    if (poll(&p, 1, static_cast<int>(std::chrono::milliseconds(kCheckLimit).count())) > 0) done = waitpid(pid, &status, 0);
+    for (;;) {  // a signal (a profiler's, a timer's) interrupts poll: wait again for what is left
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      pollfd p{pidfd, POLLIN, 0};
+      const int ready = left.count() > 0 ? poll(&p, 1, static_cast<int>(left.count()) + 1) : 0;
+      if (ready > 0) done = waitpid(pid, &status, 0);
+      if (ready >= 0 || errno != EINTR) break;
+    }
     close(pidfd);
   } else {  // kernels before 5.3: poll the child
-    const auto deadline = std::chrono::steady_clock::now() + kCheckLimit;
     while ((done = waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -189,7 +232,7 @@ void check_hdf5_file(const std::filesystem::path& file) {
     kill(pid, SIGKILL);
     waitpid(pid, &status, 0);
     throw Error("HDF5 file '" + file.string() + "': reading its structure did not finish within " +
-                std::to_string(kCheckLimit.count()) + " s (the HDF5 library loops on it): a corrupt file, expected an intact HDF5 file");
+                seconds(limit) + " s (the HDF5 library loops on it): a corrupt file, expected an intact HDF5 file");
   }
   if (done < 0) return;
   if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0))
@@ -197,8 +240,6 @@ void check_hdf5_file(const std::filesystem::path& file) {
                 (WIFSIGNALED(status) ? "crashed (signal " + std::to_string(WTERMSIG(status)) + ")"
                                      : "failed (exit status " + std::to_string(WEXITSTATUS(status)) + ")") +
                 " reading its structure: a corrupt or cut file, expected an intact HDF5 file");
-  std::lock_guard lock(checked_mutex);
-  checked.insert(key);
 }
 
 }  // namespace quanta::io

@@ -56,8 +56,7 @@ class H5File {
 // Before a reader opens a user's HDF5 file: the file is first opened by a separate process (this
 // executable run again), which walks every object and reads every small dataset; a crash or hang of the
 // HDF5 library there (HDF5 1.10 trusts a corrupt file's headers) throws Error naming the file, instead of
-// crashing this process. A file is checked once per process (until it changes); a missing file is left
-// to the reader to report. core/io/hdf5_check.cpp says how.
+// crashing this process. A missing file is left to the reader to report. core/io/hdf5_check.cpp says how.
 void check_hdf5_file(const std::filesystem::path& file);
 
 std::string hdf5_library_version();
