@@ -177,6 +177,7 @@ void CheckpointWriter::begin(int step, std::vector<cplx> i_less, std::vector<cpl
   for (std::size_t s = 0; s < source.size(); ++s)
     target[s].values->assign(source[s].values->begin() + from * source[s].per_step, source[s].values->end());
   job->added.corrector_passes.assign(h.corrector_passes.begin() + from, h.corrector_passes.end());
+  running_ = true;
   thread_ = std::thread([this, job] {
     WallTimer t;
     try {
@@ -185,6 +186,7 @@ void CheckpointWriter::begin(int step, std::vector<cplx> i_less, std::vector<cpl
       error_ = std::current_exception();
     }
     seconds_writing_ += t.seconds();
+    running_ = false;
   });
 }
 

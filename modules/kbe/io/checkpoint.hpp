@@ -41,6 +41,8 @@ class CheckpointWriter {
   // Starts the checkpoint at `step` (rows up to `step` complete, the history has step + 1 entries, i_less
   // and i_greater are I<>(t_step, .)) and returns; waits for the previous one first.
   void begin(int step, std::vector<cplx> i_less, std::vector<cplx> i_greater, const History& h);
+  // Whether a checkpoint is still being written.
+  bool busy() const { return running_; }
   // Waits for the checkpoint in progress; rethrows its error. Nothing else may use HDF5 while one runs.
   void wait();
   // For a run whose propagation is complete (its checkpoint is removed once the outputs are written):
@@ -62,6 +64,7 @@ class CheckpointWriter {
   std::thread thread_;
   std::exception_ptr error_;
   std::atomic<bool> abandoned_{false};
+  std::atomic<bool> running_{false};
   double seconds_waited_ = 0, seconds_writing_ = 0;
 };
 

@@ -178,6 +178,7 @@ RunSummary run(const RunOptions& opt) {
   for (int n = prop.step() + 1; n <= config.time.steps; ++n) work += step_work(config, n);
   progress.set_total_work(work);
   bool limit_reported = false;
+  int due = -1, late = 0, most_late = 0;  // the step a checkpoint is due since; checkpoints started late
   while (prop.step() < config.time.steps) {
     const StepStats st = prop.advance();  // throws when the new time-diagonal is not finite
     const int n = prop.step();
@@ -194,10 +195,15 @@ RunSummary run(const RunOptions& opt) {
                         number(st.last_change) + " > corrector_tolerance = " + number(config.solver.corrector_tolerance) +
                         "; such steps are counted and reported at the end");
     }
-    if (checkpoints && n % config.output.checkpoint_every == 0 && n < config.time.steps) {
+    // A checkpoint never stalls the propagation: one due while the previous is still being written
+    // (a disk slower than the rows are made) starts at the first step after that one is done.
+    if (checkpoints && n % config.output.checkpoint_every == 0 && due < 0) due = n;
+    if (checkpoints && due >= 0 && n < config.time.steps && !checkpoints->busy()) {
       std::vector<cplx> i_less, i_greater;
       prop.collision_row_copy(i_less, i_greater);
       checkpoints->begin(n, std::move(i_less), std::move(i_greater), history);
+      if (n > due) ++late, most_late = std::max(most_late, n - due);
+      due = -1;
     }
     if (opt.stop_after >= 0 && n >= opt.stop_after) {
       if (checkpoints) checkpoints->wait();
@@ -207,6 +213,9 @@ RunSummary run(const RunOptions& opt) {
   }
   if (checkpoints) checkpoints->abandon();  // the propagation is complete: a checkpoint still in progress is not needed
   progress.finish();
+  if (late > 0 && comm.root())
+    note("kbe", quiet, std::to_string(late) + " checkpoint(s) started up to " + std::to_string(most_late) +
+                           " steps after they were due: the previous one was still being written (the disk is slower than the propagation)");
   s.seconds_propagation = t.seconds();
   meta.timings.emplace_back("propagation", s.seconds_propagation);
   if (checkpoints) {
