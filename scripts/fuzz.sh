@@ -27,7 +27,7 @@
 # exits 0. QUANTA_FUZZ_BUILD_JOBS (2) sets the build's parallelism.
 set -euo pipefail
 
-ALL_TARGETS=(namelist control phonopy_fc2 fc3 espresso_ifc2 kbe_config mosfet_config trove_input
+ALL_TARGETS=(namelist control phonopy_fc2 fc3 fc4 espresso_ifc2 kbe_config mosfet_config trove_input
              trove_checkpoints levels_h5 bgw_input bgw_binary)
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -142,6 +142,7 @@ matching_files() {
     namelist|control) expr=(-name 'CONTROL*') ;;
     phonopy_fc2) expr=(-name 'FORCE_CONSTANTS_2ND*') ;;
     fc3) expr=(-name 'FORCE_CONSTANTS_3RD*') ;;
+    fc4) expr=(-name 'FORCE_CONSTANTS_4TH*') ;;
     espresso_ifc2) expr=(-name '*.ifc2') ;;
     kbe_config) expr=(-path '*/kbe/*' -name '*.toml') ;;
     mosfet_config) expr=(-path '*/mosfet/*' -name '*.toml') ;;

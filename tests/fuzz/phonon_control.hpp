@@ -2,7 +2,7 @@
 // The fixed crystal the force-constant targets read against: silicon (2 atoms, diamond lattice, the
 // lattice of examples/phonon/si) with a 2x2x2 force-constant supercell and Born charges, so that the
 // non-analytic corrections are set up too.
-// The seeds in corpus/{phonopy_fc2,espresso_ifc2,fc3}/seeds/ were written for it.
+// The seeds in corpus/{phonopy_fc2,espresso_ifc2,fc3,fc4}/seeds/ were written for it.
 #include <string>
 
 #include "fuzz_support.hpp"

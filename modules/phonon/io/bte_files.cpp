@@ -40,7 +40,60 @@ void column_major(std::ostream& o, const double* k, int width, int digits) {
 
 }  // namespace
 
+// FourPhonon's four-phonon files: process counts and phase spaces in the output folder, weighted phase spaces
+// and rates per temperature (the rates only when computed).
+static void write_four_phonon_files(const std::filesystem::path& dir, const HarmonicResults& h, const ScatteringResults& r) {
+  const QGrid& g = *h.grid;
+  const int nb = h.spectrum->nb, nl = g.nlist();
+  const auto& p4 = r.p4;
+  const std::size_t nmodes = static_cast<std::size_t>(nl) * nb;
+  // Rows in the order of the mode index l * nb + band (q-major, unlike the band-major rate files).
+  write_file(dir / "BTE.Numprocess_4ph", [&](std::ostream& o) {
+    for (std::size_t m = 0; m < nmodes; ++m) o << " " << p4.count[0][m] << " " << p4.count[1][m] << " " << p4.count[2][m] << "\n";
+  });
+  auto per_point = [&](const std::string& name, const std::vector<double>& v) {
+    write_file(dir / name, [&](std::ostream& o) {
+      for (int l = 0; l < nl; ++l) {
+        for (int n = 0; n < nb; ++n) o << fortran_E(v[static_cast<std::size_t>(l) * nb + n], 20, 10);
+        o << "\n";
+      }
+    });
+  };
+  std::vector<double> all(nmodes);
+  for (std::size_t m = 0; m < nmodes; ++m) all[m] = 6 * (p4.phase_space[0][m] + p4.phase_space[1][m] + p4.phase_space[2][m]) / 7;
+  per_point("BTE.P4", all);
+  per_point("BTE.P4_plusplus", p4.phase_space[0]);
+  per_point("BTE.P4_plusmius", p4.phase_space[1]);  // sic: FourPhonon's file name
+  per_point("BTE.P4_minusminus", p4.phase_space[2]);
+  double total[3] = {0, 0, 0};
+  for (int c = 0; c < 3; ++c)
+    for (int l = 0; l < nl; ++l)
+      for (int n = 0; n < nb; ++n) total[c] += p4.phase_space[c][static_cast<std::size_t>(l) * nb + n] * g.multiplicity[l];
+  const char* names[3] = {"plusplus", "plusminus", "minusminus"};
+  for (int c = 0; c < 3; ++c)
+    write_file(dir / ("BTE.P4_" + std::string(names[c]) + "_total"), [&](std::ostream& o) { o << io::fortran_list_real(total[c]) << "\n"; });
+  write_file(dir / "BTE.P4_total", [&](std::ostream& o) { o << io::fortran_list_real(6 * (total[0] + total[1] + total[2]) / 7) << "\n"; });
+  for (std::size_t it = 0; it < p4.per_t.size() && it < h.temperatures.size(); ++it) {
+    const auto tdir = dir / temperature_dir(h.temperatures[it]);
+    std::filesystem::create_directories(tdir);
+    const auto& at = p4.per_t[it];
+    std::vector<double> wp4(nmodes), w4(nmodes);
+    for (std::size_t m = 0; m < nmodes; ++m) {
+      wp4[m] = at.wp4[0][m] + at.wp4[1][m] + at.wp4[2][m];
+      w4[m] = at.gamma[0][m] + at.gamma[1][m] + at.gamma[2][m];
+    }
+    write_file(tdir / "BTE.WP4", [&](std::ostream& o) { band_major(o, h, wp4, 14, 5); });
+    for (int c = 0; c < 3; ++c)
+      write_file(tdir / ("BTE.WP4_" + std::string(names[c])), [&](std::ostream& o) { band_major(o, h, at.wp4[c], 14, 5); });
+    if (r.harmonic_only) continue;
+    write_file(tdir / "BTE.w_4ph", [&](std::ostream& o) { band_major(o, h, w4, 20, 10); });
+    for (int c = 0; c < 3; ++c)
+      write_file(tdir / ("BTE.w_4ph_" + std::string(names[c])), [&](std::ostream& o) { band_major(o, h, at.gamma[c], 20, 10); });
+  }
+}
+
 void write_scattering_files(const std::filesystem::path& dir, const HarmonicResults& h, const ScatteringResults& r) {
+  if (r.four_phonon) write_four_phonon_files(dir, h, r);
   const QGrid& g = *h.grid;
   const Spectrum& s = *h.spectrum;
   const int nb = s.nb, nl = g.nlist();

@@ -42,8 +42,6 @@ struct Unsupported {
   std::string_view group, key, feature, instead;
 };
 const Unsupported kUnsupported[] = {
-    {Unsupported::IfTrue, "flags", "four_phonon", "four-phonon scattering",
-     "four_phonon=.false.: quanta computes three-phonon (and isotope) scattering only"},
     {Unsupported::IfTrue, "flags", "four_phonon_iteration", "four-phonon scattering in the iterative BTE",
      "four_phonon_iteration=.false. (three-phonon processes enter the iterative solution, convergence=.true.)"},
     {Unsupported::IfPositive, "parameters", "num_sample_process_3ph", "FourPhonon's sampling of three-phonon processes",
@@ -51,9 +49,9 @@ const Unsupported kUnsupported[] = {
     {Unsupported::IfPositive, "parameters", "num_sample_process_3ph_phase_space", "FourPhonon's sampled three-phonon phase space",
      "no sampling (remove the key, or -1): the phase spaces are exact"},
     {Unsupported::IfPositive, "parameters", "num_sample_process_4ph", "FourPhonon's sampling of four-phonon processes",
-     "remove the key (quanta computes no four-phonon scattering)"},
+     "no sampling (remove the key, or -1): every allowed four-phonon process is evaluated"},
     {Unsupported::IfPositive, "parameters", "num_sample_process_4ph_phase_space", "FourPhonon's sampled four-phonon phase space",
-     "remove the key (quanta computes no four-phonon scattering)"},
+     "no sampling (remove the key, or -1): the four-phonon phase spaces are exact"},
     {Unsupported::IfTrue, "flags", "nanowires", "ShengBTE's nanowire conductivities",
      "nanowires=.false.; for a finite size use boundaries=.true. with L (grain size, nm)"},
     {Unsupported::IfPositive, "allocations", "norientations", "ShengBTE's nanowire orientations",
@@ -260,6 +258,7 @@ Control read_control(const std::filesystem::path& file) {
   c.isotopes = fl.get_bool_or("isotopes", true);
   c.autoisotopes = fl.get_bool_or("autoisotopes", true);
   c.onlyharmonic = fl.get_bool_or("onlyharmonic", false);
+  c.four_phonon = fl.get_bool_or("four_phonon", false);
   c.espresso = fl.get_bool_or("espresso", false);
   c.boundaries = fl.get_bool_or("boundaries", false);
   if (c.boundaries && !(c.boundary_length > 0)) bad(par, "l", std::to_string(c.boundary_length), "a positive grain size L in nm (boundaries=.true.)");

@@ -8,6 +8,7 @@
 #include "quanta/phonon/control.hpp"
 #include "quanta/phonon/harmonic.hpp"
 #include "quanta/phonon/qgrid.hpp"
+#include "quanta/phonon/scattering.hpp"
 #include "quanta/phonon/spectrum.hpp"
 
 namespace quanta::phonon {
@@ -39,6 +40,8 @@ struct ScatteringResults {
   std::vector<double> gruneisen;      // [nptk][nb] mode Grueneisen parameters on the full mesh
   std::vector<TemperatureResults> per_t;
   std::int64_t nplus = 0, nminus = 0;
+  bool four_phonon = false;           // CONTROL's four_phonon: p4 holds the four-phonon results
+  FourPhononScattering p4;
   // CONTROL's onlyharmonic: phase spaces only (P3, isotopes, WP3 per temperature); no rates, Grueneisen
   // parameters or BTE.
   bool harmonic_only = false;

@@ -145,6 +145,28 @@ RunSummary run(const RunOptions& opt) {
     s.seconds_scattering = t.seconds();
     meta.timings.emplace_back("three_phonon_processes", s.seconds_scattering);
 
+    // 5b. Four-phonon processes (four_phonon = .true.): counts and phase spaces, and the rates at every
+    // temperature in the same pass; with onlyharmonic, FORCE_CONSTANTS_4TH is not read and the rates are 0.
+    if (control.four_phonon) {
+      t.reset();
+      FourthOrderFc fc4;
+      if (!control.onlyharmonic) {
+        const auto fc4_file = opt.input_dir / "FORCE_CONSTANTS_4TH";
+        fc4 = read_fc4(fc4_file, control);
+        meta.input_hashes.emplace_back("FORCE_CONSTANTS_4TH", file_digest(fc4_file));
+      }
+      sc.four_phonon = true;
+      sc.p4 = four_phonon_scattering(crystal, grid, spectrum, fc4, control.scalebroad, r.temperatures, so3);
+      std::int64_t n[3] = {0, 0, 0};
+      for (int c = 0; c < 3; ++c)
+        for (std::int64_t x : sc.p4.count[c]) n[c] += x;
+      note("phonon", opt.quiet, std::to_string(fc4.quadruplets.size()) + " fourth-order quadruplets; " + std::to_string(n[0]) +
+                                    " ++, " + std::to_string(n[1]) + " +- and " + std::to_string(n[2]) + " -- processes" +
+                                    (backend == Backend::Cuda ? " (evaluated on the CPU: four-phonon processes have no CUDA backend yet)" : ""));
+      meta.timings.emplace_back("four_phonon_processes", t.seconds());
+      s.seconds_scattering += meta.timings.back().second;
+    }
+
     // 6. Per temperature: rates, then the BTE (RTA, iterative when asked) and cumulative conductivities.
     t.reset();
     const BteSymmetry bsym = bte_symmetry(crystal, sym, grid);
@@ -155,7 +177,8 @@ RunSummary run(const RunOptions& opt) {
     bo.eps = control.eps;
     bo.gpu_mem_limit = opt.gpu_mem_limit;
     bo.quiet = opt.quiet;
-    for (double T : r.temperatures) {
+    for (std::size_t it = 0; it < r.temperatures.size(); ++it) {
+      const double T = r.temperatures[it];
       TemperatureResults tr;
       tr.temperature = T;
       RateOptions ro;
@@ -172,6 +195,9 @@ RunSummary run(const RunOptions& opt) {
       tr.total_rate.resize(tr.rates.gamma_plus.size());
       for (std::size_t m = 0; m < tr.total_rate.size(); ++m)
         tr.total_rate[m] = tr.rates.gamma_plus[m] + tr.rates.gamma_minus[m] + sc.isotopic[m] + sc.boundary[m];
+      if (sc.four_phonon)  // FourPhonon's default: four-phonon scattering enters through the relaxation time only
+        for (std::size_t m = 0; m < tr.total_rate.size(); ++m)
+          for (int c = 0; c < 3; ++c) tr.total_rate[m] += sc.p4.per_t[it].gamma[c][m];
       tr.bte = solve_bte(crystal, grid, spectrum, bsym, tr.total_rate, processes, tr.rates, T, bo);
       tr.rates.process_plus = {};
       tr.rates.process_minus = {};

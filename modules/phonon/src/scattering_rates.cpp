@@ -31,8 +31,7 @@ ThreePhononRates three_phonon_rates(const Crystal& crystal, const QGrid& grid, c
   const int nb = s.nb, nmodes = grid.nlist() * nb;
   // A process's rate is factor * weight * |V|^2 (1/ps): hbar pi / 4 with ShengBTE's hbar, and 5.60626442e8
   // taking (eV/A^3)^2/amu^3/(rad/ps)^3 to 1/ps (ShengBTE's single-precision literals kept), over nptk.
-  const double hbarp = su::hbar * double(1e22f);
-  const double factor = hbarp * units::pi / 4 * (double(5.60626442f) * 1e8 / grid.nptk);
+  const double factor = su::hbar_p * units::pi / 4 * (double(5.60626442f) * 1e8 / grid.nptk);
   std::vector<double> bose(s.omega.size());
   for (std::size_t m = 0; m < bose.size(); ++m) bose[m] = s.omega[m] != 0 ? occupation(s.omega[m], temperature) : 0.0;
   ThreePhononRates r;

@@ -35,6 +35,7 @@ inline constexpr double amu_in_ry_mass = amu / (2.0 * electron_mass);
 namespace shengbte {
 inline constexpr double kB = 1.380648813e-23;                   // J/K (CODATA 2010)
 inline constexpr double hbar = 1.05457172647e-22;               // J ps (CODATA 2010)
+inline constexpr double hbar_p = hbar * double(1e22f);          // hbar in 1e-34 J s (ShengBTE's hbarp)
 inline constexpr double eV_per_A2_amu = double(9648.53336213f); // eV/(A^2 amu) -> (rad/ps)^2
 inline constexpr double e2_over_eps0 = double(1745.91429109f);  // e^2/eps0 in amu nm^3 ps^-2
 inline constexpr double bohr_in_nm = double(0.052917721092f);   // bohr -> nm

@@ -20,6 +20,8 @@ struct Control {
   int nticks = 100;                // DOS energy points
   bool nonanalytic = true, espresso = false, isotopes = true, autoisotopes = true, onlyharmonic = false;
   bool convergence = true;
+  bool four_phonon = false;        // four-phonon scattering (FORCE_CONSTANTS_4TH), FourPhonon's default mode:
+                                   // 4ph rates in the relaxation time, 3ph processes in the iteration
   int maxiter = 1000;              // iterative BTE
   double eps = double(1e-5f);      // relative change of kappa that ends the iteration (ShengBTE's float default)
   // Modes above omega_max (rad/ps) get no three-phonon processes (rate, WP3 and P3 zero), as in FourPhonon.

@@ -69,4 +69,22 @@ struct ThirdOrderFc {
 // of CONTROL's lattice is an error (it means the two files describe different crystals).
 ThirdOrderFc read_fc3(const std::filesystem::path& file, const Control& control);
 
+// Fourth-order force constants of FORCE_CONSTANTS_4TH (Fourthorder.py / FourPhonon format): for each quadruplet,
+// the cells of the second, third and fourth atoms (rounded to lattice vectors as for FORCE_CONSTANTS_3RD) and
+// Phi[alpha][beta][gamma][delta] in eV/A^4, alpha belonging to the first atom.
+struct FourthOrderFc {
+  struct Quadruplet {
+    int atom[4] = {0, 0, 0, 0};           // 0-based atoms of the unit cell
+    int cell_j[3] = {0, 0, 0};            // lattice coordinates of the second atom's cell
+    int cell_k[3] = {0, 0, 0};            // ... of the third atom's cell
+    int cell_l[3] = {0, 0, 0};            // ... and of the fourth atom's cell
+    double phi[81] = {};                  // [alpha][beta][gamma][delta], eV/A^4
+  };
+  std::vector<Quadruplet> quadruplets;    // in file order
+};
+
+// Errors name the file and line, as read_fc3's. The 81 components of a quadruplet must come in FourPhonon's
+// order (alpha slowest, delta fastest), which FourPhonon assumes without reading the indices.
+FourthOrderFc read_fc4(const std::filesystem::path& file, const Control& control);
+
 }  // namespace quanta::phonon

@@ -85,6 +85,22 @@ struct PhaseSpace {
 PhaseSpace three_phonon_phase_space(const QGrid& grid, const Spectrum& spectrum, const ThreePhononProcesses& p,
                                     double scalebroad, const Crystal& crystal);
 
+// Four-phonon scattering (FourPhonon's four_phonon = .true.), classes [0] ++, [1] +-, [2] --: per irreducible
+// mode ([nlist][nb]) the number of allowed processes and the phase space P4 (FourPhonon's N^3 nb^4
+// normalization), and per temperature the rates (1/ps) and weighted phase spaces WP4 ((ps/rad)^4 ... as
+// FourPhonon writes them). Without force constants (onlyharmonic) the rates are zero.
+struct FourPhononScattering {
+  std::array<std::vector<std::int64_t>, 3> count;
+  std::array<std::vector<double>, 3> phase_space;
+  struct AtTemperature {
+    std::array<std::vector<double>, 3> gamma, wp4;
+  };
+  std::vector<AtTemperature> per_t;   // in the order of the temperatures given
+};
+FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid& grid, const Spectrum& spectrum,
+                                            const FourthOrderFc& fc4, double scalebroad, const std::vector<double>& temperatures,
+                                            const ScatteringOptions& options);
+
 // Isotope scattering rates per irreducible mode ([nlist][nb], 1/ps) (Tamura's formula, ShengBTE's sums).
 std::vector<double> isotope_rates(const Control& control, const QGrid& grid, const Spectrum& spectrum);
 

@@ -1,0 +1,124 @@
+#pragma once
+// Four-phonon processes on the q-mesh, one function per step, for the CPU (and later the CUDA) backend,
+// as FourPhonon defines them (Feng & Ruan, PRB 93, 045202 (2016); Han et al., CPC 270, 108179 (2022)).
+// Mode 1 is the irreducible phonon scattered; modes 2, 3, 4 run over the full mesh. Three classes:
+//   ++  1 + 2 + 3 -> 4,  q4 = q1 + q2 + q3
+//   +-  1 + 2 -> 3 + 4,  q4 = q1 + q2 - q3
+//   --  1 -> 2 + 3 + 4,  q4 = q1 - q2 - q3
+// The matrix element sums the quadruplets t of FORCE_CONSTANTS_4TH (atoms A, B, C, D; cells R_j, R_k, R_l):
+//   V = sum_t e^{i s2 q2.R_j} e^{i s3 q3.R_k} e^{-i q4.R_l} sum_abcd Phi_t^abcd / sqrt(mA mB mC mD)
+//             e1_{A a} x2_{B b} x3_{C c} conj(e4)_{D d},
+// with (s2, s3) = (+, +), (+, -), (-, -) and x = e for a + sign, conj(e) for a - sign. As for three phonons,
+// the phases are roots of unity of the mesh (kernels/three_phonon.hpp) and the 81 eigenvector products of
+// an atom quadruple are formed once per process.
+#include <cmath>
+
+#include "three_phonon.hpp"
+
+namespace quanta::phonon::kernels {
+
+enum class FourClass : int { PlusPlus = 0, PlusMinus = 1, MinusMinus = 2 };
+
+// Fourth-order force constants, grouped by atom quadruple, masses divided in (eV/A^4/amu^2).
+struct Fc4View {
+  int ngroups;
+  const int* group_offset;   // [ngroups + 1]
+  const int* group_atoms;    // [ngroups][4]
+  const double* phi;         // [nquad][81] ([a][b][c][d])
+  const int* cells;          // [nquad][9] lattice coordinates of R_j, R_k, R_l
+  int roots_n;               // L = lcm(N_1, N_2, N_3)
+  int stride[3];             // L / N_d
+  const cplx* roots;         // [L] e^{2 pi i k / L}
+};
+
+// The fourth q-point of a process of class c (q1, q2, q3 full-mesh indices).
+QUANTA_HD int fourth_q(const int n[3], int q1, int q2, int q3, FourClass c) {
+  int a[3], b[3], d[3], e[3];
+  mesh_coords(q1, n, a);
+  mesh_coords(q2, n, b);
+  mesh_coords(q3, n, d);
+  const int s2 = c == FourClass::MinusMinus ? -1 : 1, s3 = c == FourClass::PlusPlus ? 1 : -1;
+  for (int k = 0; k < 3; ++k) e[k] = wrap(a[k] + s2 * b[k] + s3 * d[k], n[k]);
+  return mesh_index(e, n);
+}
+
+// The width of a four-phonon process: FourPhonon takes the velocities of its third and fourth phonons.
+QUANTA_HD double process_sigma4(const MeshView& m, int mode3, int mode4) { return process_sigma(m, mode3, mode4); }
+
+// omega1 + s2 omega2 + s3 omega3 - omega4, in FourPhonon's order of evaluation.
+QUANTA_HD double mismatch4(double w1, double w2, double w3, double w4, FourClass c) {
+  switch (c) {
+    case FourClass::PlusPlus: return w1 + w2 + w3 - w4;
+    case FourClass::PlusMinus: return w1 + w2 - w3 - w4;
+    default: return w1 - w2 - w3 - w4;
+  }
+}
+
+// Occupation factor of a process at one temperature (n: Bose-Einstein occupations of modes 2, 3, 4).
+QUANTA_HD double occupation4(double n2, double n3, double n4, FourClass c) {
+  switch (c) {
+    case FourClass::PlusPlus: return n2 * n3 * (1 + n4) - (1 + n2) * (1 + n3) * n4;
+    case FourClass::PlusMinus: return n2 * (1 + n3) * (1 + n4) - (1 + n2) * n3 * n4;
+    default: return (1 + n2) * (1 + n3) * (1 + n4) - n2 * n3 * n4;
+  }
+}
+
+// |V|^2 of a process, (eV/A^4/amu^2)^2.
+QUANTA_HD double vertex4(const MeshView& m, const Fc4View& f, int mode1, int mode2, int mode3, int mode4, FourClass c) {
+  const int nb = m.nb;
+  const bool conj2 = c == FourClass::MinusMinus, conj3 = c != FourClass::PlusPlus;
+  int m2[3], m3[3], m4[3];
+  mesh_coords(mode2 / nb, m.n, m2);
+  mesh_coords(mode3 / nb, m.n, m3);
+  mesh_coords(mode4 / nb, m.n, m4);
+  // Phase index of quadruplet t: s2 q2.R_j + s3 q3.R_k - q4.R_l in units of 2 pi / L.
+  int s2[3], s3[3], s4[3];
+  for (int d = 0; d < 3; ++d) {
+    s2[d] = (conj2 ? -1 : 1) * m2[d] * f.stride[d];
+    s3[d] = (conj3 ? -1 : 1) * m3[d] * f.stride[d];
+    s4[d] = -m4[d] * f.stride[d];
+  }
+  const cplx* e1 = m.eigenvectors + static_cast<long>(mode1) * nb;
+  const cplx* e2 = m.eigenvectors + static_cast<long>(mode2) * nb;
+  const cplx* e3 = m.eigenvectors + static_cast<long>(mode3) * nb;
+  const cplx* e4 = m.eigenvectors + static_cast<long>(mode4) * nb;
+  double vre = 0, vim = 0;
+  for (int g = 0; g < f.ngroups; ++g) {
+    const int* atoms = f.group_atoms + 4 * g;
+    cplx x2[3], x3[3], x4[3];
+    for (int k = 0; k < 3; ++k) {
+      x2[k] = conj2 ? conj(e2[3 * atoms[1] + k]) : e2[3 * atoms[1] + k];
+      x3[k] = conj3 ? conj(e3[3 * atoms[2] + k]) : e3[3 * atoms[2] + k];
+      x4[k] = conj(e4[3 * atoms[3] + k]);
+    }
+    cplx p[81];
+    for (int a = 0; a < 3; ++a) {
+      const cplx ea = e1[3 * atoms[0] + a];
+      for (int b = 0; b < 3; ++b) {
+        const cplx ab = ea * x2[b];
+        for (int cc = 0; cc < 3; ++cc) {
+          const cplx abc = ab * x3[cc];
+          for (int d = 0; d < 3; ++d) p[27 * a + 9 * b + 3 * cc + d] = abc * x4[d];
+        }
+      }
+    }
+    for (int t = f.group_offset[g]; t < f.group_offset[g + 1]; ++t) {
+      const double* phi = f.phi + 81 * static_cast<long>(t);
+      double re = 0, im = 0;
+      for (int e = 0; e < 81; ++e) {
+        re += phi[e] * p[e].re;
+        im += phi[e] * p[e].im;
+      }
+      const int* r = f.cells + 9 * static_cast<long>(t);
+      const int k = wrap(s2[0] * r[0] + s2[1] * r[1] + s2[2] * r[2] + s3[0] * r[3] + s3[1] * r[4] + s3[2] * r[5] +
+                             s4[0] * r[6] + s4[1] * r[7] + s4[2] * r[8],
+                         f.roots_n);
+      const cplx ph = f.roots[k];
+      vre += ph.re * re - ph.im * im;
+      vim += ph.re * im + ph.im * re;
+    }
+  }
+  return vre * vre + vim * vim;
+}
+
+}  // namespace quanta::phonon::kernels
