@@ -121,4 +121,72 @@ QUANTA_HD double vertex4(const MeshView& m, const Fc4View& f, int mode1, int mod
   return vre * vre + vim * vim;
 }
 
+// What the rates need besides the mesh and the constants: the occupations at up to kMaxTemperatures4
+// temperatures and FourPhonon's normalizations.
+constexpr int kMaxTemperatures4 = 8;
+struct FourRateInputs {
+  const double* bose;        // [nT][nptk * nb]
+  long bose_stride;          // nptk * nb
+  int nT;                    // 1 .. kMaxTemperatures4
+  double p4_norm;            // sqrt(pi) N^3 nb^4
+  double prefactor;          // hbar_p^2 pi / 8
+  bool with_rates;           // false: no force constants (onlyharmonic), |V|^2 = 0
+};
+
+// Sums over the processes of one irreducible mode and class, before FourPhonon's final factors.
+struct FourSums {
+  double count;              // exact up to 2^53
+  double p4;
+  double gamma[kMaxTemperatures4];
+  double wp4[kMaxTemperatures4];
+};
+
+// Adds to `acc` the allowed processes of class c of mode1 (full-mesh mode index) whose second and third
+// phonons sit at q2 and q3, in FourPhonon's band order. Each unordered set of partners is visited once over
+// all (q2, q3): ++ and -- take q3 >= q2 (k >= j when q3 = q2), +- and -- take q4 >= q3 (l >= k when equal).
+// A process is allowed when modes 2-4 have nonzero frequencies and |delta| <= sigma, sigma from the
+// velocities of modes 3 and 4; where sigma <= 0.001 rad/ps it then becomes 1/sqrt(pi), as in FourPhonon.
+// +- also excludes processes where mode 3 or 4 is mode 1 or 2. Processes with a partner at or below
+// 1.25 rad/ps are counted but carry no rate (FourPhonon).
+QUANTA_HD void pair_processes4(const MeshView& m, const Fc4View& f, const FourRateInputs& in, int mode1, int q2, int q3,
+                               FourClass c, FourSums& acc) {
+  const bool pm = c == FourClass::PlusMinus;
+  if (!pm && q3 < q2) return;
+  const int nb = m.nb;
+  const int q4 = fourth_q(m.n, mode1 / nb, q2, q3, c);
+  if (c != FourClass::PlusPlus && q4 < q3) return;
+  const double w1 = m.omega[mode1];
+  const double sqrt_pi = 1.772453850905516027298;
+  for (int j = 0; j < nb; ++j) {
+    const int mode2 = q2 * nb + j;
+    const double w2 = m.omega[mode2];
+    for (int k = (!pm && q3 == q2) ? j : 0; k < nb; ++k) {
+      const int mode3 = q3 * nb + k;
+      const double w3 = m.omega[mode3];
+      for (int l = (c != FourClass::PlusPlus && q4 == q3) ? k : 0; l < nb; ++l) {
+        const int mode4 = q4 * nb + l;
+        if (pm && (mode3 == mode1 || mode4 == mode1 || mode3 == mode2 || mode4 == mode2)) continue;
+        const double w4 = m.omega[mode4];
+        if (w2 == 0 || w3 == 0 || w4 == 0) continue;
+        double sigma = process_sigma4(m, mode3, mode4);
+        const double delta = mismatch4(w1, w2, w3, w4, c);
+        if (!(fabs(delta) <= sigma)) continue;
+        if (sigma <= double(0.001f)) sigma = 1 / sqrt_pi;
+        acc.count += 1;
+        const double e = exp(-delta * delta / (sigma * sigma));
+        acc.p4 += e / (sigma * in.p4_norm);
+        if (w2 <= 1.25 || w3 <= 1.25 || w4 <= 1.25) continue;
+        const double g = e / (sigma * sqrt_pi);
+        const double v2 = in.with_rates ? vertex4(m, f, mode1, mode2, mode3, mode4, c) : 0.0;
+        for (int it = 0; it < in.nT; ++it) {
+          const double* n = in.bose + it * in.bose_stride;
+          const double weight = occupation4(n[mode2], n[mode3], n[mode4], c) * g / (w1 * w2 * w3 * w4);
+          acc.wp4[it] += weight;
+          acc.gamma[it] += in.prefactor * weight * v2;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace quanta::phonon::kernels

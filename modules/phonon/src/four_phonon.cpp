@@ -1,7 +1,7 @@
-// Four-phonon scattering on the CPU, as FourPhonon computes it: for each irreducible mode, the allowed
-// ++, +- and -- processes (kernels/four_phonon.hpp), their count, phase space and, at every temperature in
-// one pass, their rates and weighted phase spaces. Nothing is stored per process: each is enumerated,
-// tested and evaluated once.
+// Four-phonon scattering, as FourPhonon computes it: for each irreducible mode and class (++, +-, --), the
+// allowed processes (kernels/four_phonon.hpp), their count, phase space and, at up to eight temperatures in
+// one pass, their rates and weighted phase spaces. Nothing is stored per process: each is enumerated, tested
+// and evaluated where it is found, on the CPU (OpenMP over modes) or the GPU (four_phonon_cuda.cu).
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -11,6 +11,7 @@
 #include "quanta/core/progress.hpp"
 #include "quanta/core/units.hpp"
 #include "quanta/phonon/scattering.hpp"
+#include "four_phonon_setup.hpp"
 #include "three_phonon_setup.hpp"
 
 namespace quanta::phonon {
@@ -21,52 +22,17 @@ using kernels::FourClass;
 
 constexpr FourClass kClasses[3] = {FourClass::PlusPlus, FourClass::PlusMinus, FourClass::MinusMinus};
 
-// Calls emit(mode2, mode3, mode4, delta, sigma) for each allowed process of class c of mode1 (full-mesh mode
-// index), in FourPhonon's loop order. Each unordered set of final (or initial) partners is visited once:
-//   ++: q3 >= q2 (and k >= j when q3 = q2);  +-: q4 >= q3 (l >= k when equal);  --: both.
-// A process is allowed when modes 2-4 have nonzero frequencies and |delta| <= sigma, sigma from the
-// velocities of modes 3 and 4 (where it is at most 0.001 rad/ps it then becomes 1/sqrt(pi), as in FourPhonon).
-// The +- class also excludes processes where mode 3 or 4 is mode 1 or 2.
-template <class Emit>
-void for_each_process4(const kernels::MeshView& m, int mode1, FourClass c, Emit&& emit) {
-  const int nb = m.nb, N = m.nptk, q1 = mode1 / nb;
-  const double w1 = m.omega[mode1];
-  const bool pm = c == FourClass::PlusMinus;
-  for (int q2 = 0; q2 < N; ++q2)
-    for (int q3 = pm ? 0 : q2; q3 < N; ++q3) {
-      const int q4 = kernels::fourth_q(m.n, q1, q2, q3, c);
-      if (c != FourClass::PlusPlus && q4 < q3) continue;
-      for (int j = 0; j < nb; ++j) {
-        const int mode2 = q2 * nb + j;
-        const double w2 = m.omega[mode2];
-        for (int k = (!pm && q3 == q2) ? j : 0; k < nb; ++k) {
-          const int mode3 = q3 * nb + k;
-          const double w3 = m.omega[mode3];
-          for (int l = (c != FourClass::PlusPlus && q4 == q3) ? k : 0; l < nb; ++l) {
-            const int mode4 = q4 * nb + l;
-            if (pm && (mode3 == mode1 || mode4 == mode1 || mode3 == mode2 || mode4 == mode2)) continue;
-            const double w4 = m.omega[mode4];
-            if (w2 == 0 || w3 == 0 || w4 == 0) continue;
-            double sigma = kernels::process_sigma4(m, mode3, mode4);
-            const double delta = kernels::mismatch4(w1, w2, w3, w4, c);
-            if (!(std::abs(delta) <= sigma)) continue;
-            if (sigma <= double(0.001f)) sigma = 1 / std::sqrt(units::pi);
-            emit(mode2, mode3, mode4, delta, sigma);
-          }
-        }
-      }
-    }
+// The sums of one irreducible mode and class on the CPU: every (q2, q3) pair, in FourPhonon's order.
+kernels::FourSums mode_sums_cpu(const kernels::MeshView& mesh, const kernels::Fc4View& f, const kernels::FourRateInputs& in,
+                                int mode1, FourClass c) {
+  kernels::FourSums acc{};
+  if (!kernels::scatters(mesh, mesh.omega[mode1])) return acc;
+  for (int q2 = 0; q2 < mesh.nptk; ++q2)
+    for (int q3 = 0; q3 < mesh.nptk; ++q3) kernels::pair_processes4(mesh, f, in, mode1, q2, q3, c, acc);
+  return acc;
 }
 
-// The fourth-order constants as the kernels read them: grouped by atom quadruple (file order kept within a
-// group), masses divided in, with the mesh's roots of unity.
-struct Fc4Tables {
-  std::vector<int> group_offset, group_atoms, cells;
-  std::vector<double> phi;
-  std::vector<cplx> roots;
-  int roots_n = 1;
-  int stride[3] = {1, 1, 1};
-};
+}  // namespace
 
 Fc4Tables make_fc4_tables(const FourthOrderFc& fc4, const Crystal& crystal, const std::array<int, 3>& mesh) {
   Fc4Tables t;
@@ -100,20 +66,19 @@ Fc4Tables make_fc4_tables(const FourthOrderFc& fc4, const Crystal& crystal, cons
   return t;
 }
 
-kernels::Fc4View make_fc4_view(const Fc4Tables& t) {
+kernels::Fc4View make_fc4_view(const Fc4Tables& t, const int* group_offset, const int* group_atoms, const double* phi,
+                               const int* cells, const cplx* roots) {
   kernels::Fc4View v{};
   v.ngroups = static_cast<int>(t.group_atoms.size() / 4);
-  v.group_offset = t.group_offset.data();
-  v.group_atoms = t.group_atoms.data();
-  v.phi = t.phi.data();
-  v.cells = t.cells.data();
+  v.group_offset = group_offset;
+  v.group_atoms = group_atoms;
+  v.phi = phi;
+  v.cells = cells;
   v.roots_n = t.roots_n;
   for (int d = 0; d < 3; ++d) v.stride[d] = t.stride[d];
-  v.roots = t.roots.data();
+  v.roots = roots;
   return v;
 }
-
-}  // namespace
 
 FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid& grid, const Spectrum& s, const FourthOrderFc& fc4,
                                             double scalebroad, const std::vector<double>& temperatures,
@@ -121,20 +86,13 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
   kernels::MeshView mesh = make_mesh_view(crystal, grid, s, scalebroad, s.omega.data(), s.velocity.data(), s.eigenvectors.data());
   mesh.omega_max = opt.omega_max;
   const Fc4Tables tables = make_fc4_tables(fc4, crystal, grid.n);
-  const kernels::Fc4View f = make_fc4_view(tables);
-  const bool with_rates = !fc4.quadruplets.empty();
+  const kernels::Fc4View f = make_fc4_view(tables, tables.group_offset.data(), tables.group_atoms.data(), tables.phi.data(),
+                                           tables.cells.data(), tables.roots.data());
   const int nb = s.nb, nmodes = grid.nlist() * nb, nT = static_cast<int>(temperatures.size());
   const double N = grid.nptk;
-  // Occupations of the full mesh at each temperature ([nT][nptk][nb]).
-  std::vector<double> bose(static_cast<std::size_t>(nT) * s.omega.size(), 0.0);
-  for (int it = 0; it < nT; ++it)
-    for (std::size_t m = 0; m < s.omega.size(); ++m)
-      if (s.omega[m] != 0)
-        bose[it * s.omega.size() + m] = 1.0 / (std::exp(su::hbar * s.omega[m] / su::kB / temperatures[it]) - 1.0);
+  const std::size_t nfull = s.omega.size();
   // FourPhonon's normalizations: P4 divides by N^3 nb^4; a rate is hbar_p^2 pi / 8 |V|^2 F G / (w1 w2 w3 w4),
   // times 3.37617087e9 (its single-precision literal) taking (eV/A^4/amu^2)^2 / (rad/ps)^4 to 1/ps, over N^2.
-  const double p4_norm = std::sqrt(units::pi) * N * N * N * std::pow(double(nb), 4);
-  const double rate_prefactor = su::hbar_p * su::hbar_p * units::pi / 8;
   const double rate_units = double(3.37617087f) * 1e9 / N / N;
 
   FourPhononScattering r;
@@ -148,42 +106,49 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
       at.gamma[c].assign(nmodes, 0.0);
       at.wp4[c].assign(nmodes, 0.0);
     }
-  Progress progress("four-phonon scattering", static_cast<std::size_t>(nmodes), opt.quiet);
+  // Temperatures in groups of at most kMaxTemperatures4 (each group evaluates every process again).
+  for (int t0 = 0; t0 < std::max(nT, 1); t0 += kernels::kMaxTemperatures4) {
+    const int nt = std::min(kernels::kMaxTemperatures4, nT - t0);
+    std::vector<double> bose(static_cast<std::size_t>(std::max(nt, 1)) * nfull, 0.0);
+    for (int it = 0; it < nt; ++it)
+      for (std::size_t m = 0; m < nfull; ++m)
+        if (s.omega[m] != 0) bose[it * nfull + m] = 1.0 / (std::exp(su::hbar * s.omega[m] / su::kB / temperatures[t0 + it]) - 1.0);
+    kernels::FourRateInputs in{};
+    in.bose = bose.data();
+    in.bose_stride = static_cast<long>(nfull);
+    in.nT = std::max(nt, 0);
+    in.p4_norm = std::sqrt(units::pi) * N * N * N * std::pow(double(nb), 4);
+    in.prefactor = su::hbar_p * su::hbar_p * units::pi / 8;
+    in.with_rates = !fc4.quadruplets.empty();
+    std::vector<kernels::FourSums> sums;  // [nmodes][3]
+    if (opt.backend == Backend::Cuda) {
+#ifdef QUANTA_HAVE_CUDA
+      sums = kernels::four_phonon_sums_cuda(mesh, tables, grid.irreducible, bose, in, nmodes, opt.quiet);
+#else
+      throw Error("four-phonon scattering: the CUDA backend was requested but quanta was built without CUDA");
+#endif
+    } else {
+      sums.resize(static_cast<std::size_t>(nmodes) * 3);
+      Progress progress("four-phonon scattering", static_cast<std::size_t>(nmodes), opt.quiet);
 #pragma omp parallel for schedule(dynamic, 1)
-  for (int m = 0; m < nmodes; ++m) {
-    const int mode1 = grid.irreducible[m / nb] * nb + m % nb;
-    const double w1 = s.omega[mode1];
-    if (kernels::scatters(mesh, w1))
+      for (int m = 0; m < nmodes; ++m) {
+        const int mode1 = grid.irreducible[m / nb] * nb + m % nb;
+        for (int c = 0; c < 3; ++c) sums[static_cast<std::size_t>(m) * 3 + c] = mode_sums_cpu(mesh, f, in, mode1, kClasses[c]);
+        progress.advance(1);
+      }
+      progress.finish();
+    }
+    for (int m = 0; m < nmodes; ++m)
       for (int c = 0; c < 3; ++c) {
-        std::int64_t count = 0;
-        double p4 = 0;
-        std::vector<double> gamma(nT, 0.0), wp4(nT, 0.0);
-        for_each_process4(mesh, mode1, kClasses[c], [&](int mode2, int mode3, int mode4, double delta, double sigma) {
-          ++count;
-          const double e = std::exp(-delta * delta / (sigma * sigma));
-          p4 += e / (sigma * p4_norm);
-          const double w2 = s.omega[mode2], w3 = s.omega[mode3], w4 = s.omega[mode4];
-          // FourPhonon gives no weight to processes with a partner at or below 1.25 rad/ps (still counted).
-          if (w2 <= 1.25 || w3 <= 1.25 || w4 <= 1.25) return;
-          const double g = e / (sigma * std::sqrt(units::pi));
-          const double v2 = with_rates ? kernels::vertex4(mesh, f, mode1, mode2, mode3, mode4, kClasses[c]) : 0.0;
-          for (int it = 0; it < nT; ++it) {
-            const double* n = bose.data() + it * s.omega.size();
-            const double weight = kernels::occupation4(n[mode2], n[mode3], n[mode4], kClasses[c]) * g / (w1 * w2 * w3 * w4);
-            wp4[it] += weight;
-            gamma[it] += rate_prefactor * weight * v2;
-          }
-        });
-        r.count[c][m] = count;
-        r.phase_space[c][m] = p4;
-        for (int it = 0; it < nT; ++it) {
-          r.per_t[it].gamma[c][m] = gamma[it] * rate_units;
-          r.per_t[it].wp4[c][m] = wp4[it] / N / N;
+        const kernels::FourSums& a = sums[static_cast<std::size_t>(m) * 3 + c];
+        r.count[c][m] = static_cast<std::int64_t>(a.count);
+        r.phase_space[c][m] = a.p4;
+        for (int it = 0; it < nt; ++it) {
+          r.per_t[t0 + it].gamma[c][m] = a.gamma[it] * rate_units;
+          r.per_t[t0 + it].wp4[c][m] = a.wp4[it] / N / N;
         }
       }
-    progress.advance(1);
   }
-  progress.finish();
   for (const auto& at : r.per_t)
     for (int c = 0; c < 3; ++c)
       for (double g : at.gamma[c])

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "../io/outputs.hpp"
 #include "quanta/core/error.hpp"
@@ -160,10 +161,12 @@ RunSummary run(const RunOptions& opt) {
       std::int64_t n[3] = {0, 0, 0};
       for (int c = 0; c < 3; ++c)
         for (std::int64_t x : sc.p4.count[c]) n[c] += x;
+      meta.timings.emplace_back("four_phonon_processes", t.seconds());
+      char took[64];
+      std::snprintf(took, sizeof took, " in %.2f s", meta.timings.back().second);
       note("phonon", opt.quiet, std::to_string(fc4.quadruplets.size()) + " fourth-order quadruplets; " + std::to_string(n[0]) +
                                     " ++, " + std::to_string(n[1]) + " +- and " + std::to_string(n[2]) + " -- processes" +
-                                    (backend == Backend::Cuda ? " (evaluated on the CPU: four-phonon processes have no CUDA backend yet)" : ""));
-      meta.timings.emplace_back("four_phonon_processes", t.seconds());
+                                    " (" + to_string(backend) + ")" + took);
       s.seconds_scattering += meta.timings.back().second;
     }
 

@@ -98,26 +98,6 @@ TEST(FourPhononSi, DefaultModeMatchesFourPhonon) {
   EXPECT_NEAR(conv, conv_ref, 1e-5 * conv_ref);
 }
 
-// The harmonic stage of a run, for experiments on the four-phonon step alone.
-struct Harmonic {
-  Control control;
-  SymmetryInfo sym;
-  QGrid grid;
-  Spectrum spectrum;
-};
-Harmonic harmonic_stage(const std::filesystem::path& dir) {
-  Harmonic h;
-  h.control = read_control(dir / "CONTROL");
-  const HarmonicModel model = read_phonopy_fc2(dir / "FORCE_CONSTANTS_2ND", h.control);
-  h.sym = find_symmetry(h.control.crystal);
-  h.grid = build_qgrid(h.control.ngrid, h.sym);
-  std::vector<Vec3> q(h.grid.nptk);
-  for (int i = 0; i < h.grid.nptk; ++i) q[i] = qfrac_to_cart(h.control.crystal, h.grid.qfrac[i]);
-  h.spectrum = compute_spectrum(model, q, SpectrumOptions{});
-  symmetrize_and_fix_gamma(h.control.crystal, h.sym, h.grid, h.spectrum);
-  return h;
-}
-
 // Replaces the eigenvectors of every degenerate set (frequencies within 1e-6 relative) by a random unitary
 // combination of them: an equally valid eigensolver output.
 void rotate_degenerate_sets(Spectrum& s, std::mt19937& rng) {

@@ -13,6 +13,11 @@
 #include <vector>
 
 #include "quanta/phonon/control.hpp"
+#include "quanta/phonon/force_constants.hpp"
+#include "quanta/phonon/harmonic.hpp"
+#include "quanta/phonon/qgrid.hpp"
+#include "quanta/phonon/spectrum.hpp"
+#include "quanta/phonon/symmetry.hpp"
 #include "quanta/test/data.hpp"
 
 namespace quanta::phonon::test {
@@ -117,6 +122,26 @@ inline Control si_control() {
   }();
   static const Control c = read_control(file);
   return c;
+}
+
+// The harmonic stage of a run, for experiments on the four-phonon step alone.
+struct Harmonic {
+  Control control;
+  SymmetryInfo sym;
+  QGrid grid;
+  Spectrum spectrum;
+};
+inline Harmonic harmonic_stage(const std::filesystem::path& dir) {
+  Harmonic h;
+  h.control = read_control(dir / "CONTROL");
+  const HarmonicModel model = read_phonopy_fc2(dir / "FORCE_CONSTANTS_2ND", h.control);
+  h.sym = find_symmetry(h.control.crystal);
+  h.grid = build_qgrid(h.control.ngrid, h.sym);
+  std::vector<Vec3> q(h.grid.nptk);
+  for (int i = 0; i < h.grid.nptk; ++i) q[i] = qfrac_to_cart(h.control.crystal, h.grid.qfrac[i]);
+  h.spectrum = compute_spectrum(model, q, SpectrumOptions{});
+  symmetrize_and_fix_gamma(h.control.crystal, h.sym, h.grid, h.spectrum);
+  return h;
 }
 
 }  // namespace quanta::phonon::test
