@@ -42,8 +42,6 @@ struct Unsupported {
   std::string_view group, key, feature, instead;
 };
 const Unsupported kUnsupported[] = {
-    {Unsupported::IfTrue, "flags", "four_phonon_iteration", "four-phonon scattering in the iterative BTE",
-     "four_phonon_iteration=.false. (three-phonon processes enter the iterative solution, convergence=.true.)"},
     {Unsupported::IfPositive, "parameters", "num_sample_process_3ph", "FourPhonon's sampling of three-phonon processes",
      "no sampling (remove the key, or -1): every allowed process is evaluated, on the GPU when the full count is too slow on CPUs"},
     {Unsupported::IfPositive, "parameters", "num_sample_process_3ph_phase_space", "FourPhonon's sampled three-phonon phase space",
@@ -259,6 +257,9 @@ Control read_control(const std::filesystem::path& file) {
   c.autoisotopes = fl.get_bool_or("autoisotopes", true);
   c.onlyharmonic = fl.get_bool_or("onlyharmonic", false);
   c.four_phonon = fl.get_bool_or("four_phonon", false);
+  c.four_phonon_iteration = fl.get_bool_or("four_phonon_iteration", false);
+  if (c.four_phonon_iteration && !(c.four_phonon && c.convergence))
+    bad(fl, "four_phonon_iteration", ".true.", "four_phonon=.true. and convergence=.true. with it (FourPhonon's rule)");
   c.espresso = fl.get_bool_or("espresso", false);
   c.boundaries = fl.get_bool_or("boundaries", false);
   if (c.boundaries && !(c.boundary_length > 0)) bad(par, "l", std::to_string(c.boundary_length), "a positive grain size L in nm (boundaries=.true.)");

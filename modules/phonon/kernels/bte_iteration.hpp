@@ -46,6 +46,30 @@ QUANTA_HD void scattering_sum(const IterationView& v, int m, const int* image, i
   }
 }
 
+// The four-phonon processes of the iteration (FourPhonon's four_phonon_iteration), rates at one temperature.
+struct FourIterationView {
+  const std::int64_t* offset;        // [nmodes + 1]
+  const int* mode2;
+  const int* mode3;
+  const int* mode4;
+  const signed char* cls;            // 0 ++, 1 +-, 2 --
+  const double* rate;                // [process][nT], 1/ps
+  int nT, t;
+};
+
+// Adds to D the four-phonon part of irreducible mode m's sum, carried by `image`:
+// ++ G (F4 - F2 - F3), +- G (F4 - F2 + F3), -- G (F4 + F2 + F3).
+QUANTA_HD void scattering_sum4(const IterationView& v, const FourIterationView& f, int m, const int* image, double D[3]) {
+  for (std::int64_t k = f.offset[m]; k < f.offset[m + 1]; ++k) {
+    const double g = f.rate[k * f.nT + f.t];
+    const double s2 = f.cls[k] == 2 ? 1.0 : -1.0, s3 = f.cls[k] == 0 ? -1.0 : 1.0;
+    const double* f2 = mapped_F(v, image, f.mode2[k]);
+    const double* f3 = mapped_F(v, image, f.mode3[k]);
+    const double* f4 = mapped_F(v, image, f.mode4[k]);
+    for (int c = 0; c < 3; ++c) D[c] += g * (f4[c] + s2 * f2[c] + s3 * f3[c]);
+  }
+}
+
 // F at one mesh mode from its driving term v omega (vw), its class's tau, D and the point's symmetrizer S
 // (row-major 3x3).
 QUANTA_HD void updated_F(const double vw[3], double tau, const double D[3], const double* S, double out[3]) {

@@ -148,8 +148,14 @@ struct FourSums {
 // velocities of modes 3 and 4; where sigma <= 0.001 rad/ps it then becomes 1/sqrt(pi), as in FourPhonon.
 // +- also excludes processes where mode 3 or 4 is mode 1 or 2. Processes with a partner at or below
 // 1.25 rad/ps are counted but carry no rate (FourPhonon).
+// `keep`, when it is not NoProcessSink, receives each process that carries a rate: keep(mode2, mode3, mode4,
+// rates), rates[it] its share of acc.gamma[it] (before FourPhonon's final factor), for the iterative BTE.
+struct NoProcessSink {
+  QUANTA_HD void operator()(int, int, int, const double*) const {}
+};
+template <class Sink = NoProcessSink>
 QUANTA_HD void pair_processes4(const MeshView& m, const Fc4View& f, const FourRateInputs& in, int mode1, int q2, int q3,
-                               FourClass c, FourSums& acc) {
+                               FourClass c, FourSums& acc, Sink&& keep = Sink{}) {
   const bool pm = c == FourClass::PlusMinus;
   if (!pm && q3 < q2) return;
   const int nb = m.nb;
@@ -178,12 +184,15 @@ QUANTA_HD void pair_processes4(const MeshView& m, const Fc4View& f, const FourRa
         if (w2 <= 1.25 || w3 <= 1.25 || w4 <= 1.25) continue;
         const double g = e / (sigma * sqrt_pi);
         const double v2 = in.with_rates ? vertex4(m, f, mode1, mode2, mode3, mode4, c) : 0.0;
+        double rates[kMaxTemperatures4];
         for (int it = 0; it < in.nT; ++it) {
           const double* n = in.bose + it * in.bose_stride;
           const double weight = occupation4(n[mode2], n[mode3], n[mode4], c) * g / (w1 * w2 * w3 * w4);
           acc.wp4[it] += weight;
-          acc.gamma[it] += in.prefactor * weight * v2;
+          rates[it] = in.prefactor * weight * v2;
+          acc.gamma[it] += rates[it];
         }
+        keep(mode2, mode3, mode4, rates);
       }
     }
   }

@@ -164,7 +164,7 @@ IterationData iteration_data(const QGrid& grid, const Spectrum& s, const BteSymm
 
 BteSolution solve_bte(const Crystal& c, const QGrid& grid, const Spectrum& s, const BteSymmetry& sym,
                       const std::vector<double>& total_rate, const ThreePhononProcesses& p, const ThreePhononRates& r,
-                      double t, const BteOptions& opt) {
+                      double t, const BteOptions& opt, const FourPhononIteration& four) {
   const int nb = s.nb;
   const std::size_t nfull = static_cast<std::size_t>(grid.nptk) * nb;
   const IterationData d = iteration_data(grid, s, sym, total_rate);
@@ -180,7 +180,10 @@ BteSolution solve_bte(const Crystal& c, const QGrid& grid, const Spectrum& s, co
   std::function<void(std::vector<double>&)> step;
 #ifdef QUANTA_HAVE_CUDA
   std::unique_ptr<kernels::BteIterationCuda> gpu;
-  if (opt.backend == Backend::Cuda) {
+  if (opt.backend == Backend::Cuda && four.processes) {
+    note("phonon", opt.quiet, "iterative BTE with four-phonon processes: on the CPU (no CUDA step for them yet)");
+    sol.backend = "cpu (four-phonon iteration)";
+  } else if (opt.backend == Backend::Cuda) {
     try {
       gpu = std::make_unique<kernels::BteIterationCuda>(p, r, d.vw, d.tau, d.symmetrizer, d.irreducible_mode, d.image, d.op_of_point, nb);
     } catch (const OutOfDeviceMemory& e) {
@@ -197,11 +200,19 @@ BteSolution solve_bte(const Crystal& c, const QGrid& grid, const Spectrum& s, co
     const std::vector<double> old = F;
     const kernels::IterationView v{nb, p.plus.offset.data(), p.minus.offset.data(), p.plus.mode2.data(), p.plus.mode3.data(),
                                    p.minus.mode2.data(), p.minus.mode3.data(), r.process_plus.data(), r.process_minus.data(), old.data()};
+    kernels::FourIterationView v4{};
+    if (four.processes) {
+      const auto& fp = *four.processes;
+      v4 = {fp.offset.data(), fp.mode2.data(), fp.mode3.data(), fp.mode4.data(), reinterpret_cast<const signed char*>(fp.cls.data()),
+            fp.rate.data(), four.nT, four.t};
+    }
 #pragma omp parallel for schedule(dynamic, 64)
     for (std::int64_t m = 0; m < static_cast<std::int64_t>(nfull); ++m) {
       const std::size_t q = m / nb;
       double D[3] = {0, 0, 0};
-      kernels::scattering_sum(v, d.irreducible_mode[m], &d.image[static_cast<std::size_t>(d.op_of_point[q]) * grid.nptk], 0, 1, D);
+      const int* image = &d.image[static_cast<std::size_t>(d.op_of_point[q]) * grid.nptk];
+      kernels::scattering_sum(v, d.irreducible_mode[m], image, 0, 1, D);
+      if (four.processes) kernels::scattering_sum4(v, v4, d.irreducible_mode[m], image, D);
       kernels::updated_F(&d.vw[3 * m], d.tau[m], D, &d.symmetrizer[9 * q], &F[3 * m]);
     }
   };

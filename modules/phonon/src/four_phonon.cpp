@@ -8,6 +8,7 @@
 
 #include "../kernels/four_phonon.hpp"
 #include "quanta/core/error.hpp"
+#include "quanta/core/host_memory.hpp"
 #include "quanta/core/progress.hpp"
 #include "quanta/core/units.hpp"
 #include "quanta/phonon/scattering.hpp"
@@ -30,6 +31,60 @@ kernels::FourSums mode_sums_cpu(const kernels::MeshView& mesh, const kernels::Fc
   for (int q2 = 0; q2 < mesh.nptk; ++q2)
     for (int q3 = 0; q3 < mesh.nptk; ++q3) kernels::pair_processes4(mesh, f, in, mode1, q2, q3, c, acc);
   return acc;
+}
+
+// The CPU pass that also keeps every process carrying a rate (four_phonon_iteration): first the counts
+// alone (no matrix elements, cheap) to size the lists against the host's memory, then the full pass.
+std::vector<kernels::FourSums> sums_keeping_processes(const kernels::MeshView& mesh, const kernels::Fc4View& f,
+                                                      const kernels::FourRateInputs& in, const QGrid& grid, int nb, int nmodes,
+                                                      double rate_units, bool quiet, FourPhononScattering::Processes& kept) {
+  kernels::FourRateInputs count_only = in;
+  count_only.nT = 0;
+  count_only.with_rates = false;
+  std::vector<double> count(nmodes, 0.0);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int m = 0; m < nmodes; ++m)
+    for (int c = 0; c < 3; ++c) count[m] += mode_sums_cpu(mesh, f, count_only, grid.irreducible[m / nb] * nb + m % nb, kClasses[c]).count;
+  const double total = std::accumulate(count.begin(), count.end(), 0.0);
+  // Held twice while the per-mode lists are gathered into one.
+  require_host_memory(bytes_of(2 * (3 * sizeof(std::int32_t) + 1 + in.nT * sizeof(double)), static_cast<std::size_t>(total)),
+                      "the " + std::to_string(static_cast<long long>(total)) +
+                          " four-phonon processes kept for four_phonon_iteration (indices and rates)");
+  std::vector<FourPhononScattering::Processes> per_mode(nmodes);
+  std::vector<kernels::FourSums> sums(static_cast<std::size_t>(nmodes) * 3);
+  Progress progress("four-phonon scattering (processes kept)", static_cast<std::size_t>(nmodes), quiet);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int m = 0; m < nmodes; ++m) {
+    const int mode1 = grid.irreducible[m / nb] * nb + m % nb;
+    auto& p = per_mode[m];
+    for (int c = 0; c < 3; ++c) {
+      kernels::FourSums acc{};
+      if (kernels::scatters(mesh, mesh.omega[mode1]))
+        for (int q2 = 0; q2 < mesh.nptk; ++q2)
+          for (int q3 = 0; q3 < mesh.nptk; ++q3)
+            kernels::pair_processes4(mesh, f, in, mode1, q2, q3, kClasses[c], acc, [&](int m2, int m3, int m4, const double* rates) {
+              p.mode2.push_back(m2);
+              p.mode3.push_back(m3);
+              p.mode4.push_back(m4);
+              p.cls.push_back(static_cast<std::int8_t>(c));
+              for (int it = 0; it < in.nT; ++it) p.rate.push_back(rates[it] * rate_units);
+            });
+      sums[static_cast<std::size_t>(m) * 3 + c] = acc;
+    }
+    progress.advance(1);
+  }
+  progress.finish();
+  kept = {};
+  kept.offset.push_back(0);
+  for (const auto& p : per_mode) {
+    kept.mode2.insert(kept.mode2.end(), p.mode2.begin(), p.mode2.end());
+    kept.mode3.insert(kept.mode3.end(), p.mode3.begin(), p.mode3.end());
+    kept.mode4.insert(kept.mode4.end(), p.mode4.begin(), p.mode4.end());
+    kept.cls.insert(kept.cls.end(), p.cls.begin(), p.cls.end());
+    kept.rate.insert(kept.rate.end(), p.rate.begin(), p.rate.end());
+    kept.offset.push_back(static_cast<std::int64_t>(kept.mode2.size()));
+  }
+  return sums;
 }
 
 }  // namespace
@@ -82,7 +137,10 @@ kernels::Fc4View make_fc4_view(const Fc4Tables& t, const int* group_offset, cons
 
 FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid& grid, const Spectrum& s, const FourthOrderFc& fc4,
                                             double scalebroad, const std::vector<double>& temperatures,
-                                            const ScatteringOptions& opt) {
+                                            const ScatteringOptions& opt, bool keep_processes) {
+  if (keep_processes && temperatures.size() > static_cast<std::size_t>(kernels::kMaxTemperatures4))
+    throw InputError("CONTROL", 0, "T", std::to_string(temperatures.size()) + " temperatures with four_phonon_iteration",
+                     "at most " + std::to_string(kernels::kMaxTemperatures4) + " (run the others separately)");
   kernels::MeshView mesh = make_mesh_view(crystal, grid, s, scalebroad, s.omega.data(), s.velocity.data(), s.eigenvectors.data());
   mesh.omega_max = opt.omega_max;
   const Fc4Tables tables = make_fc4_tables(fc4, crystal, grid.n);
@@ -121,7 +179,9 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
     in.prefactor = su::hbar_p * su::hbar_p * units::pi / 8;
     in.with_rates = !fc4.quadruplets.empty();
     std::vector<kernels::FourSums> sums;  // [nmodes][3]
-    if (opt.backend == Backend::Cuda) {
+    if (keep_processes) {
+      sums = sums_keeping_processes(mesh, f, in, grid, nb, nmodes, rate_units, opt.quiet, r.processes);
+    } else if (opt.backend == Backend::Cuda) {
 #ifdef QUANTA_HAVE_CUDA
       sums = kernels::four_phonon_sums_cuda(mesh, tables, grid.irreducible, bose, in, nmodes, opt.quiet);
 #else

@@ -157,7 +157,8 @@ RunSummary run(const RunOptions& opt) {
         meta.input_hashes.emplace_back("FORCE_CONSTANTS_4TH", file_digest(fc4_file));
       }
       sc.four_phonon = true;
-      sc.p4 = four_phonon_scattering(crystal, grid, spectrum, fc4, control.scalebroad, r.temperatures, so3);
+      sc.p4 = four_phonon_scattering(crystal, grid, spectrum, fc4, control.scalebroad, r.temperatures, so3,
+                                     control.four_phonon_iteration && !control.onlyharmonic);
       std::int64_t n[3] = {0, 0, 0};
       for (int c = 0; c < 3; ++c)
         for (std::int64_t x : sc.p4.count[c]) n[c] += x;
@@ -201,7 +202,10 @@ RunSummary run(const RunOptions& opt) {
       if (sc.four_phonon)  // FourPhonon's default: four-phonon scattering enters through the relaxation time only
         for (std::size_t m = 0; m < tr.total_rate.size(); ++m)
           for (int c = 0; c < 3; ++c) tr.total_rate[m] += sc.p4.per_t[it].gamma[c][m];
-      tr.bte = solve_bte(crystal, grid, spectrum, bsym, tr.total_rate, processes, tr.rates, T, bo);
+      FourPhononIteration four;
+      if (sc.four_phonon && control.four_phonon_iteration)
+        four = {&sc.p4.processes, static_cast<int>(it), static_cast<int>(r.temperatures.size())};
+      tr.bte = solve_bte(crystal, grid, spectrum, bsym, tr.total_rate, processes, tr.rates, T, bo, four);
       tr.rates.process_plus = {};
       tr.rates.process_minus = {};
       tr.cumulative = cumulative_kappa(crystal, grid, spectrum, bsym, tr.bte.F, T, control.nticks);

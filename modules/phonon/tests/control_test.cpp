@@ -37,11 +37,19 @@ TEST(Control, FourPhononExampleAsShippedIsRead) {
   EXPECT_TRUE(c.four_phonon);
 }
 
+// four_phonon_iteration needs four_phonon and the iterative solution, as in FourPhonon.
+TEST(Control, FourPhononIterationNeedsFourPhonon) {
+  TempDir d;
+  const auto [file, number] = control_with(d, "flags", "four_phonon_iteration=.true.");  // four_phonon stays .false.
+  const std::string msg = error_of(file);
+  EXPECT_NE(msg.find("four_phonon_iteration"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("four_phonon=.true. and convergence=.true."), std::string::npos) << msg;
+}
+
 // Each key of a ShengBTE/FourPhonon feature quanta lacks, set to ask for it: refused, naming the line and the key, with
 // what quanta offers instead.
 TEST(Control, UnsupportedFeaturesAreRefusedNamingLineAndKey) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"flags", "four_phonon_iteration=.true."},
       {"flags", "nanowires=.true."},
       {"flags", "nanolength=.true."},
       {"flags", "normal=.true."},
