@@ -141,28 +141,20 @@ struct FourSums {
   double wp4[kMaxTemperatures4];
 };
 
-// Adds to `acc` the allowed processes of class c of mode1 (full-mesh mode index) whose second and third
-// phonons sit at q2 and q3, in FourPhonon's band order. Each unordered set of partners is visited once over
-// all (q2, q3): ++ and -- take q3 >= q2 (k >= j when q3 = q2), +- and -- take q4 >= q3 (l >= k when equal).
-// A process is allowed when modes 2-4 have nonzero frequencies and |delta| <= sigma, sigma from the
-// velocities of modes 3 and 4; where sigma <= 0.001 rad/ps it then becomes 1/sqrt(pi), as in FourPhonon.
-// +- also excludes processes where mode 3 or 4 is mode 1 or 2. Processes with a partner at or below
-// 1.25 rad/ps are counted but carry no rate (FourPhonon).
-// `keep`, when it is not NoProcessSink, receives each process that carries a rate: keep(mode2, mode3, mode4,
-// rates), rates[it] its share of acc.gamma[it] (before FourPhonon's final factor), for the iterative BTE.
-struct NoProcessSink {
-  QUANTA_HD void operator()(int, int, int, const double*) const {}
-};
-template <class Sink = NoProcessSink>
-QUANTA_HD void pair_processes4(const MeshView& m, const Fc4View& f, const FourRateInputs& in, int mode1, int q2, int q3,
-                               FourClass c, FourSums& acc, Sink&& keep = Sink{}) {
+// Calls allowed(mode2, mode3, mode4, delta, sigma) for each allowed process of class c of mode1 (full-mesh
+// mode index) whose second and third phonons sit at q2 and q3, in FourPhonon's band order. Each unordered
+// set of partners is visited once over all (q2, q3): ++ and -- take q3 >= q2 (k >= j when q3 = q2), +- and
+// -- take q4 >= q3 (l >= k when equal). A process is allowed when modes 2-4 have nonzero frequencies and
+// |delta| <= sigma, sigma from the velocities of modes 3 and 4; where sigma <= 0.001 rad/ps it then becomes
+// 1/sqrt(pi), as in FourPhonon. +- also excludes processes where mode 3 or 4 is mode 1 or 2.
+template <class Allowed>
+QUANTA_HD void visit_pair4(const MeshView& m, int mode1, int q2, int q3, FourClass c, Allowed&& allowed) {
   const bool pm = c == FourClass::PlusMinus;
   if (!pm && q3 < q2) return;
   const int nb = m.nb;
   const int q4 = fourth_q(m.n, mode1 / nb, q2, q3, c);
   if (c != FourClass::PlusPlus && q4 < q3) return;
   const double w1 = m.omega[mode1];
-  const double sqrt_pi = 1.772453850905516027298;
   for (int j = 0; j < nb; ++j) {
     const int mode2 = q2 * nb + j;
     const double w2 = m.omega[mode2];
@@ -177,25 +169,55 @@ QUANTA_HD void pair_processes4(const MeshView& m, const Fc4View& f, const FourRa
         double sigma = process_sigma4(m, mode3, mode4);
         const double delta = mismatch4(w1, w2, w3, w4, c);
         if (!(fabs(delta) <= sigma)) continue;
-        if (sigma <= double(0.001f)) sigma = 1 / sqrt_pi;
-        acc.count += 1;
-        const double e = exp(-delta * delta / (sigma * sigma));
-        acc.p4 += e / (sigma * in.p4_norm);
-        if (w2 <= 1.25 || w3 <= 1.25 || w4 <= 1.25) continue;
-        const double g = e / (sigma * sqrt_pi);
-        const double v2 = in.with_rates ? vertex4(m, f, mode1, mode2, mode3, mode4, c) : 0.0;
-        double rates[kMaxTemperatures4];
-        for (int it = 0; it < in.nT; ++it) {
-          const double* n = in.bose + it * in.bose_stride;
-          const double weight = occupation4(n[mode2], n[mode3], n[mode4], c) * g / (w1 * w2 * w3 * w4);
-          acc.wp4[it] += weight;
-          rates[it] = in.prefactor * weight * v2;
-          acc.gamma[it] += rates[it];
-        }
-        keep(mode2, mode3, mode4, rates);
+        if (sigma <= double(0.001f)) sigma = 1 / 1.772453850905516027298;  // 1 / sqrt(pi)
+        allowed(mode2, mode3, mode4, delta, sigma);
       }
     }
   }
+}
+
+// The process's count and phase space; returns whether it carries a rate (FourPhonon gives none to a
+// process with a partner at or below 1.25 rad/ps, which still counts).
+QUANTA_HD bool count_process4(const MeshView& m, const FourRateInputs& in, int mode2, int mode3, int mode4, double delta,
+                              double sigma, FourSums& acc) {
+  acc.count += 1;
+  acc.p4 += exp(-delta * delta / (sigma * sigma)) / (sigma * in.p4_norm);
+  return !(m.omega[mode2] <= 1.25 || m.omega[mode3] <= 1.25 || m.omega[mode4] <= 1.25);
+}
+
+// The process's rate and weighted phase space at each temperature, added to `acc`; `rates` receives its
+// rates (before FourPhonon's final factor).
+QUANTA_HD void rate_process4(const MeshView& m, const Fc4View& f, const FourRateInputs& in, int mode1, int mode2, int mode3,
+                             int mode4, FourClass c, FourSums& acc, double* rates) {
+  const double w1 = m.omega[mode1], w2 = m.omega[mode2], w3 = m.omega[mode3], w4 = m.omega[mode4];
+  double sigma = process_sigma4(m, mode3, mode4);
+  if (sigma <= double(0.001f)) sigma = 1 / 1.772453850905516027298;
+  const double delta = mismatch4(w1, w2, w3, w4, c);
+  const double g = exp(-delta * delta / (sigma * sigma)) / (sigma * 1.772453850905516027298);
+  const double v2 = in.with_rates ? vertex4(m, f, mode1, mode2, mode3, mode4, c) : 0.0;
+  for (int it = 0; it < in.nT; ++it) {
+    const double* n = in.bose + it * in.bose_stride;
+    const double weight = occupation4(n[mode2], n[mode3], n[mode4], c) * g / (w1 * w2 * w3 * w4);
+    acc.wp4[it] += weight;
+    rates[it] = in.prefactor * weight * v2;
+    acc.gamma[it] += rates[it];
+  }
+}
+
+// Everything of the pair (q2, q3) in one call: the CPU's loop. `keep`, when it is not NoProcessSink, receives
+// each process that carries a rate: keep(mode2, mode3, mode4, rates), for the iterative BTE.
+struct NoProcessSink {
+  QUANTA_HD void operator()(int, int, int, const double*) const {}
+};
+template <class Sink = NoProcessSink>
+QUANTA_HD void pair_processes4(const MeshView& m, const Fc4View& f, const FourRateInputs& in, int mode1, int q2, int q3,
+                               FourClass c, FourSums& acc, Sink&& keep = Sink{}) {
+  visit_pair4(m, mode1, q2, q3, c, [&](int mode2, int mode3, int mode4, double delta, double sigma) {
+    if (!count_process4(m, in, mode2, mode3, mode4, delta, sigma, acc)) return;
+    double rates[kMaxTemperatures4];
+    rate_process4(m, f, in, mode1, mode2, mode3, mode4, c, acc, rates);
+    keep(mode2, mode3, mode4, rates);
+  });
 }
 
 }  // namespace quanta::phonon::kernels

@@ -1,7 +1,8 @@
 // CUDA backend of four-phonon scattering: thread blocks per irreducible mode and class, each taking a chunk
-// of the (q2, q3) pairs; its threads stride through the chunk and run kernels::pair_processes4 (the CPU's
-// code) on each pair, block reductions form the chunk's sums and the host adds the chunks in order: no
-// atomics, and the same sums whatever the launch order. Nothing is
+// of the (q2, q3) pairs and running the CPU's selection and evaluation (kernels/four_phonon.hpp) on them,
+// with a queue in shared memory between the two (below); block reductions form the chunk's sums and the host
+// adds the chunks in order. Which thread evaluates a queued process varies from run to run, so the sums may
+// differ in their last bits between runs (the parity test allows 1e-10). Nothing is
 // stored per process, so the device holds only the mesh (frequencies, velocities, eigenvectors), the
 // occupations and the force constants, whatever the number of processes. Modes go in launches of a few
 // hundred blocks, so that progress can be reported.
@@ -20,22 +21,53 @@ namespace {
 
 constexpr int kBlock = 128;
 
+// Processes queued per round in shared memory (3 mode indices each; 36 KiB).
+constexpr int kQueue = 3072;
+
 // Block (mode, class, chunk): the chunk-th of `chunks` equal parts of the mode's (q2, q3) pairs; partial
-// sums out[(m * 3 + class) * chunks + chunk], added up on the host in chunk order.
+// sums out[(m * 3 + class) * chunks + chunk], added up on the host in chunk order. In each round every thread
+// tests the candidates of one pair (kernels::visit_pair4), counts the allowed processes and queues those that
+// carry a rate; then all threads evaluate the queue together, one process each, so that the matrix elements
+// run with full warps instead of the one or two lanes whose pair happened to hold a process. A process that
+// finds the queue full is evaluated by its own thread at once.
 __global__ void four_phonon_kernel(MeshView mesh, Fc4View f, FourRateInputs in, const int* __restrict__ irreducible,
                                    int m0, int chunks, FourSums* __restrict__ out) {
   using Reduce = cub::BlockReduce<double, kBlock>;
   __shared__ typename Reduce::TempStorage tmp;
+  __shared__ int queue[kQueue][3];
+  __shared__ int queued;
   const int chunk = static_cast<int>(blockIdx.x) % chunks, mc = static_cast<int>(blockIdx.x) / chunks;
   const int m = m0 + mc / 3, nb = mesh.nb;
   const FourClass c = static_cast<FourClass>(mc % 3);
   const int mode1 = irreducible[m / nb] * nb + m % nb;
   FourSums acc{};
+  double rates[kMaxTemperatures4];
   if (scatters(mesh, mesh.omega[mode1])) {
     const long pairs = static_cast<long>(mesh.nptk) * mesh.nptk, per_chunk = (pairs + chunks - 1) / chunks;
-    const long end = min(pairs, (chunk + 1) * per_chunk);
-    for (long p = chunk * per_chunk + threadIdx.x; p < end; p += kBlock)
-      pair_processes4(mesh, f, in, mode1, static_cast<int>(p / mesh.nptk), static_cast<int>(p % mesh.nptk), c, acc);
+    const long begin = chunk * per_chunk, end = min(pairs, begin + per_chunk);
+    for (long base = begin; base < end; base += kBlock) {
+      if (threadIdx.x == 0) queued = 0;
+      __syncthreads();
+      const long p = base + threadIdx.x;
+      if (p < end)
+        visit_pair4(mesh, mode1, static_cast<int>(p / mesh.nptk), static_cast<int>(p % mesh.nptk), c,
+                    [&](int mode2, int mode3, int mode4, double delta, double sigma) {
+                      if (!count_process4(mesh, in, mode2, mode3, mode4, delta, sigma, acc)) return;
+                      const int slot = atomicAdd(&queued, 1);
+                      if (slot < kQueue) {
+                        queue[slot][0] = mode2;
+                        queue[slot][1] = mode3;
+                        queue[slot][2] = mode4;
+                      } else {
+                        rate_process4(mesh, f, in, mode1, mode2, mode3, mode4, c, acc, rates);
+                      }
+                    });
+      __syncthreads();
+      const int n = min(queued, kQueue);
+      for (int i = threadIdx.x; i < n; i += kBlock)
+        rate_process4(mesh, f, in, mode1, queue[i][0], queue[i][1], queue[i][2], c, acc, rates);
+      __syncthreads();  // the queue is reused
+    }
   }
   FourSums* o = out + (static_cast<long>(m) * 3 + static_cast<int>(c)) * chunks + chunk;
   const auto reduce = [&](double x, double* to) {
