@@ -112,6 +112,125 @@ TEST(FourPhononSi, FullyIterativeMatchesFourPhonon) {
   expect_rates_match(ref / "T300K" / "BTE.w_4ph", dir.path / "T300K" / "BTE.w_4ph", 6, 3e-3);
 }
 
+// An independent evaluation of FourPhonon's rate formula for a few modes: plain loops over every (q2, j),
+// (q3, k), l with the canonical order of the partners written out, q4 found by searching the mesh, and |V|^2
+// summed straight from the quadruplets of FORCE_CONSTANTS_4TH with Cartesian phases e^{i q.R} (no grouping,
+// no table of roots, no mass division in advance). Against four_phonon_scattering to 1e-11.
+TEST(FourPhononSi, RatesMatchABruteForceSum) {
+  TempDir dir;
+  stage_inputs(dir.path, "output");
+  const Harmonic h = harmonic_stage(dir.path);
+  const FourthOrderFc fc4 = read_fc4(dir.path / "FORCE_CONSTANTS_4TH", h.control);
+  const Crystal& cr = h.control.crystal;
+  const Spectrum& sp = h.spectrum;
+  const int nb = sp.nb, N = h.grid.nptk;
+  const double T = 300;
+  ScatteringOptions so;
+  so.quiet = true;
+  const auto fast = four_phonon_scattering(cr, h.grid, sp, fc4, h.control.scalebroad, {T}, so);
+
+  const double pi = 3.141592653589793, hbar = 1.05457172647e-22, kB = 1.380648813e-23;
+  const auto n_of = [&](int mode) { return sp.omega[mode] == 0 ? 0.0 : 1.0 / (std::exp(hbar * sp.omega[mode] / kB / T) - 1.0); };
+  const auto find_q = [&](const Vec3& f) {
+    for (int i = 0; i < N; ++i) {
+      bool same = true;
+      for (int d = 0; d < 3; ++d) {
+        const double x = f[d] - h.grid.qfrac[i][d];
+        same = same && std::abs(x - std::round(x)) < 1e-9;
+      }
+      if (same) return i;
+    }
+    return -1;
+  };
+  const auto cart = [&](const int cell[3]) {
+    Vec3 r{};
+    for (int i = 0; i < 3; ++i)
+      for (int d = 0; d < 3; ++d) r[d] += cell[i] * cr.lattice[i][d];
+    return r;
+  };
+  const auto dot = [](const Vec3& a, const Vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; };
+  // V for class c: signs s2, s3 of q2 and q3 (and whether e2, e3 are conjugated), -q4 always.
+  const auto vertex = [&](int cls, int m1, int m2, int m3, int m4) {
+    const int s2 = cls == 2 ? -1 : 1, s3 = cls == 0 ? 1 : -1;
+    const Vec3 q2 = qfrac_to_cart(cr, h.grid.qfrac[m2 / nb]), q3 = qfrac_to_cart(cr, h.grid.qfrac[m3 / nb]),
+               q4 = qfrac_to_cart(cr, h.grid.qfrac[m4 / nb]);
+    cplx v;
+    for (const auto& t : fc4.quadruplets) {
+      const double phase = s2 * dot(q2, cart(t.cell_j)) + s3 * dot(q3, cart(t.cell_k)) - dot(q4, cart(t.cell_l));
+      cplx sum;
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b)
+          for (int c = 0; c < 3; ++c)
+            for (int d = 0; d < 3; ++d) {
+              cplx e2 = sp.eigenvectors[static_cast<std::size_t>(m2) * nb + 3 * t.atom[1] + b];
+              cplx e3 = sp.eigenvectors[static_cast<std::size_t>(m3) * nb + 3 * t.atom[2] + c];
+              if (s2 < 0) e2 = conj(e2);
+              if (s3 < 0) e3 = conj(e3);
+              sum += sp.eigenvectors[static_cast<std::size_t>(m1) * nb + 3 * t.atom[0] + a] * e2 * e3 *
+                     conj(sp.eigenvectors[static_cast<std::size_t>(m4) * nb + 3 * t.atom[3] + d]) * t.phi[27 * a + 9 * b + 3 * c + d];
+            }
+      const double mass = std::sqrt(cr.masses[t.atom[0]] * cr.masses[t.atom[1]] * cr.masses[t.atom[2]] * cr.masses[t.atom[3]]);
+      v += cplx(std::cos(phase), std::sin(phase)) * sum * (1 / mass);
+    }
+    return norm2(v);
+  };
+  const auto sigma_of = [&](int m3, int m4) {
+    double mx = 0;
+    for (int d = 0; d < 3; ++d) {
+      double p = 0;
+      for (int x = 0; x < 3; ++x) p += cr.reciprocal[d][x] * (sp.velocity[3 * m3 + x] - sp.velocity[3 * m4 + x]);
+      p /= h.grid.n[d];
+      mx = std::max(mx, p * p);
+    }
+    return h.control.scalebroad * std::sqrt(mx / 2);
+  };
+  // A few modes of each irreducible point but Gamma, and every class.
+  for (int l = 1; l < h.grid.nlist(); ++l)
+    for (int i : {0, 5}) {  // an acoustic and an optical branch
+      const int m = l * nb + i, m1 = h.grid.irreducible[l] * nb + i;
+      const double w1 = sp.omega[m1];
+      for (int cls = 0; cls < 3; ++cls) {
+        double gamma = 0;
+        long count = 0;
+        for (int q2 = 0; q2 < N; ++q2)
+          for (int q3 = 0; q3 < N; ++q3) {
+            Vec3 f4;
+            const int s2 = cls == 2 ? -1 : 1, s3 = cls == 0 ? 1 : -1;
+            for (int d = 0; d < 3; ++d)
+              f4[d] = h.grid.qfrac[m1 / nb][d] + s2 * h.grid.qfrac[q2][d] + s3 * h.grid.qfrac[q3][d];
+            const int q4 = find_q(f4);
+            ASSERT_GE(q4, 0);
+            for (int j = 0; j < nb; ++j)
+              for (int k = 0; k < nb; ++k)
+                for (int ll = 0; ll < nb; ++ll) {
+                  const int m2 = q2 * nb + j, m3 = q3 * nb + k, m4 = q4 * nb + ll;
+                  // FourPhonon's canonical order of identical-class partners.
+                  const bool order23 = m3 >= m2, order34 = m4 >= m3;
+                  if ((cls == 0 && !order23) || (cls == 1 && !order34) || (cls == 2 && !(order23 && order34))) continue;
+                  if (cls == 1 && (m3 == m1 || m4 == m1 || m3 == m2 || m4 == m2)) continue;
+                  const double w2 = sp.omega[m2], w3 = sp.omega[m3], w4 = sp.omega[m4];
+                  if (w2 == 0 || w3 == 0 || w4 == 0) continue;
+                  double sg = sigma_of(m3, m4);
+                  const double delta = cls == 0 ? w1 + w2 + w3 - w4 : cls == 1 ? w1 + w2 - w3 - w4 : w1 - w2 - w3 - w4;
+                  if (!(std::abs(delta) <= sg)) continue;
+                  ++count;
+                  if (sg <= double(0.001f)) sg = 1 / std::sqrt(pi);
+                  if (w2 <= 1.25 || w3 <= 1.25 || w4 <= 1.25) continue;
+                  const double n2 = n_of(m2), n3 = n_of(m3), n4 = n_of(m4);
+                  const double occ = cls == 0   ? n2 * n3 * (1 + n4) - (1 + n2) * (1 + n3) * n4
+                                     : cls == 1 ? n2 * (1 + n3) * (1 + n4) - (1 + n2) * n3 * n4
+                                                : (1 + n2) * (1 + n3) * (1 + n4) - n2 * n3 * n4;
+                  const double gauss = std::exp(-delta * delta / (sg * sg)) / (sg * std::sqrt(pi));
+                  gamma += std::pow(hbar * double(1e22f), 2) * pi / 8 * occ * gauss / (w1 * w2 * w3 * w4) * vertex(cls, m1, m2, m3, m4);
+                }
+          }
+        gamma *= double(3.37617087f) * 1e9 / N / N;
+        EXPECT_EQ(fast.count[cls][m], count) << "mode " << m << " class " << cls;
+        EXPECT_NEAR(fast.per_t[0].gamma[cls][m], gamma, 1e-11 * std::abs(gamma) + 1e-300) << "mode " << m << " class " << cls;
+      }
+    }
+}
+
 // Replaces the eigenvectors of every degenerate set (frequencies within 1e-6 relative) by a random unitary
 // combination of them: an equally valid eigensolver output.
 void rotate_degenerate_sets(Spectrum& s, std::mt19937& rng) {
