@@ -195,10 +195,12 @@ RunSummary run(const RunOptions& opt) {
                         number(st.last_change) + " > corrector_tolerance = " + number(config.solver.corrector_tolerance) +
                         "; such steps are counted and reported at the end");
     }
-    // A checkpoint never stalls the propagation: one due while the previous is still being written
-    // (a disk slower than the rows are made) starts at the first step after that one is done.
+    // A checkpoint never stalls a single-process propagation: one due while the previous is still being
+    // written (a disk slower than the rows are made) starts at the first step after that one is done. The
+    // ranks of a k-split run each decide alone, so there every checkpoint starts at its due step (waiting
+    // for the writer if need be): the ranks' checkpoints must hold the same step to be resumed.
     if (checkpoints && n % config.output.checkpoint_every == 0 && due < 0) due = n;
-    if (checkpoints && due >= 0 && n < config.time.steps && !checkpoints->busy()) {
+    if (checkpoints && due >= 0 && n < config.time.steps && (comm.distributed() || !checkpoints->busy())) {
       std::vector<cplx> i_less, i_greater;
       prop.collision_row_copy(i_less, i_greater);
       checkpoints->begin(n, std::move(i_less), std::move(i_greater), history);
@@ -211,7 +213,9 @@ RunSummary run(const RunOptions& opt) {
       return s;
     }
   }
-  if (checkpoints) checkpoints->abandon();  // the propagation is complete: a checkpoint still in progress is not needed
+  // The propagation is complete: a checkpoint still in progress is not needed (the ranks of a k-split run
+  // finish theirs, so that their files keep holding one step).
+  if (checkpoints) comm.distributed() ? checkpoints->wait() : checkpoints->abandon();
   progress.finish();
   if (late > 0 && comm.root())
     note("kbe", quiet, std::to_string(late) + " checkpoint(s) started up to " + std::to_string(most_late) +

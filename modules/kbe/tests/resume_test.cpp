@@ -57,7 +57,10 @@ TEST(KbeResume, StoppedRunResumesBitForBit) {
   quanta::kbe::run(options(full));
 
   auto o = options(cut);
-  o.stop_after = 13;  // the last checkpoint is at step 10: steps 11-13 are lost, as in a kill
+  // Stopped after step 13, as in a kill. Checkpoints are due at 5 and 10; the one due at 10 starts only once
+  // the one of step 5 is written (checkpoints never stall the propagation), at step 10 to 13 or not before the
+  // stop: the run resumes from 5 or from 10-13, and either way gives the same bytes.
+  o.stop_after = 13;
   const auto stopped = quanta::kbe::run(o);
   ASSERT_TRUE(stopped.stopped);
   ASSERT_FALSE(fs::exists(cut / "quanta-kbe.h5"));
@@ -66,7 +69,7 @@ TEST(KbeResume, StoppedRunResumesBitForBit) {
   o.stop_after = -1;
   o.resume = true;
   const auto resumed = quanta::kbe::run(o);
-  EXPECT_EQ(resumed.resumed_from, 10);
+  EXPECT_TRUE(resumed.resumed_from == 5 || (resumed.resumed_from >= 10 && resumed.resumed_from <= 13)) << resumed.resumed_from;
   expect_identical_results(full / "quanta-kbe.h5", cut / "quanta-kbe.h5");
   EXPECT_FALSE(fs::exists(cut / "quanta-kbe.checkpoint.h5"));  // done with once the results are written
   fs::remove_all(full);
@@ -107,7 +110,8 @@ TEST(KbeResume, KilledCliRunResumesBitForBit) {
 }
 
 // Killed while (or just after) the second checkpoint appends its rows: the file's attributes still describe
-// a complete state (step 20 or 40), and the resumed run is bit for bit the uninterrupted one.
+// a complete state (step 20, or that of the second checkpoint: due at 40, started at 40 or, when the first was
+// still being written, at a later step), and the resumed run is bit for bit the uninterrupted one.
 TEST(KbeResume, KilledWhileAppendingResumesBitForBit) {
   const fs::path full = make_case("append-full", 100, 20), cut = make_case("append-cut", 100, 20);
   quanta::kbe::run(options(full));
@@ -137,7 +141,7 @@ TEST(KbeResume, KilledWhileAppendingResumesBitForBit) {
   auto o = options(cut);
   o.resume = true;
   const auto resumed = quanta::kbe::run(o);
-  EXPECT_TRUE(resumed.resumed_from == 20 || resumed.resumed_from == 40) << resumed.resumed_from;
+  EXPECT_TRUE(resumed.resumed_from == 20 || (resumed.resumed_from >= 40 && resumed.resumed_from < 100)) << resumed.resumed_from;
   expect_identical_results(full / "quanta-kbe.h5", cut / "quanta-kbe.h5");
   fs::remove_all(full);
   fs::remove_all(cut);

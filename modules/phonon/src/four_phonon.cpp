@@ -3,6 +3,7 @@
 // one pass, their rates and weighted phase spaces. Nothing is stored per process: each is enumerated, tested
 // and evaluated where it is found, on the CPU (OpenMP over modes) or the GPU (four_phonon_cuda.cu).
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <numeric>
 
@@ -152,6 +153,22 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
   // FourPhonon's normalizations: P4 divides by N^3 nb^4; a rate is hbar_p^2 pi / 8 |V|^2 F G / (w1 w2 w3 w4),
   // times 3.37617087e9 (its single-precision literal) taking (eV/A^4/amu^2)^2 / (rad/ps)^4 to 1/ps, over N^2.
   const double rate_units = double(3.37617087f) * 1e9 / N / N;
+
+  // The memory of the stage, before it starts: the mesh, the occupations, the constants and the sums; no
+  // process is stored (but with four_phonon_iteration, whose lists are sized and checked by their own pass).
+  const std::size_t mesh_bytes = nfull * (4 * sizeof(double) + nb * sizeof(cplx));
+  const std::size_t table_bytes = tables.phi.size() * sizeof(double) + (tables.cells.size() + tables.group_atoms.size()) * sizeof(int);
+  const std::size_t per_t_bytes = std::min(nT, kernels::kMaxTemperatures4) * nfull * sizeof(double);
+  const std::size_t sums_bytes = static_cast<std::size_t>(nmodes) * 3 * sizeof(kernels::FourSums);
+  const std::size_t result_bytes = static_cast<std::size_t>(nmodes) * 3 * (2 + 2 * std::max(nT, 1)) * sizeof(double);
+  require_host_memory(per_t_bytes + sums_bytes + result_bytes, "the four-phonon stage's occupations and sums");
+  char plan[200];
+  std::snprintf(plan, sizeof plan, "four-phonon stage: %.1f MiB of host memory%s; no process is stored",
+                double(per_t_bytes + sums_bytes + result_bytes) / (1 << 20),
+                opt.backend == Backend::Cuda
+                    ? (", about " + std::to_string((mesh_bytes + table_bytes + per_t_bytes + 64 * sums_bytes) >> 20) + " MiB on the device").c_str()
+                    : "");
+  note("phonon", opt.quiet, plan);
 
   FourPhononScattering r;
   for (int c = 0; c < 3; ++c) {
