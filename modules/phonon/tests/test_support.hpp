@@ -113,14 +113,15 @@ inline std::string si_control_text() {
   return t;
 }
 
-// si_control_text() read as a Control (from a file of the process's own, kept until exit).
+// si_control_text() read as a Control (through a file of the process's own, removed once read).
 inline Control si_control() {
-  static const std::filesystem::path file = [] {
+  static const Control c = [] {
     const auto p = std::filesystem::temp_directory_path() / ("quanta-si-control-" + std::to_string(::getpid()));
     write_text(p, si_control_text());
-    return p;
+    const Control read = read_control(p);
+    std::filesystem::remove(p);  // read once: nothing is left in the temporary folder
+    return read;
   }();
-  static const Control c = read_control(file);
   return c;
 }
 
