@@ -24,13 +24,15 @@ using kernels::FourClass;
 
 constexpr FourClass kClasses[3] = {FourClass::PlusPlus, FourClass::PlusMinus, FourClass::MinusMinus};
 
-// The sums of one irreducible mode and class on the CPU: every (q2, q3) pair, in FourPhonon's order.
+// The sums of one irreducible mode and class on the CPU: every (q2, q3) pair, in FourPhonon's order; `keep`
+// as for kernels::pair_processes4.
+template <class Sink = kernels::NoProcessSink>
 kernels::FourSums mode_sums_cpu(const kernels::MeshView& mesh, const kernels::Fc4View& f, const kernels::FourRateInputs& in,
-                                int mode1, FourClass c) {
+                                int mode1, FourClass c, Sink&& keep = Sink{}) {
   kernels::FourSums acc{};
   if (!kernels::scatters(mesh, mesh.omega[mode1])) return acc;
   for (int q2 = 0; q2 < mesh.nptk; ++q2)
-    for (int q3 = 0; q3 < mesh.nptk; ++q3) kernels::pair_processes4(mesh, f, in, mode1, q2, q3, c, acc);
+    for (int q3 = 0; q3 < mesh.nptk; ++q3) kernels::pair_processes4(mesh, f, in, mode1, q2, q3, c, acc, keep);
   return acc;
 }
 
@@ -58,20 +60,15 @@ std::vector<kernels::FourSums> sums_keeping_processes(const kernels::MeshView& m
   for (int m = 0; m < nmodes; ++m) {
     const int mode1 = grid.irreducible[m / nb] * nb + m % nb;
     auto& p = per_mode[m];
-    for (int c = 0; c < 3; ++c) {
-      kernels::FourSums acc{};
-      if (kernels::scatters(mesh, mesh.omega[mode1]))
-        for (int q2 = 0; q2 < mesh.nptk; ++q2)
-          for (int q3 = 0; q3 < mesh.nptk; ++q3)
-            kernels::pair_processes4(mesh, f, in, mode1, q2, q3, kClasses[c], acc, [&](int m2, int m3, int m4, const double* rates) {
-              p.mode2.push_back(m2);
-              p.mode3.push_back(m3);
-              p.mode4.push_back(m4);
-              p.cls.push_back(static_cast<std::int8_t>(c));
-              for (int it = 0; it < in.nT; ++it) p.rate.push_back(rates[it] * rate_units);
-            });
-      sums[static_cast<std::size_t>(m) * 3 + c] = acc;
-    }
+    for (int c = 0; c < 3; ++c)
+      sums[static_cast<std::size_t>(m) * 3 + c] =
+          mode_sums_cpu(mesh, f, in, mode1, kClasses[c], [&](int m2, int m3, int m4, const double* rates) {
+            p.mode2.push_back(m2);
+            p.mode3.push_back(m3);
+            p.mode4.push_back(m4);
+            p.cls.push_back(static_cast<std::int8_t>(c));
+            for (int it = 0; it < in.nT; ++it) p.rate.push_back(rates[it] * rate_units);
+          });
     progress.advance(1);
   }
   progress.finish();
@@ -112,13 +109,7 @@ Fc4Tables make_fc4_tables(const FourthOrderFc& fc4, const Crystal& crystal, cons
     }
     t.group_offset.push_back(t.group_offset.back() + static_cast<int>(by_group[g].size()));
   }
-  t.roots_n = std::lcm(std::lcm(mesh[0], mesh[1]), mesh[2]);
-  for (int d = 0; d < 3; ++d) t.stride[d] = t.roots_n / mesh[d];
-  t.roots.resize(t.roots_n);
-  for (int k = 0; k < t.roots_n; ++k) {
-    const double x = 2.0 * units::pi * k / t.roots_n;
-    t.roots[k] = cplx(std::cos(x), std::sin(x));
-  }
+  fill_mesh_roots(mesh, t.roots, t.roots_n, t.stride);
   return t;
 }
 

@@ -34,14 +34,18 @@ Fc3Tables make_fc3_tables(const ThirdOrderFc& fc3, const Crystal& crystal, const
     }
     t.group_offset.push_back(t.group_offset.back() + static_cast<int>(by_group[g].size()));
   }
-  t.roots_n = std::lcm(std::lcm(mesh[0], mesh[1]), mesh[2]);
-  for (int d = 0; d < 3; ++d) t.stride[d] = t.roots_n / mesh[d];
-  t.roots.resize(t.roots_n);
-  for (int k = 0; k < t.roots_n; ++k) {
-    const double x = 2.0 * units::pi * k / t.roots_n;
-    t.roots[k] = cplx(std::cos(x), std::sin(x));
-  }
+  fill_mesh_roots(mesh, t.roots, t.roots_n, t.stride);
   return t;
+}
+
+void fill_mesh_roots(const std::array<int, 3>& mesh, std::vector<cplx>& roots, int& roots_n, int stride[3]) {
+  roots_n = std::lcm(std::lcm(mesh[0], mesh[1]), mesh[2]);
+  for (int d = 0; d < 3; ++d) stride[d] = roots_n / mesh[d];
+  roots.resize(roots_n);
+  for (int k = 0; k < roots_n; ++k) {
+    const double x = 2.0 * units::pi * k / roots_n;
+    roots[k] = cplx(std::cos(x), std::sin(x));
+  }
 }
 
 kernels::Fc3View make_fc3_view(const Fc3Tables& t, const int* group_offset, const int* group_atoms, const double* phi,

@@ -2,6 +2,7 @@
 #include "quanta/core/progress.hpp"
 // Host-side tables behind the three-phonon kernel views (kernels/three_phonon.hpp), built once per run and
 // copied as they are to the device by the CUDA backend.
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -22,6 +23,10 @@ struct Fc3Tables {
 
 // Groups the triplets by atom triple (file order kept within a group), divides the masses in and builds the
 // table of roots of unity for the mesh.
+// The roots of unity e^{2 pi i k / L}, L = lcm(N_1, N_2, N_3), of a mesh and the strides L / N_d: q.R of a
+// mesh point and a lattice vector is an exact multiple of 2 pi / L (three- and four-phonon tables).
+void fill_mesh_roots(const std::array<int, 3>& mesh, std::vector<cplx>& roots, int& roots_n, int stride[3]);
+
 Fc3Tables make_fc3_tables(const ThirdOrderFc& fc3, const Crystal& crystal, const std::array<int, 3>& mesh);
 
 // Views whose arrays live at the given pointers (the host tables' own, or their device copies). The mesh
