@@ -1,5 +1,5 @@
 #pragma once
-// Four-phonon processes on the q-mesh, one function per step, for the CPU (and later the CUDA) backend,
+// Four-phonon processes on the q-mesh, one function per step, shared by the CPU and CUDA backends,
 // as FourPhonon defines them (Feng & Ruan, PRB 93, 045202 (2016); Han et al., CPC 270, 108179 (2022)).
 // Mode 1 is the irreducible phonon scattered; modes 2, 3, 4 run over the full mesh. Three classes:
 //   ++  1 + 2 + 3 -> 4,  q4 = q1 + q2 + q3
@@ -9,9 +9,11 @@
 //   V = sum_t e^{i s2 q2.R_j} e^{i s3 q3.R_k} e^{-i q4.R_l} sum_abcd Phi_t^abcd / sqrt(mA mB mC mD)
 //             e1_{A a} x2_{B b} x3_{C c} conj(e4)_{D d},
 // with (s2, s3) = (+, +), (+, -), (-, -) and x = e for a + sign, conj(e) for a - sign. As for three phonons,
-// the phases are roots of unity of the mesh (kernels/three_phonon.hpp) and the 81 eigenvector products of
-// an atom quadruple are formed once per process.
+// the phases are roots of unity of the mesh (kernels/three_phonon.hpp). The sum is evaluated in two stages
+// (contract12, vertex4 below): the constants are contracted with the eigenvectors of modes 1 and 2 once for
+// all processes sharing them.
 #include <cmath>
+#include <vector>
 
 #include "three_phonon.hpp"
 
@@ -19,13 +21,17 @@ namespace quanta::phonon::kernels {
 
 enum class FourClass : int { PlusPlus = 0, PlusMinus = 1, MinusMinus = 2 };
 
-// Fourth-order force constants, grouped by atom quadruple, masses divided in (eV/A^4/amu^2).
+// Fourth-order force constants, masses divided in (eV/A^4/amu^2), grouped for the two-stage matrix element
+// below: group g holds the quadruplets whose third and fourth atoms (C, D) and cell difference R_k - R_l are
+// the same; groups are sorted by (C, D), quadruplets keep their file order within a group.
 struct Fc4View {
   int ngroups;
-  const int* group_offset;   // [ngroups + 1]
-  const int* group_atoms;    // [ngroups][4]
+  const int* group_offset;   // [ngroups + 1] quadruplets of group g are [group_offset[g], group_offset[g+1])
+  const int* group_atoms;    // [ngroups][2] C, D
+  const int* group_cell;     // [ngroups][3] lattice coordinates of R_k - R_l
+  const int* quad_atoms;     // [nquad][2] A, B
+  const int* quad_cells;     // [nquad][6] lattice coordinates of R_l, then R_j - R_l
   const double* phi;         // [nquad][81] ([a][b][c][d])
-  const int* cells;          // [nquad][9] lattice coordinates of R_j, R_k, R_l
   int roots_n;               // L = lcm(N_1, N_2, N_3)
   int stride[3];             // L / N_d
   const cplx* roots;         // [L] e^{2 pi i k / L}
@@ -45,6 +51,29 @@ QUANTA_HD int fourth_q(const int n[3], int q1, int q2, int q3, FourClass c) {
 // The width of a four-phonon process: FourPhonon takes the velocities of its third and fourth phonons.
 QUANTA_HD double process_sigma4(const MeshView& m, int mode3, int mode4) { return process_sigma(m, mode3, mode4); }
 
+// The terms of one mode's width, for a cheap necessary test before the exact one: (b_d . v) / N_d for d = 0, 1,
+// 2 and max_d sum_i |b_di v_i| / N_d, the size of the rounding of the former (`out` [4]; v in km/s).
+QUANTA_HD void width_terms(const MeshView& m, int mode, double* out) {
+  const double* v = m.velocity + 3 * static_cast<long>(mode);
+  out[3] = 0;
+  for (int d = 0; d < 3; ++d) {
+    const double* b = &m.reciprocal[d][0];
+    out[d] = (b[0] * v[0] + b[1] * v[1] + b[2] * v[2]) / m.n[d];
+    const double size = (fabs(b[0] * v[0]) + fabs(b[1] * v[1]) + fabs(b[2] * v[2])) / m.n[d];
+    out[3] = size > out[3] ? size : out[3];
+  }
+}
+
+// An upper bound of process_sigma4(mode3, mode4) from the width terms: sigma = scalebroad max_d |p_d| / sqrt(2)
+// with p_d = b_d . (v3 - v4) / N_d = u3_d - u4_d up to rounding, which the margin of 1e-12 (a3 + a4) covers
+// (1e3 times the rounding of either form), so that a candidate beyond it fails the exact test as well.
+QUANTA_HD double sigma_bound4(const MeshView& m, int mode3, int mode4) {
+  const double* u3 = m.width_terms + 4 * static_cast<long>(mode3);
+  const double* u4 = m.width_terms + 4 * static_cast<long>(mode4);
+  const double p = fmax(fabs(u3[0] - u4[0]), fmax(fabs(u3[1] - u4[1]), fabs(u3[2] - u4[2])));
+  return m.scalebroad * (p + 1e-12 * (u3[3] + u4[3])) * (0.70710678118654757 * (1 + 1e-12));
+}
+
 // omega1 + s2 omega2 + s3 omega3 - omega4, in FourPhonon's order of evaluation.
 QUANTA_HD double mismatch4(double w1, double w2, double w3, double w4, FourClass c) {
   switch (c) {
@@ -63,60 +92,75 @@ QUANTA_HD double occupation4(double n2, double n3, double n4, FourClass c) {
   }
 }
 
-// |V|^2 of a process, (eV/A^4/amu^2)^2.
-QUANTA_HD double vertex4(const MeshView& m, const Fc4View& f, int mode1, int mode2, int mode3, int mode4, FourClass c) {
-  const int nb = m.nb;
-  const bool conj2 = c == FourClass::MinusMinus, conj3 = c != FourClass::PlusPlus;
-  int m2[3], m3[3], m4[3];
-  mesh_coords(mode2 / nb, m.n, m2);
-  mesh_coords(mode3 / nb, m.n, m3);
-  mesh_coords(mode4 / nb, m.n, m4);
-  // Phase index of quadruplet t: s2 q2.R_j + s3 q3.R_k - q4.R_l in units of 2 pi / L.
-  int s2[3], s3[3], s4[3];
-  for (int d = 0; d < 3; ++d) {
-    s2[d] = (conj2 ? -1 : 1) * m2[d] * f.stride[d];
-    s3[d] = (conj3 ? -1 : 1) * m3[d] * f.stride[d];
-    s4[d] = -m4[d] * f.stride[d];
+// The matrix element in two stages. With q4 = q1 + s2 q2 + s3 q3 on the mesh, the phase of quadruplet t is
+//   e^{i s2 q2.R_j} e^{i s3 q3.R_k} e^{-i q4.R_l} = e^{-i q1.R_l} e^{i s2 q2.(R_j - R_l)} e^{i s3 q3.(R_k - R_l)}
+// (exactly, in the integer arithmetic of the roots of unity), so
+//   V = sum_g e^{i s3 q3.(R_k - R_l)_g} sum_cd W_g^cd x3_{C c} conj(e4)_{D d},
+//   W_g^cd = sum_{t in g} e^{-i q1.R_l} e^{i s2 q2.(R_j - R_l)} sum_ab Phi_t^abcd e1_{A a} x2_{B b}.
+// Stage 1 forms W (ngroups x 9 numbers) once for a mode 1 and a mode 2; stage 2 evaluates each process of that
+// pair of modes from W: per process ngroups x 9 products instead of every quadruplet's 81.
+
+// Phase index k of e^{2 pi i k / L} for lattice coordinates r and per-dimension factors s (already times the
+// stride), wrapped onto [0, L).
+QUANTA_HD int phase_index(const int s[3], const int* r, int L) { return wrap(s[0] * r[0] + s[1] * r[1] + s[2] * r[2], L); }
+
+// The mesh-coordinate factors of a q-point for phase_index: sign * m_d * stride_d.
+QUANTA_HD void phase_factors(const MeshView& m, const Fc4View& f, int q, int sign, int s[3]) {
+  int c[3];
+  mesh_coords(q, m.n, c);
+  for (int d = 0; d < 3; ++d) s[d] = sign * c[d] * f.stride[d];
+}
+
+// Stage 1, one entry: W_g^cd (cd = 3 c + d) for mode 1 (eigenvector e1) and mode 2 (x2 = e2, or conj(e2) for
+// the -- class) at q1, q2; k1, k2 from phase_factors(q1, -1) and phase_factors(q2, s2).
+QUANTA_HD cplx contract12(const Fc4View& f, const cplx* e1, const cplx* x2, const int k1[3], const int k2[3], int g, int cd) {
+  cplx w(0, 0);
+  for (int t = f.group_offset[g]; t < f.group_offset[g + 1]; ++t) {
+    const double* phi = f.phi + 81 * static_cast<long>(t) + cd;
+    const int A = f.quad_atoms[2 * t], B = f.quad_atoms[2 * t + 1];
+    cplx s(0, 0);
+    for (int a = 0; a < 3; ++a) {
+      cplx sb(0, 0);
+      for (int b = 0; b < 3; ++b) sb += phi[27 * a + 9 * b] * x2[3 * B + b];
+      s += e1[3 * A + a] * sb;
+    }
+    const int* r = f.quad_cells + 6 * static_cast<long>(t);
+    const int k = wrap(k1[0] * r[0] + k1[1] * r[1] + k1[2] * r[2] + k2[0] * r[3] + k2[1] * r[4] + k2[2] * r[5], f.roots_n);
+    w += f.roots[k] * s;
   }
-  const cplx* e1 = m.eigenvectors + static_cast<long>(mode1) * nb;
-  const cplx* e2 = m.eigenvectors + static_cast<long>(mode2) * nb;
+  return w;
+}
+
+// Stage 2: |V|^2 of the process with modes 3 and 4, (eV/A^4/amu^2)^2, from W ([ngroups][9]) of its modes 1
+// and 2. `roots` is f.roots or a copy of it.
+QUANTA_HD double vertex4(const MeshView& m, const Fc4View& f, const cplx* W, const cplx* roots, int mode3, int mode4, FourClass c) {
+  const int nb = m.nb;
+  const bool conj3 = c != FourClass::PlusPlus;
+  int k3[3];
+  phase_factors(m, f, mode3 / nb, conj3 ? -1 : 1, k3);
   const cplx* e3 = m.eigenvectors + static_cast<long>(mode3) * nb;
   const cplx* e4 = m.eigenvectors + static_cast<long>(mode4) * nb;
+  cplx p[9];
+  int C = -1, D = -1;
   double vre = 0, vim = 0;
   for (int g = 0; g < f.ngroups; ++g) {
-    const int* atoms = f.group_atoms + 4 * g;
-    cplx x2[3], x3[3], x4[3];
-    for (int k = 0; k < 3; ++k) {
-      x2[k] = conj2 ? conj(e2[3 * atoms[1] + k]) : e2[3 * atoms[1] + k];
-      x3[k] = conj3 ? conj(e3[3 * atoms[2] + k]) : e3[3 * atoms[2] + k];
-      x4[k] = conj(e4[3 * atoms[3] + k]);
-    }
-    cplx p[81];
-    for (int a = 0; a < 3; ++a) {
-      const cplx ea = e1[3 * atoms[0] + a];
-      for (int b = 0; b < 3; ++b) {
-        const cplx ab = ea * x2[b];
-        for (int cc = 0; cc < 3; ++cc) {
-          const cplx abc = ab * x3[cc];
-          for (int d = 0; d < 3; ++d) p[27 * a + 9 * b + 3 * cc + d] = abc * x4[d];
-        }
+    if (f.group_atoms[2 * g] != C || f.group_atoms[2 * g + 1] != D) {  // groups are sorted by (C, D)
+      C = f.group_atoms[2 * g];
+      D = f.group_atoms[2 * g + 1];
+      for (int cc = 0; cc < 3; ++cc) {
+        const cplx x3 = conj3 ? conj(e3[3 * C + cc]) : e3[3 * C + cc];
+        for (int d = 0; d < 3; ++d) p[3 * cc + d] = x3 * conj(e4[3 * D + d]);
       }
     }
-    for (int t = f.group_offset[g]; t < f.group_offset[g + 1]; ++t) {
-      const double* phi = f.phi + 81 * static_cast<long>(t);
-      double re = 0, im = 0;
-      for (int e = 0; e < 81; ++e) {
-        re += phi[e] * p[e].re;
-        im += phi[e] * p[e].im;
-      }
-      const int* r = f.cells + 9 * static_cast<long>(t);
-      const int k = wrap(s2[0] * r[0] + s2[1] * r[1] + s2[2] * r[2] + s3[0] * r[3] + s3[1] * r[4] + s3[2] * r[5] +
-                             s4[0] * r[6] + s4[1] * r[7] + s4[2] * r[8],
-                         f.roots_n);
-      const cplx ph = f.roots[k];
-      vre += ph.re * re - ph.im * im;
-      vim += ph.re * im + ph.im * re;
+    const cplx* w = W + 9 * static_cast<long>(g);
+    double re = 0, im = 0;
+    for (int e = 0; e < 9; ++e) {
+      re += w[e].re * p[e].re - w[e].im * p[e].im;
+      im += w[e].re * p[e].im + w[e].im * p[e].re;
     }
+    const cplx ph = roots[phase_index(k3, f.group_cell + 3 * g, f.roots_n)];
+    vre += ph.re * re - ph.im * im;
+    vim += ph.re * im + ph.im * re;
   }
   return vre * vre + vim * vim;
 }
@@ -141,37 +185,35 @@ struct FourSums {
   double wp4[kMaxTemperatures4];
 };
 
-// Calls allowed(mode2, mode3, mode4, delta, sigma) for each allowed process of class c of mode1 (full-mesh
-// mode index) whose second and third phonons sit at q2 and q3, in FourPhonon's band order. Each unordered
-// set of partners is visited once over all (q2, q3): ++ and -- take q3 >= q2 (k >= j when q3 = q2), +- and
-// -- take q4 >= q3 (l >= k when equal). A process is allowed when modes 2-4 have nonzero frequencies and
-// |delta| <= sigma, sigma from the velocities of modes 3 and 4; where sigma <= 0.001 rad/ps it then becomes
-// 1/sqrt(pi), as in FourPhonon. +- also excludes processes where mode 3 or 4 is mode 1 or 2.
+// Calls allowed(mode3, mode4, delta, sigma) for each allowed process of class c of mode1 (full-mesh mode
+// index) whose second phonon is mode2 (at q2, branch j) and third phonon sits at q3, in FourPhonon's band
+// order. Each unordered set of partners is visited once over all (q2, j, q3): ++ and -- take q3 >= q2 (k >= j
+// when q3 = q2), +- and -- take q4 >= q3 (l >= k when equal). A process is allowed when modes 2-4 have nonzero
+// frequencies and |delta| <= sigma, sigma from the velocities of modes 3 and 4; where sigma <= 0.001 rad/ps it
+// then becomes 1/sqrt(pi), as in FourPhonon. +- also excludes processes where mode 3 or 4 is mode 1 or 2.
 template <class Allowed>
-QUANTA_HD void visit_pair4(const MeshView& m, int mode1, int q2, int q3, FourClass c, Allowed&& allowed) {
+QUANTA_HD void visit_branch4(const MeshView& m, int mode1, int mode2, int q3, FourClass c, Allowed&& allowed) {
   const bool pm = c == FourClass::PlusMinus;
+  const int nb = m.nb, q2 = mode2 / nb, j = mode2 % nb;
   if (!pm && q3 < q2) return;
-  const int nb = m.nb;
   const int q4 = fourth_q(m.n, mode1 / nb, q2, q3, c);
   if (c != FourClass::PlusPlus && q4 < q3) return;
-  const double w1 = m.omega[mode1];
-  for (int j = 0; j < nb; ++j) {
-    const int mode2 = q2 * nb + j;
-    const double w2 = m.omega[mode2];
-    for (int k = (!pm && q3 == q2) ? j : 0; k < nb; ++k) {
-      const int mode3 = q3 * nb + k;
-      const double w3 = m.omega[mode3];
-      for (int l = (c != FourClass::PlusPlus && q4 == q3) ? k : 0; l < nb; ++l) {
-        const int mode4 = q4 * nb + l;
-        if (pm && (mode3 == mode1 || mode4 == mode1 || mode3 == mode2 || mode4 == mode2)) continue;
-        const double w4 = m.omega[mode4];
-        if (w2 == 0 || w3 == 0 || w4 == 0) continue;
-        double sigma = process_sigma4(m, mode3, mode4);
-        const double delta = mismatch4(w1, w2, w3, w4, c);
-        if (!(fabs(delta) <= sigma)) continue;
-        if (sigma <= double(0.001f)) sigma = 1 / 1.772453850905516027298;  // 1 / sqrt(pi)
-        allowed(mode2, mode3, mode4, delta, sigma);
-      }
+  const double w1 = m.omega[mode1], w2 = m.omega[mode2];
+  if (w2 == 0) return;
+  for (int k = (!pm && q3 == q2) ? j : 0; k < nb; ++k) {
+    const int mode3 = q3 * nb + k;
+    const double w3 = m.omega[mode3];
+    for (int l = (c != FourClass::PlusPlus && q4 == q3) ? k : 0; l < nb; ++l) {
+      const int mode4 = q4 * nb + l;
+      if (pm && (mode3 == mode1 || mode4 == mode1 || mode3 == mode2 || mode4 == mode2)) continue;
+      const double w4 = m.omega[mode4];
+      if (w3 == 0 || w4 == 0) continue;
+      const double delta = mismatch4(w1, w2, w3, w4, c);
+      if (!(fabs(delta) <= sigma_bound4(m, mode3, mode4))) continue;  // the cheap test first
+      double sigma = process_sigma4(m, mode3, mode4);
+      if (!(fabs(delta) <= sigma)) continue;
+      if (sigma <= double(0.001f)) sigma = 1 / 1.772453850905516027298;  // 1 / sqrt(pi)
+      allowed(mode3, mode4, delta, sigma);
     }
   }
 }
@@ -186,15 +228,15 @@ QUANTA_HD bool count_process4(const MeshView& m, const FourRateInputs& in, int m
 }
 
 // The process's rate and weighted phase space at each temperature, added to `acc`; `rates` receives its
-// rates (before FourPhonon's final factor).
-QUANTA_HD void rate_process4(const MeshView& m, const Fc4View& f, const FourRateInputs& in, int mode1, int mode2, int mode3,
-                             int mode4, FourClass c, FourSums& acc, double* rates) {
+// rates (before FourPhonon's final factor). W and roots as for vertex4.
+QUANTA_HD void rate_process4(const MeshView& m, const Fc4View& f, const FourRateInputs& in, const cplx* W, const cplx* roots,
+                             int mode1, int mode2, int mode3, int mode4, FourClass c, FourSums& acc, double* rates) {
   const double w1 = m.omega[mode1], w2 = m.omega[mode2], w3 = m.omega[mode3], w4 = m.omega[mode4];
   double sigma = process_sigma4(m, mode3, mode4);
   if (sigma <= double(0.001f)) sigma = 1 / 1.772453850905516027298;
   const double delta = mismatch4(w1, w2, w3, w4, c);
   const double g = exp(-delta * delta / (sigma * sigma)) / (sigma * 1.772453850905516027298);
-  const double v2 = in.with_rates ? vertex4(m, f, mode1, mode2, mode3, mode4, c) : 0.0;
+  const double v2 = in.with_rates ? vertex4(m, f, W, roots, mode3, mode4, c) : 0.0;
   for (int it = 0; it < in.nT; ++it) {
     const double* n = in.bose + it * in.bose_stride;
     const double weight = occupation4(n[mode2], n[mode3], n[mode4], c) * g / (w1 * w2 * w3 * w4);
@@ -204,20 +246,25 @@ QUANTA_HD void rate_process4(const MeshView& m, const Fc4View& f, const FourRate
   }
 }
 
-// Everything of the pair (q2, q3) in one call: the CPU's loop. `keep`, when it is not NoProcessSink, receives
-// each process that carries a rate: keep(mode2, mode3, mode4, rates), for the iterative BTE.
+// Stage 1 for the CPU: all of W ([ngroups][9]) for mode 1 and mode 2 of class c.
+inline void contract12_all(const MeshView& m, const Fc4View& f, int mode1, int mode2, FourClass c, cplx* W) {
+  const int nb = m.nb;
+  const cplx* e1 = m.eigenvectors + static_cast<long>(mode1) * nb;
+  const cplx* e2 = m.eigenvectors + static_cast<long>(mode2) * nb;
+  const bool conj2 = c == FourClass::MinusMinus;
+  std::vector<cplx> x2(e2, e2 + nb);
+  if (conj2)
+    for (cplx& x : x2) x = conj(x);
+  int k1[3], k2[3];
+  phase_factors(m, f, mode1 / nb, -1, k1);
+  phase_factors(m, f, mode2 / nb, conj2 ? -1 : 1, k2);
+  for (int g = 0; g < f.ngroups; ++g)
+    for (int cd = 0; cd < 9; ++cd) W[9 * g + cd] = contract12(f, e1, x2.data(), k1, k2, g, cd);
+}
+
+// What the iterative BTE keeps of each process that carries a rate: keep(mode2, mode3, mode4, rates).
 struct NoProcessSink {
   QUANTA_HD void operator()(int, int, int, const double*) const {}
 };
-template <class Sink = NoProcessSink>
-QUANTA_HD void pair_processes4(const MeshView& m, const Fc4View& f, const FourRateInputs& in, int mode1, int q2, int q3,
-                               FourClass c, FourSums& acc, Sink&& keep = Sink{}) {
-  visit_pair4(m, mode1, q2, q3, c, [&](int mode2, int mode3, int mode4, double delta, double sigma) {
-    if (!count_process4(m, in, mode2, mode3, mode4, delta, sigma, acc)) return;
-    double rates[kMaxTemperatures4];
-    rate_process4(m, f, in, mode1, mode2, mode3, mode4, c, acc, rates);
-    keep(mode2, mode3, mode4, rates);
-  });
-}
 
 }  // namespace quanta::phonon::kernels

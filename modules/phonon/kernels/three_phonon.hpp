@@ -29,6 +29,7 @@ struct MeshView {
   double reciprocal[3][3];   // b_i, nm^-1
   double scalebroad;
   double omega_max;          // rad/ps: irreducible modes above it get no processes (FourPhonon's omega_max)
+  const double* width_terms; // [nptk][nb][4] (four-phonon selection only; kernels/four_phonon.hpp width_terms)
 };
 
 // Third-order force constants, grouped by atom triple, masses divided in (eV/A^3/amu^1.5).

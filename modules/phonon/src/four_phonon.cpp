@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "../kernels/four_phonon.hpp"
@@ -24,15 +25,27 @@ using kernels::FourClass;
 
 constexpr FourClass kClasses[3] = {FourClass::PlusPlus, FourClass::PlusMinus, FourClass::MinusMinus};
 
-// The sums of one irreducible mode and class on the CPU: every (q2, q3) pair, in FourPhonon's order; `keep`
-// as for kernels::pair_processes4.
+// The sums of one irreducible mode and class on the CPU: for each mode 2 (q2, branch j), stage 1 of the matrix
+// element (W) once the first process that needs it is found, then every q3, in FourPhonon's order; `keep` as
+// for four_phonon_scattering's processes.
 template <class Sink = kernels::NoProcessSink>
 kernels::FourSums mode_sums_cpu(const kernels::MeshView& mesh, const kernels::Fc4View& f, const kernels::FourRateInputs& in,
                                 int mode1, FourClass c, Sink&& keep = Sink{}) {
   kernels::FourSums acc{};
   if (!kernels::scatters(mesh, mesh.omega[mode1])) return acc;
-  for (int q2 = 0; q2 < mesh.nptk; ++q2)
-    for (int q3 = 0; q3 < mesh.nptk; ++q3) kernels::pair_processes4(mesh, f, in, mode1, q2, q3, c, acc, keep);
+  std::vector<cplx> W(static_cast<std::size_t>(f.ngroups) * 9);
+  double rates[kernels::kMaxTemperatures4];
+  for (int mode2 = 0; mode2 < mesh.nptk * mesh.nb; ++mode2) {
+    bool have_w = false;
+    for (int q3 = 0; q3 < mesh.nptk; ++q3)
+      kernels::visit_branch4(mesh, mode1, mode2, q3, c, [&](int mode3, int mode4, double delta, double sigma) {
+        if (!kernels::count_process4(mesh, in, mode2, mode3, mode4, delta, sigma, acc)) return;
+        if (!have_w && in.with_rates) kernels::contract12_all(mesh, f, mode1, mode2, c, W.data());
+        have_w = true;
+        kernels::rate_process4(mesh, f, in, W.data(), f.roots, mode1, mode2, mode3, mode4, c, acc, rates);
+        keep(mode2, mode3, mode4, rates);
+      });
+  }
   return acc;
 }
 
@@ -88,42 +101,45 @@ std::vector<kernels::FourSums> sums_keeping_processes(const kernels::MeshView& m
 }  // namespace
 
 Fc4Tables make_fc4_tables(const FourthOrderFc& fc4, const Crystal& crystal, const std::array<int, 3>& mesh) {
-  Fc4Tables t;
-  const int nat = crystal.natoms;
-  std::vector<std::vector<int>> by_group(static_cast<std::size_t>(nat) * nat * nat * nat);
+  // Groups keyed by (C, D, R_k - R_l), in that order; quadruplets in file order within a group.
+  std::map<std::array<int, 5>, std::vector<int>> by_group;
   for (std::size_t i = 0; i < fc4.quadruplets.size(); ++i) {
-    const auto& a = fc4.quadruplets[i].atom;
-    by_group[((a[0] * nat + a[1]) * nat + a[2]) * nat + a[3]].push_back(static_cast<int>(i));
+    const auto& q = fc4.quadruplets[i];
+    by_group[{q.atom[2], q.atom[3], q.cell_k[0] - q.cell_l[0], q.cell_k[1] - q.cell_l[1], q.cell_k[2] - q.cell_l[2]}].push_back(
+        static_cast<int>(i));
   }
+  Fc4Tables t;
   t.group_offset.push_back(0);
-  for (std::size_t g = 0; g < by_group.size(); ++g) {
-    if (by_group[g].empty()) continue;
-    const auto& first = fc4.quadruplets[by_group[g].front()].atom;
-    const double inv_mass =
-        1.0 / std::sqrt(crystal.masses[first[0]] * crystal.masses[first[1]] * crystal.masses[first[2]] * crystal.masses[first[3]]);
-    t.group_atoms.insert(t.group_atoms.end(), {first[0], first[1], first[2], first[3]});
-    for (int i : by_group[g]) {
+  for (const auto& [key, members] : by_group) {
+    t.group_atoms.insert(t.group_atoms.end(), {key[0], key[1]});
+    t.group_cell.insert(t.group_cell.end(), {key[2], key[3], key[4]});
+    for (int i : members) {
       const auto& q = fc4.quadruplets[i];
+      const double inv_mass = 1.0 / std::sqrt(crystal.masses[q.atom[0]] * crystal.masses[q.atom[1]] * crystal.masses[q.atom[2]] *
+                                              crystal.masses[q.atom[3]]);
       for (double x : q.phi) t.phi.push_back(x * inv_mass);
-      for (const int* cell : {q.cell_j, q.cell_k, q.cell_l}) t.cells.insert(t.cells.end(), cell, cell + 3);
+      t.quad_atoms.insert(t.quad_atoms.end(), {q.atom[0], q.atom[1]});
+      t.quad_cells.insert(t.quad_cells.end(), {q.cell_l[0], q.cell_l[1], q.cell_l[2], q.cell_j[0] - q.cell_l[0],
+                                                q.cell_j[1] - q.cell_l[1], q.cell_j[2] - q.cell_l[2]});
     }
-    t.group_offset.push_back(t.group_offset.back() + static_cast<int>(by_group[g].size()));
+    t.group_offset.push_back(t.group_offset.back() + static_cast<int>(members.size()));
   }
   fill_mesh_roots(mesh, t.roots, t.roots_n, t.stride);
   return t;
 }
 
-kernels::Fc4View make_fc4_view(const Fc4Tables& t, const int* group_offset, const int* group_atoms, const double* phi,
-                               const int* cells, const cplx* roots) {
+kernels::Fc4View make_fc4_view(const Fc4Tables& t, const Fc4Pointers& p) {
   kernels::Fc4View v{};
-  v.ngroups = static_cast<int>(t.group_atoms.size() / 4);
-  v.group_offset = group_offset;
-  v.group_atoms = group_atoms;
-  v.phi = phi;
-  v.cells = cells;
+  v.ngroups = static_cast<int>(t.group_atoms.size() / 2);
+  v.group_offset = p.group_offset;
+  v.group_atoms = p.group_atoms;
+  v.group_cell = p.group_cell;
+  v.quad_atoms = p.quad_atoms;
+  v.quad_cells = p.quad_cells;
+  v.phi = p.phi;
   v.roots_n = t.roots_n;
   for (int d = 0; d < 3; ++d) v.stride[d] = t.stride[d];
-  v.roots = roots;
+  v.roots = p.roots;
   return v;
 }
 
@@ -135,9 +151,11 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
                      "at most " + std::to_string(kernels::kMaxTemperatures4) + " (run the others separately)");
   kernels::MeshView mesh = make_mesh_view(crystal, grid, s, scalebroad, s.omega.data(), s.velocity.data(), s.eigenvectors.data());
   mesh.omega_max = opt.omega_max;
+  std::vector<double> width(4 * s.omega.size());
+  for (std::size_t mode = 0; mode < s.omega.size(); ++mode) kernels::width_terms(mesh, static_cast<int>(mode), &width[4 * mode]);
+  mesh.width_terms = width.data();
   const Fc4Tables tables = make_fc4_tables(fc4, crystal, grid.n);
-  const kernels::Fc4View f = make_fc4_view(tables, tables.group_offset.data(), tables.group_atoms.data(), tables.phi.data(),
-                                           tables.cells.data(), tables.roots.data());
+  const kernels::Fc4View f = make_fc4_view(tables, host_pointers(tables));
   const int nb = s.nb, nmodes = grid.nlist() * nb, nT = static_cast<int>(temperatures.size());
   const double N = grid.nptk;
   const std::size_t nfull = s.omega.size();
@@ -147,8 +165,8 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
 
   // The memory of the stage, before it starts: the mesh, the occupations, the constants and the sums; no
   // process is stored (but with four_phonon_iteration, whose lists are sized and checked by their own pass).
-  const std::size_t mesh_bytes = nfull * (4 * sizeof(double) + nb * sizeof(cplx));
-  const std::size_t table_bytes = tables.phi.size() * sizeof(double) + (tables.cells.size() + tables.group_atoms.size()) * sizeof(int);
+  const std::size_t mesh_bytes = nfull * (8 * sizeof(double) + nb * sizeof(cplx));
+  const std::size_t table_bytes = tables.phi.size() * sizeof(double) + (tables.quad_cells.size() + tables.quad_atoms.size()) * sizeof(int);
   const std::size_t per_t_bytes = std::min(nT, kernels::kMaxTemperatures4) * nfull * sizeof(double);
   const std::size_t sums_bytes = static_cast<std::size_t>(nmodes) * 3 * sizeof(kernels::FourSums);
   const std::size_t result_bytes = static_cast<std::size_t>(nmodes) * 3 * (2 + 2 * std::max(nT, 1)) * sizeof(double);

@@ -11,19 +11,28 @@
 
 namespace quanta::phonon {
 
-// The fourth-order constants grouped by atom quadruple (file order kept within a group), masses divided in,
-// with the mesh's roots of unity.
+// The fourth-order constants grouped as kernels::Fc4View describes (masses divided in), with the mesh's roots
+// of unity.
 struct Fc4Tables {
-  std::vector<int> group_offset, group_atoms, cells;
+  std::vector<int> group_offset, group_atoms, group_cell, quad_atoms, quad_cells;
   std::vector<double> phi;
   std::vector<cplx> roots;
   int roots_n = 1;
   int stride[3] = {1, 1, 1};
 };
 Fc4Tables make_fc4_tables(const FourthOrderFc& fc4, const Crystal& crystal, const std::array<int, 3>& mesh);
-// A view whose arrays live at the given pointers (the host tables' own, or their device copies).
-kernels::Fc4View make_fc4_view(const Fc4Tables& t, const int* group_offset, const int* group_atoms, const double* phi,
-                               const int* cells, const cplx* roots);
+
+// Where a view's arrays live: the host tables' own (host_pointers) or their device copies.
+struct Fc4Pointers {
+  const int *group_offset, *group_atoms, *group_cell, *quad_atoms, *quad_cells;
+  const double* phi;
+  const cplx* roots;
+};
+inline Fc4Pointers host_pointers(const Fc4Tables& t) {
+  return {t.group_offset.data(), t.group_atoms.data(), t.group_cell.data(), t.quad_atoms.data(), t.quad_cells.data(),
+          t.phi.data(), t.roots.data()};
+}
+kernels::Fc4View make_fc4_view(const Fc4Tables& t, const Fc4Pointers& p);
 
 // The sums of every irreducible mode and class ([nmodes][3], mode m = l * nb + band) for the temperatures of
 // `in` (its pointers are host arrays: bose [nT][nptk * nb]); one thread block per mode and class, block
