@@ -4,6 +4,7 @@
 //                   irreducible mode (q, i), their second and third phonons carried to R q' and R q'' by
 //                   the same operation R (`image` = R's action on the mesh), as ShengBTE does; a strided
 //                   part of the list, so that a GPU warp can split the sum across its lanes;
+//   scattering_sum4 the four-phonon part of D from the irreducible mode's collision row, carried likewise;
 //   updated_F       F(p, i) = S_p [ tau (v omega + D) ] at one mesh mode.
 #include <cstdint>
 
@@ -22,6 +23,7 @@ struct IterationView {
   const double* rate_plus;           // per process, 1/ps (emission without its 1/2)
   const double* rate_minus;
   const double* F;                   // [nptk * nb][3], previous iterate
+  const double* rows4;               // [nmodes][nptk * nb] four-phonon collision rows, or null
 };
 
 // The F of mesh mode `mode` (q * nb + band) carried by the operation whose mesh action is `image`.
@@ -46,27 +48,15 @@ QUANTA_HD void scattering_sum(const IterationView& v, int m, const int* image, i
   }
 }
 
-// The four-phonon processes of the iteration (FourPhonon's four_phonon_iteration), rates at one temperature.
-struct FourIterationView {
-  const std::int64_t* offset;        // [nmodes + 1]
-  const int* mode2;
-  const int* mode3;
-  const int* mode4;
-  const signed char* cls;            // 0 ++, 1 +-, 2 --
-  const double* rate;                // [process][nT], 1/ps
-  int nT, t;
-};
-
-// Adds to D the four-phonon part of irreducible mode m's sum, carried by `image`:
-// ++ G (F4 - F2 - F3), +- G (F4 - F2 + F3), -- G (F4 + F2 + F3).
-QUANTA_HD void scattering_sum4(const IterationView& v, const FourIterationView& f, int m, const int* image, double D[3]) {
-  for (std::int64_t k = f.offset[m]; k < f.offset[m + 1]; ++k) {
-    const double g = f.rate[k * f.nT + f.t];
-    const double s2 = f.cls[k] == 2 ? 1.0 : -1.0, s3 = f.cls[k] == 0 ? -1.0 : 1.0;
-    const double* f2 = mapped_F(v, image, f.mode2[k]);
-    const double* f3 = mapped_F(v, image, f.mode3[k]);
-    const double* f4 = mapped_F(v, image, f.mode4[k]);
-    for (int c = 0; c < 3; ++c) D[c] += g * (f4[c] + s2 * f2[c] + s3 * f3[c]);
+// Adds to D the four-phonon part of irreducible mode m's sum from its collision row (FourPhononScattering::
+// rows: D += sum_n row[n] F(n)), carried by `image`; entries first, first + stride, ...
+QUANTA_HD void scattering_sum4(const IterationView& v, long nfull, int m, const int* image, int first, int stride, double D[3]) {
+  const double* row = v.rows4 + m * nfull;
+  for (long n = first; n < nfull; n += stride) {
+    const double w = row[n];
+    if (w == 0) continue;
+    const double* f = mapped_F(v, image, static_cast<int>(n));
+    for (int c = 0; c < 3; ++c) D[c] += w * f[c];
   }
 }
 

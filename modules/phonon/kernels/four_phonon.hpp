@@ -262,7 +262,12 @@ inline void contract12_all(const MeshView& m, const Fc4View& f, int mode1, int m
     for (int cd = 0; cd < 9; ++cd) W[9 * g + cd] = contract12(f, e1, x2.data(), k1, k2, g, cd);
 }
 
-// What the iterative BTE keeps of each process that carries a rate: keep(mode2, mode3, mode4, rates).
+// The signs of modes 2 and 3 in the BTE's collision sum (mode 4's is +): ++ G (F4 - F2 - F3),
+// +- G (F4 - F2 + F3), -- G (F4 + F2 + F3) (FourPhonon's iteration_4ph).
+QUANTA_HD double collision_sign2(FourClass c) { return c == FourClass::MinusMinus ? 1.0 : -1.0; }
+QUANTA_HD double collision_sign3(FourClass c) { return c == FourClass::PlusPlus ? -1.0 : 1.0; }
+
+// What the iterative BTE takes of each process that carries a rate: keep(mode2, mode3, mode4, rates).
 struct NoProcessSink {
   QUANTA_HD void operator()(int, int, int, const double*) const {}
 };

@@ -180,12 +180,10 @@ BteSolution solve_bte(const Crystal& c, const QGrid& grid, const Spectrum& s, co
   std::function<void(std::vector<double>&)> step;
 #ifdef QUANTA_HAVE_CUDA
   std::unique_ptr<kernels::BteIterationCuda> gpu;
-  if (opt.backend == Backend::Cuda && four.processes) {
-    note("phonon", opt.quiet, "iterative BTE with four-phonon processes: on the CPU (no CUDA step for them yet)");
-    sol.backend = "cpu (four-phonon iteration)";
-  } else if (opt.backend == Backend::Cuda) {
+  if (opt.backend == Backend::Cuda) {
     try {
-      gpu = std::make_unique<kernels::BteIterationCuda>(p, r, d.vw, d.tau, d.symmetrizer, d.irreducible_mode, d.image, d.op_of_point, nb);
+      gpu = std::make_unique<kernels::BteIterationCuda>(p, r, d.vw, d.tau, d.symmetrizer, d.irreducible_mode, d.image, d.op_of_point, nb,
+                                                        four.rows, static_cast<std::size_t>(grid.nlist()) * nb);
     } catch (const OutOfDeviceMemory& e) {
       // The lists of a dense mesh may not fit next to nothing else; the CPU step computes the same thing.
       std::fprintf(stderr, "[phonon] %s: iterating on the CPU\n", e.what());
@@ -199,20 +197,15 @@ BteSolution solve_bte(const Crystal& c, const QGrid& grid, const Spectrum& s, co
 #endif
     const std::vector<double> old = F;
     const kernels::IterationView v{nb, p.plus.offset.data(), p.minus.offset.data(), p.plus.mode2.data(), p.plus.mode3.data(),
-                                   p.minus.mode2.data(), p.minus.mode3.data(), r.process_plus.data(), r.process_minus.data(), old.data()};
-    kernels::FourIterationView v4{};
-    if (four.processes) {
-      const auto& fp = *four.processes;
-      v4 = {fp.offset.data(), fp.mode2.data(), fp.mode3.data(), fp.mode4.data(), reinterpret_cast<const signed char*>(fp.cls.data()),
-            fp.rate.data(), four.nT, four.t};
-    }
+                                   p.minus.mode2.data(), p.minus.mode3.data(), r.process_plus.data(), r.process_minus.data(), old.data(),
+                                   four.rows};
 #pragma omp parallel for schedule(dynamic, 64)
     for (std::int64_t m = 0; m < static_cast<std::int64_t>(nfull); ++m) {
       const std::size_t q = m / nb;
       double D[3] = {0, 0, 0};
       const int* image = &d.image[static_cast<std::size_t>(d.op_of_point[q]) * grid.nptk];
       kernels::scattering_sum(v, d.irreducible_mode[m], image, 0, 1, D);
-      if (four.processes) kernels::scattering_sum4(v, v4, d.irreducible_mode[m], image, D);
+      if (four.rows) kernels::scattering_sum4(v, static_cast<long>(nfull), d.irreducible_mode[m], image, 0, 1, D);
       kernels::updated_F(&d.vw[3 * m], d.tau[m], D, &d.symmetrizer[9 * q], &F[3 * m]);
     }
   };

@@ -27,7 +27,7 @@ constexpr FourClass kClasses[3] = {FourClass::PlusPlus, FourClass::PlusMinus, Fo
 
 // The sums of one irreducible mode and class on the CPU: for each mode 2 (q2, branch j), stage 1 of the matrix
 // element (W) once the first process that needs it is found, then every q3, in FourPhonon's order; `keep` as
-// for four_phonon_scattering's processes.
+// for kernels::NoProcessSink.
 template <class Sink = kernels::NoProcessSink>
 kernels::FourSums mode_sums_cpu(const kernels::MeshView& mesh, const kernels::Fc4View& f, const kernels::FourRateInputs& in,
                                 int mode1, FourClass c, Sink&& keep = Sink{}) {
@@ -47,55 +47,6 @@ kernels::FourSums mode_sums_cpu(const kernels::MeshView& mesh, const kernels::Fc
       });
   }
   return acc;
-}
-
-// The CPU pass that also keeps every process carrying a rate (four_phonon_iteration): first the counts
-// alone (no matrix elements, cheap) to size the lists against the host's memory, then the full pass.
-std::vector<kernels::FourSums> sums_keeping_processes(const kernels::MeshView& mesh, const kernels::Fc4View& f,
-                                                      const kernels::FourRateInputs& in, const QGrid& grid, int nb, int nmodes,
-                                                      double rate_units, bool quiet, FourPhononScattering::Processes& kept) {
-  kernels::FourRateInputs count_only = in;
-  count_only.nT = 0;
-  count_only.with_rates = false;
-  std::vector<double> count(nmodes, 0.0);
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int m = 0; m < nmodes; ++m)
-    for (int c = 0; c < 3; ++c) count[m] += mode_sums_cpu(mesh, f, count_only, grid.irreducible[m / nb] * nb + m % nb, kClasses[c]).count;
-  const double total = std::accumulate(count.begin(), count.end(), 0.0);
-  // Held twice while the per-mode lists are gathered into one.
-  require_host_memory(bytes_of(2 * (3 * sizeof(std::int32_t) + 1 + in.nT * sizeof(double)), static_cast<std::size_t>(total)),
-                      "the " + std::to_string(static_cast<long long>(total)) +
-                          " four-phonon processes kept for four_phonon_iteration (indices and rates)");
-  std::vector<FourPhononScattering::Processes> per_mode(nmodes);
-  std::vector<kernels::FourSums> sums(static_cast<std::size_t>(nmodes) * 3);
-  Progress progress("four-phonon scattering (processes kept)", static_cast<std::size_t>(nmodes), quiet);
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int m = 0; m < nmodes; ++m) {
-    const int mode1 = grid.irreducible[m / nb] * nb + m % nb;
-    auto& p = per_mode[m];
-    for (int c = 0; c < 3; ++c)
-      sums[static_cast<std::size_t>(m) * 3 + c] =
-          mode_sums_cpu(mesh, f, in, mode1, kClasses[c], [&](int m2, int m3, int m4, const double* rates) {
-            p.mode2.push_back(m2);
-            p.mode3.push_back(m3);
-            p.mode4.push_back(m4);
-            p.cls.push_back(static_cast<std::int8_t>(c));
-            for (int it = 0; it < in.nT; ++it) p.rate.push_back(rates[it] * rate_units);
-          });
-    progress.advance(1);
-  }
-  progress.finish();
-  kept = {};
-  kept.offset.push_back(0);
-  for (const auto& p : per_mode) {
-    kept.mode2.insert(kept.mode2.end(), p.mode2.begin(), p.mode2.end());
-    kept.mode3.insert(kept.mode3.end(), p.mode3.begin(), p.mode3.end());
-    kept.mode4.insert(kept.mode4.end(), p.mode4.begin(), p.mode4.end());
-    kept.cls.insert(kept.cls.end(), p.cls.begin(), p.cls.end());
-    kept.rate.insert(kept.rate.end(), p.rate.begin(), p.rate.end());
-    kept.offset.push_back(static_cast<std::int64_t>(kept.mode2.size()));
-  }
-  return sums;
 }
 
 }  // namespace
@@ -145,10 +96,7 @@ kernels::Fc4View make_fc4_view(const Fc4Tables& t, const Fc4Pointers& p) {
 
 FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid& grid, const Spectrum& s, const FourthOrderFc& fc4,
                                             double scalebroad, const std::vector<double>& temperatures,
-                                            const ScatteringOptions& opt, bool keep_processes) {
-  if (keep_processes && temperatures.size() > static_cast<std::size_t>(kernels::kMaxTemperatures4))
-    throw InputError("CONTROL", 0, "T", std::to_string(temperatures.size()) + " temperatures with four_phonon_iteration",
-                     "at most " + std::to_string(kernels::kMaxTemperatures4) + " (run the others separately)");
+                                            const ScatteringOptions& opt, bool collision_rows) {
   kernels::MeshView mesh = make_mesh_view(crystal, grid, s, scalebroad, s.omega.data(), s.velocity.data(), s.eigenvectors.data());
   mesh.omega_max = opt.omega_max;
   std::vector<double> width(4 * s.omega.size());
@@ -163,19 +111,26 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
   // times 3.37617087e9 (its single-precision literal) taking (eV/A^4/amu^2)^2 / (rad/ps)^4 to 1/ps, over N^2.
   const double rate_units = double(3.37617087f) * 1e9 / N / N;
 
-  // The memory of the stage, before it starts: the mesh, the occupations, the constants and the sums; no
-  // process is stored (but with four_phonon_iteration, whose lists are sized and checked by their own pass).
+  // The memory of the stage, before it starts: the mesh, the occupations, the constants, the sums and the
+  // collision rows of four_phonon_iteration; no process is stored.
   const std::size_t mesh_bytes = nfull * (8 * sizeof(double) + nb * sizeof(cplx));
   const std::size_t table_bytes = tables.phi.size() * sizeof(double) + (tables.quad_cells.size() + tables.quad_atoms.size()) * sizeof(int);
   const std::size_t per_t_bytes = std::min(nT, kernels::kMaxTemperatures4) * nfull * sizeof(double);
   const std::size_t sums_bytes = static_cast<std::size_t>(nmodes) * 3 * sizeof(kernels::FourSums);
   const std::size_t result_bytes = static_cast<std::size_t>(nmodes) * 3 * (2 + 2 * std::max(nT, 1)) * sizeof(double);
-  require_host_memory(per_t_bytes + sums_bytes + result_bytes, "the four-phonon stage's occupations and sums");
-  char plan[200];
-  std::snprintf(plan, sizeof plan, "four-phonon stage: %.1f MiB of host memory%s; no process is stored",
-                double(per_t_bytes + sums_bytes + result_bytes) / (1 << 20),
+  const std::size_t rows_bytes = collision_rows ? bytes_of(static_cast<std::size_t>(nT) * nmodes * sizeof(double), nfull) : 0;
+  const std::size_t rows_group_bytes = collision_rows ? bytes_of(static_cast<std::size_t>(std::min(nT, kernels::kMaxTemperatures4)) * nmodes * sizeof(double), nfull) : 0;
+  require_host_memory(per_t_bytes + sums_bytes + result_bytes + rows_bytes,
+                      collision_rows ? "the four-phonon stage's occupations, sums and collision rows (four_phonon_iteration)"
+                                     : "the four-phonon stage's occupations and sums");
+  char plan[300];
+  std::snprintf(plan, sizeof plan, "four-phonon stage: %.1f MiB of host memory%s%s; no process is stored",
+                double(per_t_bytes + sums_bytes + result_bytes + rows_bytes) / (1 << 20),
+                collision_rows ? (" (collision rows " + std::to_string(rows_bytes >> 20) + " MiB)").c_str() : "",
                 opt.backend == Backend::Cuda
-                    ? (", about " + std::to_string((mesh_bytes + table_bytes + per_t_bytes + 64 * sums_bytes) >> 20) + " MiB on the device").c_str()
+                    ? (", about " + std::to_string((mesh_bytes + table_bytes + per_t_bytes + 64 * sums_bytes + rows_group_bytes) >> 20) +
+                       " MiB on the device")
+                          .c_str()
                     : "");
   note("phonon", opt.quiet, plan);
 
@@ -185,6 +140,10 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
     r.phase_space[c].assign(nmodes, 0.0);
   }
   r.per_t.resize(nT);
+  if (collision_rows) {
+    r.nfull = nfull;
+    r.rows.assign(static_cast<std::size_t>(nT) * nmodes * nfull, 0.0);
+  }
   for (auto& at : r.per_t)
     for (int c = 0; c < 3; ++c) {
       at.gamma[c].assign(nmodes, 0.0);
@@ -205,11 +164,10 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
     in.prefactor = su::hbar_p * su::hbar_p * units::pi / 8;
     in.with_rates = !fc4.quadruplets.empty();
     std::vector<kernels::FourSums> sums;  // [nmodes][3]
-    if (keep_processes) {
-      sums = sums_keeping_processes(mesh, f, in, grid, nb, nmodes, rate_units, opt.quiet, r.processes);
-    } else if (opt.backend == Backend::Cuda) {
+    double* rows = collision_rows ? r.rows.data() + static_cast<std::size_t>(t0) * nmodes * nfull : nullptr;  // [nt][nmodes][nfull]
+    if (opt.backend == Backend::Cuda) {
 #ifdef QUANTA_HAVE_CUDA
-      sums = kernels::four_phonon_sums_cuda(mesh, tables, grid.irreducible, bose, in, nmodes, opt.quiet);
+      sums = kernels::four_phonon_sums_cuda(mesh, tables, grid.irreducible, bose, in, nmodes, opt.quiet, rows);
 #else
       throw Error("four-phonon scattering: the CUDA backend was requested but quanta was built without CUDA");
 #endif
@@ -219,11 +177,25 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
 #pragma omp parallel for schedule(dynamic, 1)
       for (int m = 0; m < nmodes; ++m) {
         const int mode1 = grid.irreducible[m / nb] * nb + m % nb;
-        for (int c = 0; c < 3; ++c) sums[static_cast<std::size_t>(m) * 3 + c] = mode_sums_cpu(mesh, f, in, mode1, kClasses[c]);
+        for (int c = 0; c < 3; ++c) {
+          const FourClass cls = kClasses[c];
+          const auto add_to_row = [&](int mode2, int mode3, int mode4, const double* rates) {
+            for (int it = 0; it < nt; ++it) {
+              double* row = rows + (static_cast<std::size_t>(it) * nmodes + m) * nfull;
+              row[mode4] += rates[it];
+              row[mode2] += kernels::collision_sign2(cls) * rates[it];
+              row[mode3] += kernels::collision_sign3(cls) * rates[it];
+            }
+          };
+          sums[static_cast<std::size_t>(m) * 3 + c] =
+              rows ? mode_sums_cpu(mesh, f, in, mode1, cls, add_to_row) : mode_sums_cpu(mesh, f, in, mode1, cls);
+        }
         progress.advance(1);
       }
       progress.finish();
     }
+    if (rows)  // FourPhonon's final factor, as for the rates
+      for (std::size_t i = 0; i < static_cast<std::size_t>(nt) * nmodes * nfull; ++i) rows[i] *= rate_units;
     for (int m = 0; m < nmodes; ++m)
       for (int c = 0; c < 3; ++c) {
         const kernels::FourSums& a = sums[static_cast<std::size_t>(m) * 3 + c];

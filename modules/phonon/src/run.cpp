@@ -204,7 +204,7 @@ RunSummary run(const RunOptions& opt) {
           for (int c = 0; c < 3; ++c) tr.total_rate[m] += sc.p4.per_t[it].gamma[c][m];
       FourPhononIteration four;
       if (sc.four_phonon && control.four_phonon_iteration)
-        four = {&sc.p4.processes, static_cast<int>(it), static_cast<int>(r.temperatures.size())};
+        four.rows = sc.p4.rows.data() + it * (sc.p4.rows.size() / r.temperatures.size());
       tr.bte = solve_bte(crystal, grid, spectrum, bsym, tr.total_rate, processes, tr.rates, T, bo, four);
       tr.rates.process_plus = {};
       tr.rates.process_minus = {};

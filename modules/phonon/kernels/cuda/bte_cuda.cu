@@ -1,5 +1,6 @@
 // Jacobi step of the linearized BTE on the GPU: one warp per mesh mode sums the processes of its irreducible
-// mode, carried to its point (lanes split the list, a shuffle reduction joins them: no atomics), and forms
+// mode, and its four-phonon collision row if any, carried to its point (lanes split the list, a shuffle
+// reduction joins them: no atomics), and forms
 // the new F in a second buffer.
 #include "../bte_iteration.hpp"
 #include "../cuda_bte.hpp"
@@ -18,7 +19,9 @@ __global__ void step_kernel(IterationView v, long nfull, int nptk, const int* __
   if (m >= nfull) return;
   const long q = m / v.nb;
   double D[3] = {0, 0, 0};
-  scattering_sum(v, irreducible_mode[m], image + static_cast<long>(op_of_point[q]) * nptk, lane, 32, D);
+  const int* img = image + static_cast<long>(op_of_point[q]) * nptk;
+  scattering_sum(v, irreducible_mode[m], img, lane, 32, D);
+  if (v.rows4) scattering_sum4(v, nfull, irreducible_mode[m], img, lane, 32, D);
   for (int c = 0; c < 3; ++c)
     for (int o = 16; o > 0; o /= 2) D[c] += __shfl_down_sync(0xffffffffu, D[c], o);
   if (lane == 0) updated_F(vw + 3 * m, tau[m], D, symmetrizer + 9 * q, Fnew + 3 * m);
@@ -36,13 +39,13 @@ struct BteIterationCuda::Impl {
   long nfull = 0;
   DeviceBuffer<std::int64_t> off_p, off_m;
   DeviceBuffer<int> m2p, m3p, m2m, m3m, irr, image, op_of_point;
-  DeviceBuffer<double> gp, gm, vw, tau, sym, F, Fnew;
+  DeviceBuffer<double> gp, gm, vw, tau, sym, F, Fnew, rows4;
 };
 
 BteIterationCuda::BteIterationCuda(const ThreePhononProcesses& p, const ThreePhononRates& r, const std::vector<double>& vw,
                                    const std::vector<double>& tau, const std::vector<double>& symmetrizer,
                                    const std::vector<int>& irreducible_mode, const std::vector<int>& image,
-                                   const std::vector<int>& op_of_point, int nb)
+                                   const std::vector<int>& op_of_point, int nb, const double* rows4, std::size_t nmodes)
     : impl_(std::make_unique<Impl>()) {
   Impl& d = *impl_;
   d.nb = nb;
@@ -64,6 +67,7 @@ BteIterationCuda::BteIterationCuda(const ThreePhononProcesses& p, const ThreePho
   d.op_of_point = up(op_of_point, "BTE symmetry operations");
   d.F = DeviceBuffer<double>(3 * static_cast<std::size_t>(d.nfull), "BTE F");
   d.Fnew = DeviceBuffer<double>(3 * static_cast<std::size_t>(d.nfull), "BTE F");
+  if (rows4) d.rows4 = DeviceBuffer<double>(std::span<const double>(rows4, nmodes * d.nfull), "four-phonon collision rows");
 }
 
 BteIterationCuda::~BteIterationCuda() = default;
@@ -72,7 +76,7 @@ void BteIterationCuda::step(std::vector<double>& F) {
   Impl& d = *impl_;
   d.F.upload(F);
   const IterationView v{d.nb, d.off_p.data(), d.off_m.data(), d.m2p.data(), d.m3p.data(), d.m2m.data(), d.m3m.data(),
-                        d.gp.data(), d.gm.data(), d.F.data()};
+                        d.gp.data(), d.gm.data(), d.F.data(), d.rows4.size() ? d.rows4.data() : nullptr};
   constexpr int block = 256;
   step_kernel<<<static_cast<unsigned>((32L * d.nfull + block - 1) / block), block>>>(
       v, d.nfull, d.nptk, d.irr.data(), d.image.data(), d.op_of_point.data(), d.vw.data(), d.tau.data(), d.sym.data(), d.Fnew.data());

@@ -36,7 +36,7 @@ std::size_t shared_bytes(const Fc4View& f, int nb) { return (9 * static_cast<std
 // ...: interleaved, since ++ and -- have fewer q3 for larger q2); partial sums out[(m * 3 + class) * shares +
 // share], added up on the host in share order.
 __global__ void four_phonon_kernel(MeshView mesh, Fc4View f, FourRateInputs in, const int* __restrict__ irreducible,
-                                   int m0, int shares, FourSums* __restrict__ out) {
+                                   int m0, int shares, FourSums* __restrict__ out, double* __restrict__ rows, int nmodes) {
   using Reduce = cub::BlockReduce<double, kBlock>;
   __shared__ typename Reduce::TempStorage tmp;
   __shared__ int queue[kQueue][2];
@@ -59,6 +59,13 @@ __global__ void four_phonon_kernel(MeshView mesh, Fc4View f, FourRateInputs in, 
   double rates[kMaxTemperatures4];
   const auto evaluate = [&](int mode2, int mode3, int mode4) {
     rate_process4(mesh, f, in, W, roots, mode1, mode2, mode3, mode4, c, acc, rates);
+    if (rows)
+      for (int it = 0; it < in.nT; ++it) {
+        double* row = rows + (static_cast<long>(it) * nmodes + m) * mesh.nptk * nb;
+        atomicAdd(row + mode4, rates[it]);
+        atomicAdd(row + mode2, collision_sign2(c) * rates[it]);
+        atomicAdd(row + mode3, collision_sign3(c) * rates[it]);
+      }
   };
   if (scatters(mesh, mesh.omega[mode1])) {
     for (int mode2 = share; mode2 < mesh.nptk * nb; mode2 += shares) {
@@ -130,7 +137,7 @@ DeviceBuffer<T> up(const std::vector<T>& h, const char* what) {
 
 std::vector<FourSums> four_phonon_sums_cuda(const MeshView& host_mesh, const Fc4Tables& t, const std::vector<int>& irreducible,
                                             const std::vector<double>& bose, const FourRateInputs& host_in, int nmodes,
-                                            bool quiet) {
+                                            bool quiet, double* rows) {
   const std::size_t nfull = static_cast<std::size_t>(host_mesh.nptk) * host_mesh.nb;
   const DeviceBuffer<double> omega(std::span<const double>(host_mesh.omega, nfull), "frequencies");
   const DeviceBuffer<double> velocity(std::span<const double>(host_mesh.velocity, 3 * nfull), "velocities");
@@ -169,18 +176,23 @@ std::vector<FourSums> four_phonon_sums_cuda(const MeshView& host_mesh, const Fc4
   const long steps = static_cast<long>(host_mesh.nptk) * host_mesh.nb;
   const int per_launch = std::max(1, std::min(nmodes, 64));
   const int chunks = static_cast<int>(std::max(1L, std::min(steps, (64L * sms + 3 * per_launch - 1) / (3 * per_launch))));
+  const std::size_t nrows = rows ? static_cast<std::size_t>(host_in.nT) * nmodes * nfull : 0;
+  DeviceBuffer<double> d_rows(std::max<std::size_t>(nrows, 1), "four-phonon collision rows");
+  d_rows.zero();
   DeviceBuffer<FourSums> out(static_cast<std::size_t>(nmodes) * 3 * chunks, "four-phonon sums");
   out.zero();
   Progress progress("four-phonon scattering (GPU)", static_cast<std::size_t>(nmodes), quiet);
   for (int m0 = 0; m0 < nmodes; m0 += per_launch) {
     const int n = std::min(per_launch, nmodes - m0);
-    four_phonon_kernel<<<3 * n * chunks, kBlock, smem>>>(mesh, f, in, d_irr.data(), m0, chunks, out.data());
+    four_phonon_kernel<<<3 * n * chunks, kBlock, smem>>>(mesh, f, in, d_irr.data(), m0, chunks, out.data(),
+                                                          rows ? d_rows.data() : nullptr, nmodes);
     QUANTA_CUDA_CHECK(cudaGetLastError());
     QUANTA_CUDA_CHECK(cudaDeviceSynchronize());
     progress.advance(static_cast<std::size_t>(n));
   }
   progress.finish();
   const std::vector<FourSums> parts = out.to_host();
+  if (rows) d_rows.download(std::span<double>(rows, nrows));
   std::vector<FourSums> sums(static_cast<std::size_t>(nmodes) * 3);
   for (std::size_t mc = 0; mc < sums.size(); ++mc)
     for (int k = 0; k < chunks; ++k) {

@@ -45,12 +45,12 @@ struct BteSolution {
 // where the rate is 0). The update is Jacobi (all of D from the previous F; ShengBTE updates in place,
 // which changes the path but not the fixed point), run on the GPU for the CUDA backend. Stops when the 2-norm of the change of the
 // total kappa tensor, relative to the previous one, falls below eps.
-// With `four` (four_phonon_iteration), the four-phonon processes enter D too, at temperature index
-// `four_t` of their rates (FourPhonon's iteration_4ph): ++ G (F4 - F2 - F3), +- G (F4 - F2 + F3),
-// -- G (F4 + F2 + F3); this step runs on the CPU.
+// With `four` (four_phonon_iteration), the four-phonon processes enter D too (FourPhonon's iteration_4ph):
+// ++ G (F4 - F2 - F3), +- G (F4 - F2 + F3), -- G (F4 + F2 + F3), through the collision rows of
+// FourPhononScattering at this temperature (rows [nmodes][nfull]), carried by the same operation as the
+// three-phonon processes.
 struct FourPhononIteration {
-  const FourPhononScattering::Processes* processes = nullptr;
-  int t = 0, nT = 1;
+  const double* rows = nullptr;
 };
 BteSolution solve_bte(const Crystal& c, const QGrid& grid, const Spectrum& s, const BteSymmetry& sym,
                       const std::vector<double>& total_rate, const ThreePhononProcesses& p, const ThreePhononRates& r,

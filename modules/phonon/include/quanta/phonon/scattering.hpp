@@ -96,19 +96,18 @@ struct FourPhononScattering {
     std::array<std::vector<double>, 3> gamma, wp4;
   };
   std::vector<AtTemperature> per_t;   // in the order of the temperatures given
-  // With keep_processes: every process that carries a rate, for the iterative BTE (four_phonon_iteration).
-  // Irreducible mode m's are [offset[m], offset[m+1]); cls 0 ++, 1 +-, 2 --; rate[k * nT + t] in 1/ps.
-  struct Processes {
-    std::vector<std::int64_t> offset;
-    std::vector<std::int32_t> mode2, mode3, mode4;
-    std::vector<std::int8_t> cls;
-    std::vector<double> rate;
-    std::size_t size() const { return mode2.size(); }
-  } processes;
+  // With collision_rows (four_phonon_iteration): the four-phonon part of the BTE's collision sum, one row per
+  // irreducible mode m over the full mesh's modes n, at each temperature:
+  //   rows[(t * nmodes + m) * nfull + n] = sum over m's processes with n among modes 2-4 of their rate (1/ps)
+  //   times its sign in D: ++ G (F4 - F2 - F3), +- G (F4 - F2 + F3), -- G (F4 + F2 + F3),
+  // so that D(m) = sum_n rows[m][n] F(n): the processes themselves (~10^10 at 16^3) need not be kept, and the
+  // rows hold nmodes x nfull numbers per temperature.
+  std::vector<double> rows;
+  std::size_t nfull = 0;
 };
 FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid& grid, const Spectrum& spectrum,
                                             const FourthOrderFc& fc4, double scalebroad, const std::vector<double>& temperatures,
-                                            const ScatteringOptions& options, bool keep_processes = false);
+                                            const ScatteringOptions& options, bool collision_rows = false);
 
 // Isotope scattering rates per irreducible mode ([nlist][nb], 1/ps) (Tamura's formula, ShengBTE's sums).
 std::vector<double> isotope_rates(const Control& control, const QGrid& grid, const Spectrum& spectrum);
