@@ -28,6 +28,9 @@ Subcommand add_phonon(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
   s.app->add_option("--batch-modes", v->run.batch_modes,
                     "modes per batch for --strategy batched (0: from device memory; 1: mode by mode)");
+  s.app->add_option("--sample-seed", v->run.sample_seed,
+                    "seed of the draws of num_sample_process_4ph / num_sample_process_4ph_phase_space (the same seed gives the same sample)")
+      ->capture_default_str();
   s.run = [v] {
     auto& o = v->run;
     o.input_dir = v->input;

@@ -131,9 +131,10 @@ QUANTA_HD cplx contract12(const Fc4View& f, const cplx* e1, const cplx* x2, cons
   return w;
 }
 
-// Stage 2: |V|^2 of the process with modes 3 and 4, (eV/A^4/amu^2)^2, from W ([ngroups][9]) of its modes 1
-// and 2. `roots` is f.roots or a copy of it.
-QUANTA_HD double vertex4(const MeshView& m, const Fc4View& f, const cplx* W, const cplx* roots, int mode3, int mode4, FourClass c) {
+// Stage 2: the part of V from groups first, first + stride, ... for the process with modes 3 and 4, from W
+// ([ngroups][9]) of its modes 1 and 2. `roots` is f.roots or a copy of it.
+QUANTA_HD cplx vertex4_part(const MeshView& m, const Fc4View& f, const cplx* W, const cplx* roots, int mode3, int mode4, FourClass c,
+                            int first, int stride) {
   const int nb = m.nb;
   const bool conj3 = c != FourClass::PlusPlus;
   int k3[3];
@@ -143,7 +144,7 @@ QUANTA_HD double vertex4(const MeshView& m, const Fc4View& f, const cplx* W, con
   cplx p[9];
   int C = -1, D = -1;
   double vre = 0, vim = 0;
-  for (int g = 0; g < f.ngroups; ++g) {
+  for (int g = first; g < f.ngroups; g += stride) {
     if (f.group_atoms[2 * g] != C || f.group_atoms[2 * g + 1] != D) {  // groups are sorted by (C, D)
       C = f.group_atoms[2 * g];
       D = f.group_atoms[2 * g + 1];
@@ -162,7 +163,12 @@ QUANTA_HD double vertex4(const MeshView& m, const Fc4View& f, const cplx* W, con
     vre += ph.re * re - ph.im * im;
     vim += ph.re * im + ph.im * re;
   }
-  return vre * vre + vim * vim;
+  return {vre, vim};
+}
+
+// |V|^2 of the process, (eV/A^4/amu^2)^2.
+QUANTA_HD double vertex4(const MeshView& m, const Fc4View& f, const cplx* W, const cplx* roots, int mode3, int mode4, FourClass c) {
+  return norm2(vertex4_part(m, f, W, roots, mode3, mode4, c, 0, 1));
 }
 
 // What the rates need besides the mesh and the constants: the occupations at up to kMaxTemperatures4
@@ -191,31 +197,88 @@ struct FourSums {
 // when q3 = q2), +- and -- take q4 >= q3 (l >= k when equal). A process is allowed when modes 2-4 have nonzero
 // frequencies and |delta| <= sigma, sigma from the velocities of modes 3 and 4; where sigma <= 0.001 rad/ps it
 // then becomes 1/sqrt(pi), as in FourPhonon. +- also excludes processes where mode 3 or 4 is mode 1 or 2.
+// The fourth q-point of the candidates (mode2, q3 k, q4 l) of class c, or -1 when the order rules exclude
+// all of them.
+QUANTA_HD int candidate_q4(const MeshView& m, int mode1, int mode2, int q3, FourClass c) {
+  const int q2 = mode2 / m.nb;
+  if (c != FourClass::PlusMinus && q3 < q2) return -1;
+  const int q4 = fourth_q(m.n, mode1 / m.nb, q2, q3, c);
+  if (c != FourClass::PlusPlus && q4 < q3) return -1;
+  return q4;
+}
+
+// One candidate: mode 2, q3 branch k, q4 (from candidate_q4) branch l; the rules above.
+template <class Allowed>
+QUANTA_HD void visit_candidate4(const MeshView& m, int mode1, int mode2, int q3, int q4, int k, int l, FourClass c,
+                                Allowed&& allowed) {
+  const bool pm = c == FourClass::PlusMinus;
+  const int nb = m.nb;
+  if (!pm && q3 == mode2 / nb && k < mode2 % nb) return;
+  if (c != FourClass::PlusPlus && q4 == q3 && l < k) return;
+  const int mode3 = q3 * nb + k, mode4 = q4 * nb + l;
+  if (pm && (mode3 == mode1 || mode4 == mode1 || mode3 == mode2 || mode4 == mode2)) return;
+  const double w2 = m.omega[mode2], w3 = m.omega[mode3], w4 = m.omega[mode4];
+  if (w2 == 0 || w3 == 0 || w4 == 0) return;
+  const double delta = mismatch4(m.omega[mode1], w2, w3, w4, c);
+  if (!(fabs(delta) <= sigma_bound4(m, mode3, mode4))) return;  // the cheap test first
+  double sigma = process_sigma4(m, mode3, mode4);
+  if (!(fabs(delta) <= sigma)) return;
+  if (sigma <= double(0.001f)) sigma = 1 / 1.772453850905516027298;  // 1 / sqrt(pi)
+  allowed(mode3, mode4, delta, sigma);
+}
+
+// Every candidate of mode 2 at q3, in FourPhonon's band order.
 template <class Allowed>
 QUANTA_HD void visit_branch4(const MeshView& m, int mode1, int mode2, int q3, FourClass c, Allowed&& allowed) {
-  const bool pm = c == FourClass::PlusMinus;
-  const int nb = m.nb, q2 = mode2 / nb, j = mode2 % nb;
-  if (!pm && q3 < q2) return;
-  const int q4 = fourth_q(m.n, mode1 / nb, q2, q3, c);
-  if (c != FourClass::PlusPlus && q4 < q3) return;
-  const double w1 = m.omega[mode1], w2 = m.omega[mode2];
-  if (w2 == 0) return;
-  for (int k = (!pm && q3 == q2) ? j : 0; k < nb; ++k) {
-    const int mode3 = q3 * nb + k;
-    const double w3 = m.omega[mode3];
-    for (int l = (c != FourClass::PlusPlus && q4 == q3) ? k : 0; l < nb; ++l) {
-      const int mode4 = q4 * nb + l;
-      if (pm && (mode3 == mode1 || mode4 == mode1 || mode3 == mode2 || mode4 == mode2)) continue;
-      const double w4 = m.omega[mode4];
-      if (w3 == 0 || w4 == 0) continue;
-      const double delta = mismatch4(w1, w2, w3, w4, c);
-      if (!(fabs(delta) <= sigma_bound4(m, mode3, mode4))) continue;  // the cheap test first
-      double sigma = process_sigma4(m, mode3, mode4);
-      if (!(fabs(delta) <= sigma)) continue;
-      if (sigma <= double(0.001f)) sigma = 1 / 1.772453850905516027298;  // 1 / sqrt(pi)
-      allowed(mode3, mode4, delta, sigma);
-    }
-  }
+  const int q4 = candidate_q4(m, mode1, mode2, q3, c);
+  if (q4 < 0 || m.omega[mode2] == 0) return;
+  for (int k = 0; k < m.nb; ++k)
+    for (int l = 0; l < m.nb; ++l) visit_candidate4(m, mode1, mode2, q3, q4, k, l, c, allowed);
+}
+
+// FourPhonon's sampling estimator (num_sample_process_4ph and its phase-space twin): for one mode and class,
+// Ns candidates (q2, j, q3, k, l) drawn uniformly with replacement from all Nq^2 nb^3 of them, each kept
+// when it passes the exact rules (visit_candidate4), and the sums scaled by Nq^2 nb^3 / Ns. The draws come
+// from a counter-based generator: draw n of stream s is a function of (s, n) alone, so any thread may take
+// any draw and a run is reproducible from its seed.
+QUANTA_HD unsigned long long mix64(unsigned long long z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+// A uniform integer in [0, n) from the next state of the generator.
+QUANTA_HD int draw_below(unsigned long long& state, int n) {
+  state = mix64(state);
+#ifdef __CUDA_ARCH__
+  return static_cast<int>(__umul64hi(state, static_cast<unsigned long long>(n)));
+#else
+  return static_cast<int>((static_cast<unsigned __int128>(state) * static_cast<unsigned long long>(n)) >> 64);
+#endif
+}
+// The stream of one mode, class and purpose (0: phase space, 1 + g: rates of temperature group g).
+QUANTA_HD unsigned long long sample_stream(unsigned long long seed, int purpose, int mode, FourClass c) {
+  return mix64(seed ^ mix64((static_cast<unsigned long long>(purpose) << 40) ^ (static_cast<unsigned long long>(mode) << 2) ^
+                            static_cast<unsigned long long>(c)));
+}
+// A sample: Ns draws per mode and class, the seed, and the purpose (sample_stream).
+struct FourSample {
+  long long draws;
+  unsigned long long seed;
+  int purpose;
+};
+
+// Draw n of a stream: calls allowed(mode2, mode3, mode4, delta, sigma) if the candidate passes.
+template <class Allowed>
+QUANTA_HD void visit_draw4(const MeshView& m, int mode1, FourClass c, unsigned long long stream, long long n, Allowed&& allowed) {
+  unsigned long long state = stream ^ mix64(static_cast<unsigned long long>(n));
+  const int q2 = draw_below(state, m.nptk), j = draw_below(state, m.nb), q3 = draw_below(state, m.nptk);
+  const int k = draw_below(state, m.nb), l = draw_below(state, m.nb);
+  const int mode2 = q2 * m.nb + j;
+  const int q4 = candidate_q4(m, mode1, mode2, q3, c);
+  if (q4 < 0) return;
+  visit_candidate4(m, mode1, mode2, q3, q4, k, l, c,
+                   [&](int mode3, int mode4, double delta, double sigma) { allowed(mode2, mode3, mode4, delta, sigma); });
 }
 
 // The process's count and phase space; returns whether it carries a rate (FourPhonon gives none to a
@@ -227,16 +290,15 @@ QUANTA_HD bool count_process4(const MeshView& m, const FourRateInputs& in, int m
   return !(m.omega[mode2] <= 1.25 || m.omega[mode3] <= 1.25 || m.omega[mode4] <= 1.25);
 }
 
-// The process's rate and weighted phase space at each temperature, added to `acc`; `rates` receives its
-// rates (before FourPhonon's final factor). W and roots as for vertex4.
-QUANTA_HD void rate_process4(const MeshView& m, const Fc4View& f, const FourRateInputs& in, const cplx* W, const cplx* roots,
-                             int mode1, int mode2, int mode3, int mode4, FourClass c, FourSums& acc, double* rates) {
+// The process's rate and weighted phase space at each temperature, added to `acc`, from its |V|^2 (vertex4;
+// 0 without force constants); `rates` receives its rates (before FourPhonon's final factor).
+QUANTA_HD void rate_process4(const MeshView& m, const FourRateInputs& in, int mode1, int mode2, int mode3, int mode4, FourClass c,
+                             double v2, FourSums& acc, double* rates) {
   const double w1 = m.omega[mode1], w2 = m.omega[mode2], w3 = m.omega[mode3], w4 = m.omega[mode4];
   double sigma = process_sigma4(m, mode3, mode4);
   if (sigma <= double(0.001f)) sigma = 1 / 1.772453850905516027298;
   const double delta = mismatch4(w1, w2, w3, w4, c);
   const double g = exp(-delta * delta / (sigma * sigma)) / (sigma * 1.772453850905516027298);
-  const double v2 = in.with_rates ? vertex4(m, f, W, roots, mode3, mode4, c) : 0.0;
   for (int it = 0; it < in.nT; ++it) {
     const double* n = in.bose + it * in.bose_stride;
     const double weight = occupation4(n[mode2], n[mode3], n[mode4], c) * g / (w1 * w2 * w3 * w4);

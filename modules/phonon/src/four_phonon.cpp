@@ -42,10 +42,33 @@ kernels::FourSums mode_sums_cpu(const kernels::MeshView& mesh, const kernels::Fc
         if (!kernels::count_process4(mesh, in, mode2, mode3, mode4, delta, sigma, acc)) return;
         if (!have_w && in.with_rates) kernels::contract12_all(mesh, f, mode1, mode2, c, W.data());
         have_w = true;
-        kernels::rate_process4(mesh, f, in, W.data(), f.roots, mode1, mode2, mode3, mode4, c, acc, rates);
+        const double v2 = in.with_rates ? kernels::vertex4(mesh, f, W.data(), f.roots, mode3, mode4, c) : 0.0;
+        kernels::rate_process4(mesh, in, mode1, mode2, mode3, mode4, c, v2, acc, rates);
         keep(mode2, mode3, mode4, rates);
       });
   }
+  return acc;
+}
+
+// The unscaled sums of one irreducible mode (index m) and class from a sample (kernels::visit_draw4).
+kernels::FourSums sample_sums_cpu(const kernels::MeshView& mesh, const kernels::Fc4View& f, const kernels::FourRateInputs& in,
+                                  const QGrid& grid, int m, FourClass c, const kernels::FourSample& sample) {
+  kernels::FourSums acc{};
+  const int mode1 = grid.irreducible[m / mesh.nb] * mesh.nb + m % mesh.nb;
+  if (!kernels::scatters(mesh, mesh.omega[mode1])) return acc;
+  const unsigned long long stream = kernels::sample_stream(sample.seed, sample.purpose, m, c);
+  std::vector<cplx> W(static_cast<std::size_t>(f.ngroups) * 9);
+  double rates[kernels::kMaxTemperatures4];
+  for (long long n = 0; n < sample.draws; ++n)
+    kernels::visit_draw4(mesh, mode1, c, stream, n, [&](int mode2, int mode3, int mode4, double delta, double sigma) {
+      if (!kernels::count_process4(mesh, in, mode2, mode3, mode4, delta, sigma, acc) || in.nT == 0) return;
+      double v2 = 0;
+      if (in.with_rates) {
+        kernels::contract12_all(mesh, f, mode1, mode2, c, W.data());
+        v2 = kernels::vertex4(mesh, f, W.data(), f.roots, mode3, mode4, c);
+      }
+      kernels::rate_process4(mesh, in, mode1, mode2, mode3, mode4, c, v2, acc, rates);
+    });
   return acc;
 }
 
@@ -96,7 +119,8 @@ kernels::Fc4View make_fc4_view(const Fc4Tables& t, const Fc4Pointers& p) {
 
 FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid& grid, const Spectrum& s, const FourthOrderFc& fc4,
                                             double scalebroad, const std::vector<double>& temperatures,
-                                            const ScatteringOptions& opt, bool collision_rows) {
+                                            const ScatteringOptions& opt, bool collision_rows,
+                                            const FourPhononSampling& sampling) {
   kernels::MeshView mesh = make_mesh_view(crystal, grid, s, scalebroad, s.omega.data(), s.velocity.data(), s.eigenvectors.data());
   mesh.omega_max = opt.omega_max;
   std::vector<double> width(4 * s.omega.size());
@@ -149,10 +173,72 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
       at.gamma[c].assign(nmodes, 0.0);
       at.wp4[c].assign(nmodes, 0.0);
     }
+  std::vector<double> bose;  // [nt][nfull] of the current group of temperatures
+  // Every process of every irreducible mode and class; with `rows`, the collision rows of the nt temperatures.
+  const auto exact_sums = [&](const kernels::FourRateInputs& in, int nt, double* rows) {
+    std::vector<kernels::FourSums> sums(static_cast<std::size_t>(nmodes) * 3);
+    if (opt.backend == Backend::Cuda) {
+#ifdef QUANTA_HAVE_CUDA
+      sums = kernels::four_phonon_sums_cuda(mesh, tables, grid.irreducible, bose, in, nmodes, opt.quiet, rows);
+#else
+      throw Error("four-phonon scattering: the CUDA backend was requested but quanta was built without CUDA");
+#endif
+      return sums;
+    }
+    Progress progress("four-phonon scattering", static_cast<std::size_t>(nmodes), opt.quiet);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int m = 0; m < nmodes; ++m) {
+      const int mode1 = grid.irreducible[m / nb] * nb + m % nb;
+      for (int c = 0; c < 3; ++c) {
+        const FourClass cls = kClasses[c];
+        const auto add_to_row = [&](int mode2, int mode3, int mode4, const double* rates) {
+          for (int it = 0; it < nt; ++it) {
+            double* row = rows + (static_cast<std::size_t>(it) * nmodes + m) * nfull;
+            row[mode4] += rates[it];
+            row[mode2] += kernels::collision_sign2(cls) * rates[it];
+            row[mode3] += kernels::collision_sign3(cls) * rates[it];
+          }
+        };
+        sums[static_cast<std::size_t>(m) * 3 + c] =
+            rows ? mode_sums_cpu(mesh, f, in, mode1, cls, add_to_row) : mode_sums_cpu(mesh, f, in, mode1, cls);
+      }
+      progress.advance(1);
+    }
+    progress.finish();
+    return sums;
+  };
+  // FourPhonon's estimate from a sample of every mode and class: the sample's sums times Nq^2 nb^3 / Ns.
+  const double candidates = N * N * double(nb) * nb * nb;
+  const auto sampled_sums = [&](const kernels::FourRateInputs& in, const kernels::FourSample& sample) {
+    std::vector<kernels::FourSums> sums(static_cast<std::size_t>(nmodes) * 3);
+    if (opt.backend == Backend::Cuda) {
+#ifdef QUANTA_HAVE_CUDA
+      sums = kernels::four_phonon_sums_cuda(mesh, tables, grid.irreducible, bose, in, nmodes, opt.quiet, nullptr, &sample);
+#endif
+    } else {
+      Progress progress("four-phonon scattering, sampled", static_cast<std::size_t>(nmodes), opt.quiet);
+#pragma omp parallel for schedule(dynamic, 1)
+      for (int m = 0; m < nmodes; ++m) {
+        for (int c = 0; c < 3; ++c) sums[static_cast<std::size_t>(m) * 3 + c] = sample_sums_cpu(mesh, f, in, grid, m, kClasses[c], sample);
+        progress.advance(1);
+      }
+      progress.finish();
+    }
+    const double scale = candidates / double(sample.draws);
+    for (auto& a : sums) {
+      a.count *= scale;
+      a.p4 *= scale;
+      for (int it = 0; it < in.nT; ++it) {
+        a.gamma[it] *= scale;
+        a.wp4[it] *= scale;
+      }
+    }
+    return sums;
+  };
   // Temperatures in groups of at most kMaxTemperatures4 (each group evaluates every process again).
   for (int t0 = 0; t0 < std::max(nT, 1); t0 += kernels::kMaxTemperatures4) {
     const int nt = std::min(kernels::kMaxTemperatures4, nT - t0);
-    std::vector<double> bose(static_cast<std::size_t>(std::max(nt, 1)) * nfull, 0.0);
+    bose.assign(static_cast<std::size_t>(std::max(nt, 1)) * nfull, 0.0);
     for (int it = 0; it < nt; ++it)
       for (std::size_t m = 0; m < nfull; ++m)
         if (s.omega[m] != 0) bose[it * nfull + m] = 1.0 / (std::exp(su::hbar * s.omega[m] / su::kB / temperatures[t0 + it]) - 1.0);
@@ -163,47 +249,36 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
     in.p4_norm = std::sqrt(units::pi) * N * N * N * std::pow(double(nb), 4);
     in.prefactor = su::hbar_p * su::hbar_p * units::pi / 8;
     in.with_rates = !fc4.quadruplets.empty();
-    std::vector<kernels::FourSums> sums;  // [nmodes][3]
     double* rows = collision_rows ? r.rows.data() + static_cast<std::size_t>(t0) * nmodes * nfull : nullptr;  // [nt][nmodes][nfull]
-    if (opt.backend == Backend::Cuda) {
-#ifdef QUANTA_HAVE_CUDA
-      sums = kernels::four_phonon_sums_cuda(mesh, tables, grid.irreducible, bose, in, nmodes, opt.quiet, rows);
-#else
-      throw Error("four-phonon scattering: the CUDA backend was requested but quanta was built without CUDA");
-#endif
-    } else {
-      sums.resize(static_cast<std::size_t>(nmodes) * 3);
-      Progress progress("four-phonon scattering", static_cast<std::size_t>(nmodes), opt.quiet);
-#pragma omp parallel for schedule(dynamic, 1)
-      for (int m = 0; m < nmodes; ++m) {
-        const int mode1 = grid.irreducible[m / nb] * nb + m % nb;
-        for (int c = 0; c < 3; ++c) {
-          const FourClass cls = kClasses[c];
-          const auto add_to_row = [&](int mode2, int mode3, int mode4, const double* rates) {
-            for (int it = 0; it < nt; ++it) {
-              double* row = rows + (static_cast<std::size_t>(it) * nmodes + m) * nfull;
-              row[mode4] += rates[it];
-              row[mode2] += kernels::collision_sign2(cls) * rates[it];
-              row[mode3] += kernels::collision_sign3(cls) * rates[it];
-            }
-          };
-          sums[static_cast<std::size_t>(m) * 3 + c] =
-              rows ? mode_sums_cpu(mesh, f, in, mode1, cls, add_to_row) : mode_sums_cpu(mesh, f, in, mode1, cls);
-        }
-        progress.advance(1);
-      }
-      progress.finish();
+    // The exact sums: everything, or only the counts and P4 (once) when the rates are sampled.
+    std::vector<kernels::FourSums> exact, sampled_rates, sampled_space;  // [nmodes][3]
+    if (sampling.rates < 0 || (sampling.phase_space < 0 && t0 == 0)) {
+      kernels::FourRateInputs counts_only = in;
+      counts_only.nT = 0;
+      counts_only.with_rates = false;
+      exact = exact_sums(sampling.rates < 0 ? in : counts_only, nt, rows);
+    }
+    if (sampling.rates > 0) sampled_rates = sampled_sums(in, {sampling.rates, sampling.seed, 1 + t0 / kernels::kMaxTemperatures4});
+    if (sampling.phase_space > 0 && t0 == 0) {
+      kernels::FourRateInputs counts_only = in;
+      counts_only.nT = 0;
+      counts_only.with_rates = false;
+      sampled_space = sampled_sums(counts_only, {sampling.phase_space, sampling.seed, 0});
     }
     if (rows)  // FourPhonon's final factor, as for the rates
       for (std::size_t i = 0; i < static_cast<std::size_t>(nt) * nmodes * nfull; ++i) rows[i] *= rate_units;
+    const auto& space_sums = sampling.phase_space > 0 ? sampled_space : exact;
+    const auto& rate_sums = sampling.rates > 0 ? sampled_rates : exact;
     for (int m = 0; m < nmodes; ++m)
       for (int c = 0; c < 3; ++c) {
-        const kernels::FourSums& a = sums[static_cast<std::size_t>(m) * 3 + c];
-        r.count[c][m] = static_cast<std::int64_t>(a.count);
-        r.phase_space[c][m] = a.p4;
+        const std::size_t mc = static_cast<std::size_t>(m) * 3 + c;
+        if (t0 == 0) {
+          r.count[c][m] = static_cast<std::int64_t>(space_sums[mc].count);  // truncated, as FourPhonon's estimate
+          r.phase_space[c][m] = space_sums[mc].p4;
+        }
         for (int it = 0; it < nt; ++it) {
-          r.per_t[t0 + it].gamma[c][m] = a.gamma[it] * rate_units;
-          r.per_t[t0 + it].wp4[c][m] = a.wp4[it] / N / N;
+          r.per_t[t0 + it].gamma[c][m] = rate_sums[mc].gamma[it] * rate_units;
+          r.per_t[t0 + it].wp4[c][m] = rate_sums[mc].wp4[it] / N / N;
         }
       }
   }

@@ -38,12 +38,12 @@ kernels::Fc4View make_fc4_view(const Fc4Tables& t, const Fc4Pointers& p);
 // `in` (its pointers are host arrays: bose [nT][nptk * nb]); one thread block per mode and class, block
 // reductions. `mesh` is the host view. With `rows` (host, [nT][nmodes][nfull], zeroed), the collision rows of
 // four_phonon_iteration too (FourPhononScattering::rows, before the final factor), summed on the device with
-// atomics.
+// atomics. With `sample`, the unscaled sums of that sample instead (kernels::visit_draw4; no rows).
 #ifdef QUANTA_HAVE_CUDA
 namespace kernels {
 std::vector<FourSums> four_phonon_sums_cuda(const MeshView& mesh, const Fc4Tables& tables, const std::vector<int>& irreducible,
                                             const std::vector<double>& bose, const FourRateInputs& in, int nmodes, bool quiet,
-                                            double* rows);
+                                            double* rows, const FourSample* sample = nullptr);
 }
 #endif
 

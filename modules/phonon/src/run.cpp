@@ -158,7 +158,15 @@ RunSummary run(const RunOptions& opt) {
       }
       sc.four_phonon = true;
       sc.p4 = four_phonon_scattering(crystal, grid, spectrum, fc4, control.scalebroad, r.temperatures, so3,
-                                     control.four_phonon_iteration && !control.onlyharmonic);
+      const FourPhononSampling sampling{control.sample_4ph, control.sample_4ph_phase_space, opt.sample_seed};
+      if (sampling.rates > 0 || sampling.phase_space > 0)
+        note("phonon", opt.quiet,
+             "four-phonon sampling estimator (seed " + std::to_string(sampling.seed) + "): " +
+                 (sampling.rates > 0 ? std::to_string(sampling.rates) + " draws per mode and class for the rates" : std::string("exact rates")) +
+                 ", " +
+                 (sampling.phase_space > 0 ? std::to_string(sampling.phase_space) + " for the counts and phase spaces"
+                                           : std::string("exact counts and phase spaces")));
+                                     control.four_phonon_iteration && !control.onlyharmonic, sampling);
       std::int64_t n[3] = {0, 0, 0};
       for (int c = 0; c < 3; ++c)
         for (std::int64_t x : sc.p4.count[c]) n[c] += x;

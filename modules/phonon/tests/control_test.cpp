@@ -3,6 +3,7 @@
 #include "quanta/phonon/control.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include "quanta/core/error.hpp"
 #include "test_support.hpp"
@@ -46,6 +47,37 @@ TEST(Control, FourPhononIterationNeedsFourPhonon) {
   EXPECT_NE(msg.find("four_phonon=.true. and convergence=.true."), std::string::npos) << msg;
 }
 
+// FourPhonon's four-phonon sampling keys: taken with four_phonon; refused, naming the key, where FourPhonon
+// refuses them (no four_phonon; num_sample_process_4ph with four_phonon_iteration) and for the values it takes
+// but cannot use (0 and below -1 divide by zero there).
+TEST(Control, FourPhononSamplingKeys) {
+  const auto with = [](const TempDir& d, const std::string& flags, const std::string& parameters) {
+    std::string t = si_control_text();
+    t.replace(t.find("four_phonon=.FALSE."), 19, flags);
+    t.insert(t.find("&parameters\n") + 12, "\t" + parameters + "\n");
+    write_text(d.path / "CONTROL", t);
+    return d.path / "CONTROL";
+  };
+  {
+    TempDir d;
+    const Control c = read_control(with(d, "four_phonon=.true.", "num_sample_process_4ph=100000\n\tnum_sample_process_4ph_phase_space=5000"));
+    EXPECT_EQ(c.sample_4ph, 100000);
+    EXPECT_EQ(c.sample_4ph_phase_space, 5000);
+  }
+  const std::vector<std::tuple<std::string, std::string, std::string>> refused = {
+      {"four_phonon=.false.", "num_sample_process_4ph=100000", "without four_phonon=.true."},
+      {"four_phonon=.false.", "num_sample_process_4ph_phase_space=100000", "without four_phonon=.true."},
+      {"four_phonon=.true.", "num_sample_process_4ph=0", "-1 (no sampling) or a number of draws"},
+      {"four_phonon=.true.", "num_sample_process_4ph_phase_space=-3", "-1 (no sampling) or a number of draws"},
+      {"four_phonon=.true.\n\tfour_phonon_iteration=.true.", "num_sample_process_4ph=100000", "with four_phonon_iteration=.true."}};
+  for (const auto& [flags, parameters, expected] : refused) {
+    TempDir d;
+    const std::string msg = error_of(with(d, flags, parameters));
+    EXPECT_NE(msg.find(parameters.substr(0, parameters.find('='))), std::string::npos) << parameters << " -> " << msg;
+    EXPECT_NE(msg.find(expected), std::string::npos) << parameters << " -> " << msg;
+  }
+}
+
 // Each key of a ShengBTE/FourPhonon feature quanta lacks, set to ask for it: refused, naming the line and the key, with
 // what quanta offers instead.
 TEST(Control, UnsupportedFeaturesAreRefusedNamingLineAndKey) {
@@ -57,8 +89,6 @@ TEST(Control, UnsupportedFeaturesAreRefusedNamingLineAndKey) {
       {"flags", "tdep=.true."},
       {"parameters", "num_sample_process_3ph=100000"},
       {"parameters", "num_sample_process_3ph_phase_space=1000"},
-      {"parameters", "num_sample_process_4ph=100000"},
-      {"parameters", "num_sample_process_4ph_phase_space=1000"},
       {"parameters", "rmin=5.0"},
       {"parameters", "rmax=505.0"},
       {"parameters", "dr=100.0"},

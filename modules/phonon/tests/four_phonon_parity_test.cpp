@@ -98,6 +98,31 @@ TEST(FourPhononParity, GpuMatchesCpu) {
       EXPECT_NEAR(b.kappa_band[it][k], a.kappa_band[it][k], 1e-10 * 100) << "iteration " << it;  // W/mK, kappa ~ 1e2
 }
 
+// The sampling estimator: the GPU draws the CPU's sample (the generator is counter-based), so the same counts
+// and the same rates to 1e-10.
+TEST(FourPhononParity, SampledGpuMatchesCpu) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device: GPU parity not tested here";
+  const Si3 si;
+  ScatteringOptions so;
+  so.quiet = true;
+  const FourPhononSampling sampling{5000, 20000, 3};
+  const auto run = [&](Backend b) {
+    so.backend = b;
+    return four_phonon_scattering(si.h.control.crystal, si.h.grid, si.h.spectrum, si.fc4, si.h.control.scalebroad, {300.0}, so,
+                                  false, sampling);
+  };
+  const auto cpu = run(Backend::Cpu), gpu = run(Backend::Cuda);
+  const auto near = [](double a, double b) { return std::abs(a - b) <= 1e-10 * std::max(std::abs(a), std::abs(b)) + 1e-300; };
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_EQ(gpu.count[c], cpu.count[c]) << "class " << c;
+    for (std::size_t m = 0; m < cpu.phase_space[c].size(); ++m) {
+      EXPECT_PRED2(near, gpu.phase_space[c][m], cpu.phase_space[c][m]) << "class " << c << " mode " << m;
+      EXPECT_PRED2(near, gpu.per_t[0].gamma[c][m], cpu.per_t[0].gamma[c][m]) << "class " << c << " mode " << m;
+      EXPECT_PRED2(near, gpu.per_t[0].wp4[c][m], cpu.per_t[0].wp4[c][m]) << "class " << c << " mode " << m;
+    }
+  }
+}
+
 // Without its four-phonon rows, the fully iterative solution is FourPhonon's default one (4ph in the
 // relaxation time, 3ph iterated), and the rows change it.
 TEST(FourPhononParity, FullyIterativeWithoutRowsIsTheDefault) {

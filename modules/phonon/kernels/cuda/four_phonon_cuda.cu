@@ -32,13 +32,28 @@ constexpr int kQueue = 2048;
 // Dynamic shared memory: W [ngroups][9], the roots of unity [L], the eigenvectors of modes 1 and 2 [nb] each.
 std::size_t shared_bytes(const Fc4View& f, int nb) { return (9 * static_cast<std::size_t>(f.ngroups) + f.roots_n + 2 * nb) * sizeof(cplx); }
 
+// The block's sums (cub block reductions) into *o, by thread 0.
+__device__ void write_sums(const FourSums& acc, int nT, FourSums* o) {
+  using Reduce = cub::BlockReduce<double, kBlock>;
+  __shared__ typename Reduce::TempStorage tmp;
+  const auto reduce = [&](double x, double* to) {
+    const double s = Reduce(tmp).Sum(x);
+    __syncthreads();  // the temporary storage is reused
+    if (threadIdx.x == 0) *to = s;
+  };
+  reduce(acc.count, &o->count);
+  reduce(acc.p4, &o->p4);
+  for (int it = 0; it < nT; ++it) {
+    reduce(acc.gamma[it], &o->gamma[it]);
+    reduce(acc.wp4[it], &o->wp4[it]);
+  }
+}
+
 // Block (mode, class, share): the share-th of every `shares` second phonons (mode 2 = share, share + shares,
 // ...: interleaved, since ++ and -- have fewer q3 for larger q2); partial sums out[(m * 3 + class) * shares +
 // share], added up on the host in share order.
 __global__ void four_phonon_kernel(MeshView mesh, Fc4View f, FourRateInputs in, const int* __restrict__ irreducible,
                                    int m0, int shares, FourSums* __restrict__ out, double* __restrict__ rows, int nmodes) {
-  using Reduce = cub::BlockReduce<double, kBlock>;
-  __shared__ typename Reduce::TempStorage tmp;
   __shared__ int queue[kQueue][2];
   __shared__ int queued;
   extern __shared__ cplx dynamic[];
@@ -58,7 +73,7 @@ __global__ void four_phonon_kernel(MeshView mesh, Fc4View f, FourRateInputs in, 
   FourSums acc{};
   double rates[kMaxTemperatures4];
   const auto evaluate = [&](int mode2, int mode3, int mode4) {
-    rate_process4(mesh, f, in, W, roots, mode1, mode2, mode3, mode4, c, acc, rates);
+    rate_process4(mesh, in, mode1, mode2, mode3, mode4, c, in.with_rates ? vertex4(mesh, f, W, roots, mode3, mode4, c) : 0.0, acc, rates);
     if (rows)
       for (int it = 0; it < in.nT; ++it) {
         double* row = rows + (static_cast<long>(it) * nmodes + m) * mesh.nptk * nb;
@@ -111,18 +126,81 @@ __global__ void four_phonon_kernel(MeshView mesh, Fc4View f, FourRateInputs in, 
       }
     }
   }
-  FourSums* o = out + (static_cast<long>(m) * 3 + static_cast<int>(c)) * shares + share;
-  const auto reduce = [&](double x, double* to) {
-    const double s = Reduce(tmp).Sum(x);
-    __syncthreads();  // the temporary storage is reused
-    if (threadIdx.x == 0) *to = s;
-  };
-  reduce(acc.count, &o->count);
-  reduce(acc.p4, &o->p4);
-  for (int it = 0; it < in.nT; ++it) {
-    reduce(acc.gamma[it], &o->gamma[it]);
-    reduce(acc.wp4[it], &o->wp4[it]);
+  write_sums(acc, in.nT, out + (static_cast<long>(m) * 3 + static_cast<int>(c)) * shares + share);
+}
+
+// The sampling estimator (kernels::visit_draw4): block (mode, class, share) takes draws share, share +
+// shares, ... of the mode's Ns; each thread tests one draw per round and queues the processes that carry a
+// rate; then the block evaluates the queue one process at a time, all threads together (stage 1 of the
+// matrix element is as costly as for a pair of modes with a thousand processes, and a sampled process shares
+// it with none): W by all threads, stage 2 split over the groups and reduced. Unscaled sums as above.
+__global__ void four_phonon_sample_kernel(MeshView mesh, Fc4View f, FourRateInputs in, const int* __restrict__ irreducible,
+                                          int m0, int shares, FourSums* __restrict__ out, long long draws,
+                                          unsigned long long seed, int purpose) {
+  using Reduce = cub::BlockReduce<double, kBlock>;
+  __shared__ typename Reduce::TempStorage tmp;
+  __shared__ int queue[kBlock][3];
+  __shared__ int queued;
+  __shared__ double v2;
+  extern __shared__ cplx dynamic[];
+  const int nb = mesh.nb;
+  cplx* W = dynamic;
+  cplx* roots = W + 9 * f.ngroups;
+  cplx* e1 = roots + f.roots_n;
+  cplx* x2 = e1 + nb;
+  const int share = static_cast<int>(blockIdx.x) % shares, mc = static_cast<int>(blockIdx.x) / shares;
+  const int m = m0 + mc / 3;
+  const FourClass c = static_cast<FourClass>(mc % 3);
+  const int mode1 = irreducible[m / nb] * nb + m % nb;
+  for (int i = threadIdx.x; i < f.roots_n; i += kBlock) roots[i] = f.roots[i];
+  for (int i = threadIdx.x; i < nb; i += kBlock) e1[i] = mesh.eigenvectors[static_cast<long>(mode1) * nb + i];
+  int k1[3];
+  phase_factors(mesh, f, mode1 / nb, -1, k1);
+  const unsigned long long stream = sample_stream(seed, purpose, m, c);
+  FourSums acc{};
+  double rates[kMaxTemperatures4];
+  if (scatters(mesh, mesh.omega[mode1])) {
+    for (long long base = share; base < draws; base += static_cast<long long>(shares) * kBlock) {
+      if (threadIdx.x == 0) queued = 0;
+      __syncthreads();
+      const long long n = base + static_cast<long long>(threadIdx.x) * shares;
+      if (n < draws)
+        visit_draw4(mesh, mode1, c, stream, n, [&](int mode2, int mode3, int mode4, double delta, double sigma) {
+          if (!count_process4(mesh, in, mode2, mode3, mode4, delta, sigma, acc) || in.nT == 0) return;
+          const int slot = atomicAdd(&queued, 1);  // at most one per thread: never full
+          queue[slot][0] = mode2;
+          queue[slot][1] = mode3;
+          queue[slot][2] = mode4;
+        });
+      __syncthreads();
+      for (int i = 0; i < queued; ++i) {
+        const int mode2 = queue[i][0], mode3 = queue[i][1], mode4 = queue[i][2];
+        if (in.with_rates) {
+          const bool conj2 = c == FourClass::MinusMinus;
+          for (int e = threadIdx.x; e < nb; e += kBlock) {
+            const cplx x = mesh.eigenvectors[static_cast<long>(mode2) * nb + e];
+            x2[e] = conj2 ? conj(x) : x;
+          }
+          __syncthreads();
+          int k2[3];
+          phase_factors(mesh, f, mode2 / nb, conj2 ? -1 : 1, k2);
+          for (int e = threadIdx.x; e < 9 * f.ngroups; e += kBlock) W[e] = contract12(f, e1, x2, k1, k2, e / 9, e % 9);
+          __syncthreads();
+          const cplx part = vertex4_part(mesh, f, W, roots, mode3, mode4, c, threadIdx.x, kBlock);
+          const double re = Reduce(tmp).Sum(part.re);
+          __syncthreads();
+          const double im = Reduce(tmp).Sum(part.im);
+          if (threadIdx.x == 0) v2 = re * re + im * im;
+        } else if (threadIdx.x == 0) {
+          v2 = 0;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) rate_process4(mesh, in, mode1, mode2, mode3, mode4, c, v2, acc, rates);
+      }
+      __syncthreads();  // the queue is reused
+    }
   }
+  write_sums(acc, in.nT, out + (static_cast<long>(m) * 3 + static_cast<int>(c)) * shares + share);
 }
 
 // A device copy of a table (one element, unset, for an empty one: no force constants with onlyharmonic).
@@ -137,7 +215,7 @@ DeviceBuffer<T> up(const std::vector<T>& h, const char* what) {
 
 std::vector<FourSums> four_phonon_sums_cuda(const MeshView& host_mesh, const Fc4Tables& t, const std::vector<int>& irreducible,
                                             const std::vector<double>& bose, const FourRateInputs& host_in, int nmodes,
-                                            bool quiet, double* rows) {
+                                            bool quiet, double* rows, const FourSample* sample) {
   const std::size_t nfull = static_cast<std::size_t>(host_mesh.nptk) * host_mesh.nb;
   const DeviceBuffer<double> omega(std::span<const double>(host_mesh.omega, nfull), "frequencies");
   const DeviceBuffer<double> velocity(std::span<const double>(host_mesh.velocity, 3 * nfull), "velocities");
@@ -170,10 +248,12 @@ std::vector<FourSums> four_phonon_sums_cuda(const MeshView& host_mesh, const Fc4
                 " KiB of shared memory per block; this GPU allows " + std::to_string((smem_max - static_smem) >> 10) +
                 " KiB: use --backend cpu");
   QUANTA_CUDA_CHECK(cudaFuncSetAttribute(four_phonon_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  QUANTA_CUDA_CHECK(cudaFuncSetAttribute(four_phonon_sample_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   // Enough blocks to fill the device (a few per SM slot); at most one share per second phonon.
   int sms = 1;
   QUANTA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const long steps = static_cast<long>(host_mesh.nptk) * host_mesh.nb;
+  // Shares of a mode's second phonons, or of its draws.
+  const long steps = sample ? std::max(1LL, (sample->draws + kBlock - 1) / kBlock) : static_cast<long>(host_mesh.nptk) * host_mesh.nb;
   const int per_launch = std::max(1, std::min(nmodes, 64));
   const int chunks = static_cast<int>(std::max(1L, std::min(steps, (64L * sms + 3 * per_launch - 1) / (3 * per_launch))));
   const std::size_t nrows = rows ? static_cast<std::size_t>(host_in.nT) * nmodes * nfull : 0;
@@ -181,10 +261,14 @@ std::vector<FourSums> four_phonon_sums_cuda(const MeshView& host_mesh, const Fc4
   d_rows.zero();
   DeviceBuffer<FourSums> out(static_cast<std::size_t>(nmodes) * 3 * chunks, "four-phonon sums");
   out.zero();
-  Progress progress("four-phonon scattering (GPU)", static_cast<std::size_t>(nmodes), quiet);
+  Progress progress(sample ? "four-phonon scattering, sampled (GPU)" : "four-phonon scattering (GPU)", static_cast<std::size_t>(nmodes), quiet);
   for (int m0 = 0; m0 < nmodes; m0 += per_launch) {
     const int n = std::min(per_launch, nmodes - m0);
-    four_phonon_kernel<<<3 * n * chunks, kBlock, smem>>>(mesh, f, in, d_irr.data(), m0, chunks, out.data(),
+    if (sample)
+      four_phonon_sample_kernel<<<3 * n * chunks, kBlock, smem>>>(mesh, f, in, d_irr.data(), m0, chunks, out.data(), sample->draws,
+                                                                 sample->seed, sample->purpose);
+    else
+      four_phonon_kernel<<<3 * n * chunks, kBlock, smem>>>(mesh, f, in, d_irr.data(), m0, chunks, out.data(),
                                                           rows ? d_rows.data() : nullptr, nmodes);
     QUANTA_CUDA_CHECK(cudaGetLastError());
     QUANTA_CUDA_CHECK(cudaDeviceSynchronize());

@@ -105,9 +105,18 @@ struct FourPhononScattering {
   std::vector<double> rows;
   std::size_t nfull = 0;
 };
+// FourPhonon's sampling estimator (num_sample_process_4ph, num_sample_process_4ph_phase_space): draws per
+// irreducible mode and class for the rates and WP4, and for the counts and P4 (-1: every process), and the
+// seed of the draws. A sampled quantity is the sample's sum times Nq^2 nb^3 / Ns (unbiased; relative error
+// about 1 / sqrt(the number of allowed draws)); counts are truncated to integers, as in FourPhonon.
+struct FourPhononSampling {
+  long long rates = -1, phase_space = -1;
+  unsigned long long seed = 0;
+};
 FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid& grid, const Spectrum& spectrum,
                                             const FourthOrderFc& fc4, double scalebroad, const std::vector<double>& temperatures,
-                                            const ScatteringOptions& options, bool collision_rows = false);
+                                            const ScatteringOptions& options, bool collision_rows = false,
+                                            const FourPhononSampling& sampling = {});
 
 // Isotope scattering rates per irreducible mode ([nlist][nb], 1/ps) (Tamura's formula, ShengBTE's sums).
 std::vector<double> isotope_rates(const Control& control, const QGrid& grid, const Spectrum& spectrum);
