@@ -11,7 +11,7 @@ Subcommand add_phonon(CLI::App& app) {
   struct Values {
     CommonOptions common;
     phonon::RunOptions run;
-    std::string input, output, strategy = "auto", enumeration = "auto";
+    std::string input, output, strategy = "auto", enumeration = "auto", degenerate_basis = "solver";
   };
   auto v = std::make_shared<Values>();
   Subcommand s;
@@ -28,6 +28,11 @@ Subcommand add_phonon(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
   s.app->add_option("--batch-modes", v->run.batch_modes,
                     "modes per batch for --strategy batched (0: from device memory; 1: mode by mode)");
+  s.app->add_option("--degenerate-basis", v->degenerate_basis,
+                    "modes inside degenerate sets: solver (the eigensolver's, as ShengBTE/FourPhonon) | canonical "
+                    "(independent of the eigensolver; docs/phonon.md)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"solver", "canonical"}));
   s.app->add_option("--sample-seed", v->run.sample_seed,
                     "seed of the draws of num_sample_process_4ph / num_sample_process_4ph_phase_space (the same seed gives the same sample)")
       ->capture_default_str();
@@ -41,6 +46,7 @@ Subcommand add_phonon(CLI::App& app) {
     o.quiet = v->common.quiet;
     o.strategy = phonon::parse_strategy(v->strategy);
     o.enumeration = phonon::parse_enumeration(v->enumeration);
+    o.degenerate_basis = v->degenerate_basis == "canonical" ? phonon::DegenerateBasis::Canonical : phonon::DegenerateBasis::Solver;
     const auto r = phonon::run(o);
     if (!o.quiet)
       std::fprintf(stderr, "quanta phonon: %d q-points (%d irreducible), %d branches, %s backend, %.2f s\n", r.nptk, r.nlist,

@@ -171,6 +171,25 @@ QUANTA_HD void dynamical_matrix_block(const ModelView& m, const double q[3], int
   }
 }
 
+// The full matrices, block by block: D(q) into d (skipped when d is null) and dD/dq_c into dd + c nb^2,
+// column-major with leading dimension nb = 3 natoms.
+QUANTA_HD void assemble_dynamical_matrix(const ModelView& m, const double q[3], cplx* d /*[nb][nb] or null*/,
+                                         cplx* dd /*[3][nb][nb]*/) {
+  const int nb = 3 * m.natoms;
+  const long nb2 = static_cast<long>(nb) * nb;
+  cplx blk[3][3], dblk[3][3][3];
+  for (int a1 = 0; a1 < m.natoms; ++a1)
+    for (int a2 = 0; a2 < m.natoms; ++a2) {
+      dynamical_matrix_block(m, q, a1, a2, blk, dblk);
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          const long at = (3 * a1 + i) + static_cast<long>(3 * a2 + j) * nb;
+          if (d) d[at] = blk[i][j];
+          for (int c = 0; c < 3; ++c) dd[c * nb2 + at] = dblk[c][i][j];
+        }
+    }
+}
+
 // Group velocity of one mode by the Hellmann-Feynman theorem: v_c = Re(e^+ dD/dq_c e) / (2 omega), nm/ps.
 QUANTA_HD void group_velocity(int nb, const cplx* e /*[nb]*/, const cplx* dd /*[3][nb][nb] col-major*/, double omega,
                               double v[3]) {

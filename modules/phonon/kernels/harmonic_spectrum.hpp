@@ -18,6 +18,12 @@ struct SpectrumBatch {
 
 void harmonic_spectrum_cpu(const ModelView& model, const SpectrumBatch& batch);
 
+// Inside every set of degenerate modes, rotates the eigenvectors to the modes that continue the bands along a
+// fixed direction (degenerate_modes_cpu.cpp states the direction, the steps and the tolerances) and
+// recomputes the set's velocities, so that nothing depends on the basis the eigensolver returned. On the
+// host for both backends, after the eigensolver: only q-points with degenerate modes do any work.
+void canonical_degenerate_modes_cpu(const ModelView& model, const SpectrumBatch& batch);
+
 #ifdef QUANTA_HAVE_CUDA
 // Host arrays in and out; device memory for as many q-points at a time as `budget_bytes` allows (halved
 // and retried when an allocation fails). Returns the batch size used.

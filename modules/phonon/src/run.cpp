@@ -84,6 +84,7 @@ RunSummary run(const RunOptions& opt) {
   SpectrumOptions so;
   so.backend = backend;
   so.gpu_mem_limit = opt.gpu_mem_limit;
+  so.degenerate_basis = opt.degenerate_basis;
   so.quiet = opt.quiet;
   Spectrum spectrum = compute_spectrum(model, q, so);
   const double t_spectrum = t.seconds();
@@ -157,7 +158,6 @@ RunSummary run(const RunOptions& opt) {
         meta.input_hashes.emplace_back("FORCE_CONSTANTS_4TH", file_digest(fc4_file));
       }
       sc.four_phonon = true;
-      sc.p4 = four_phonon_scattering(crystal, grid, spectrum, fc4, control.scalebroad, r.temperatures, so3,
       const FourPhononSampling sampling{control.sample_4ph, control.sample_4ph_phase_space, opt.sample_seed};
       if (sampling.rates > 0 || sampling.phase_space > 0)
         note("phonon", opt.quiet,
@@ -166,6 +166,7 @@ RunSummary run(const RunOptions& opt) {
                  ", " +
                  (sampling.phase_space > 0 ? std::to_string(sampling.phase_space) + " for the counts and phase spaces"
                                            : std::string("exact counts and phase spaces")));
+      sc.p4 = four_phonon_scattering(crystal, grid, spectrum, fc4, control.scalebroad, r.temperatures, so3,
                                      control.four_phonon_iteration && !control.onlyharmonic, sampling);
       std::int64_t n[3] = {0, 0, 0};
       for (int c = 0; c < 3; ++c)
