@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli.hpp"
+#include "quanta/core/comm.hpp"
 #include "quanta/phonon/run.hpp"
 
 namespace quanta::cli {
@@ -33,6 +34,8 @@ Subcommand add_phonon(CLI::App& app) {
                     "(independent of the eigensolver; docs/phonon.md)")
       ->capture_default_str()
       ->check(CLI::IsMember({"solver", "canonical"}));
+  s.app->add_flag("--resume", v->run.resume,
+                  "continue the four-phonon stage from the checkpoints a killed run of the same inputs left in the output folder");
   s.app->add_option("--sample-seed", v->run.sample_seed,
                     "seed of the draws of num_sample_process_4ph / num_sample_process_4ph_phase_space (the same seed gives the same sample)")
       ->capture_default_str();
@@ -48,7 +51,7 @@ Subcommand add_phonon(CLI::App& app) {
     o.enumeration = phonon::parse_enumeration(v->enumeration);
     o.degenerate_basis = v->degenerate_basis == "canonical" ? phonon::DegenerateBasis::Canonical : phonon::DegenerateBasis::Solver;
     const auto r = phonon::run(o);
-    if (!o.quiet)
+    if (!o.quiet && Comm::world().root())
       std::fprintf(stderr, "quanta phonon: %d q-points (%d irreducible), %d branches, %s backend, %.2f s\n", r.nptk, r.nlist,
                    r.nbands, r.backend.c_str(), r.seconds_total);
     return 0;

@@ -6,14 +6,18 @@
 #include <cstdio>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <numeric>
 
 #include "../kernels/four_phonon.hpp"
+#include "quanta/core/comm.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/host_memory.hpp"
 #include "quanta/core/progress.hpp"
+#include "quanta/core/timer.hpp"
 #include "quanta/core/units.hpp"
 #include "quanta/phonon/scattering.hpp"
+#include "four_phonon_checkpoint.hpp"
 #include "four_phonon_setup.hpp"
 #include "three_phonon_setup.hpp"
 
@@ -48,6 +52,53 @@ kernels::FourSums mode_sums_cpu(const kernels::MeshView& mesh, const kernels::Fc
       });
   }
   return acc;
+}
+
+// Modes per unit of work (checkpoint record, MPI share).
+constexpr int kBlockModes = 16;
+constexpr std::size_t kSumDoubles = sizeof(kernels::FourSums) / sizeof(double);
+static_assert(sizeof(kernels::FourSums) == kSumDoubles * sizeof(double), "FourSums travels as doubles");
+
+// One pass over the irreducible modes: the exact sums at the temperatures t0..t0+nt-1 (with the collision
+// rows when asked), or only the exact counts and P4, or a sample's sums. `rates`: it gives the rates and WP4
+// at its temperatures; `space`: the counts and P4.
+struct Pass {
+  int t0 = 0, nt = 0;
+  bool rates = false, space = false, rows = false, sampled = false;
+  kernels::FourSample sample{};
+};
+
+// The passes of a run: per group of up to kMaxTemperatures4 temperatures, the exact rates or a sample of
+// them; the counts and P4 from the first exact pass, from a pass of their own (rates sampled), or from a
+// sample.
+std::vector<Pass> plan_passes(int nT, const FourPhononSampling& sampling, bool collision_rows) {
+  std::vector<Pass> passes;
+  for (int t0 = 0; t0 < std::max(nT, 1); t0 += kernels::kMaxTemperatures4) {
+    Pass p;
+    p.t0 = t0;
+    p.nt = std::max(0, std::min(kernels::kMaxTemperatures4, nT - t0));
+    p.rates = true;
+    if (sampling.rates > 0) {
+      p.sampled = true;
+      p.sample = {sampling.rates, sampling.seed, 1 + t0 / kernels::kMaxTemperatures4};
+    } else {
+      p.space = t0 == 0 && sampling.phase_space < 0;
+      p.rows = collision_rows;
+    }
+    passes.push_back(p);
+  }
+  if (sampling.rates > 0 && sampling.phase_space < 0) {
+    Pass p;
+    p.space = true;
+    passes.push_back(p);
+  }
+  if (sampling.phase_space > 0) {
+    Pass p;
+    p.space = p.sampled = true;
+    p.sample = {sampling.phase_space, sampling.seed, 0};
+    passes.push_back(p);
+  }
+  return passes;
 }
 
 // The unscaled sums of one irreducible mode (index m) and class from a sample (kernels::visit_draw4).
@@ -120,7 +171,7 @@ kernels::Fc4View make_fc4_view(const Fc4Tables& t, const Fc4Pointers& p) {
 FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid& grid, const Spectrum& s, const FourthOrderFc& fc4,
                                             double scalebroad, const std::vector<double>& temperatures,
                                             const ScatteringOptions& opt, bool collision_rows,
-                                            const FourPhononSampling& sampling) {
+                                            const FourPhononSampling& sampling, const FourPhononCheckpointSpec* checkpoint) {
   kernels::MeshView mesh = make_mesh_view(crystal, grid, s, scalebroad, s.omega.data(), s.velocity.data(), s.eigenvectors.data());
   mesh.omega_max = opt.omega_max;
   std::vector<double> width(4 * s.omega.size());
@@ -164,124 +215,147 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
     r.phase_space[c].assign(nmodes, 0.0);
   }
   r.per_t.resize(nT);
-  if (collision_rows) {
-    r.nfull = nfull;
-    r.rows.assign(static_cast<std::size_t>(nT) * nmodes * nfull, 0.0);
-  }
   for (auto& at : r.per_t)
     for (int c = 0; c < 3; ++c) {
       at.gamma[c].assign(nmodes, 0.0);
       at.wp4[c].assign(nmodes, 0.0);
     }
-  std::vector<double> bose;  // [nt][nfull] of the current group of temperatures
-  // Every process of every irreducible mode and class; with `rows`, the collision rows of the nt temperatures.
-  const auto exact_sums = [&](const kernels::FourRateInputs& in, int nt, double* rows) {
-    std::vector<kernels::FourSums> sums(static_cast<std::size_t>(nmodes) * 3);
-    if (opt.backend == Backend::Cuda) {
-#ifdef QUANTA_HAVE_CUDA
-      sums = kernels::four_phonon_sums_cuda(mesh, tables, grid.irreducible, bose, in, nmodes, opt.quiet, rows);
-#else
-      throw Error("four-phonon scattering: the CUDA backend was requested but quanta was built without CUDA");
-#endif
-      return sums;
+  if (collision_rows) {
+    r.nfull = nfull;
+    r.rows.assign(static_cast<std::size_t>(nT) * nmodes * nfull, 0.0);
+  }
+
+  // The stage's work: passes over the irreducible modes, each in blocks of kBlockModes modes.
+  const std::vector<Pass> passes = plan_passes(nT, sampling, collision_rows);
+  const int nblocks = (nmodes + kBlockModes - 1) / kBlockModes;
+  const Comm& comm = Comm::world();
+  std::vector<std::vector<kernels::FourSums>> sums(passes.size(), std::vector<kernels::FourSums>(static_cast<std::size_t>(nmodes) * 3));
+  std::vector<double> bose;  // [nt][nfull] of the current pass's temperatures
+  int bose_t0 = -1;
+  // One unit: the pass's sums of the block's modes (and its collision rows), as a flat payload.
+  const auto compute = [&](const Pass& pass, int first, int last) {
+    if (pass.t0 != bose_t0) {
+      bose.assign(static_cast<std::size_t>(std::max(pass.nt, 1)) * nfull, 0.0);
+      for (int it = 0; it < pass.nt; ++it)
+        for (std::size_t m = 0; m < nfull; ++m)
+          if (s.omega[m] != 0) bose[it * nfull + m] = 1.0 / (std::exp(su::hbar * s.omega[m] / su::kB / temperatures[pass.t0 + it]) - 1.0);
+      bose_t0 = pass.t0;
     }
-    Progress progress("four-phonon scattering", static_cast<std::size_t>(nmodes), opt.quiet);
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int m = 0; m < nmodes; ++m) {
-      const int mode1 = grid.irreducible[m / nb] * nb + m % nb;
-      for (int c = 0; c < 3; ++c) {
-        const FourClass cls = kClasses[c];
-        const auto add_to_row = [&](int mode2, int mode3, int mode4, const double* rates) {
-          for (int it = 0; it < nt; ++it) {
-            double* row = rows + (static_cast<std::size_t>(it) * nmodes + m) * nfull;
-            row[mode4] += rates[it];
-            row[mode2] += kernels::collision_sign2(cls) * rates[it];
-            row[mode3] += kernels::collision_sign3(cls) * rates[it];
-          }
-        };
-        sums[static_cast<std::size_t>(m) * 3 + c] =
-            rows ? mode_sums_cpu(mesh, f, in, mode1, cls, add_to_row) : mode_sums_cpu(mesh, f, in, mode1, cls);
-      }
-      progress.advance(1);
-    }
-    progress.finish();
-    return sums;
-  };
-  // FourPhonon's estimate from a sample of every mode and class: the sample's sums times Nq^2 nb^3 / Ns.
-  const double candidates = N * N * double(nb) * nb * nb;
-  const auto sampled_sums = [&](const kernels::FourRateInputs& in, const kernels::FourSample& sample) {
-    std::vector<kernels::FourSums> sums(static_cast<std::size_t>(nmodes) * 3);
-    if (opt.backend == Backend::Cuda) {
-#ifdef QUANTA_HAVE_CUDA
-      sums = kernels::four_phonon_sums_cuda(mesh, tables, grid.irreducible, bose, in, nmodes, opt.quiet, nullptr, &sample);
-#endif
-    } else {
-      Progress progress("four-phonon scattering, sampled", static_cast<std::size_t>(nmodes), opt.quiet);
-#pragma omp parallel for schedule(dynamic, 1)
-      for (int m = 0; m < nmodes; ++m) {
-        for (int c = 0; c < 3; ++c) sums[static_cast<std::size_t>(m) * 3 + c] = sample_sums_cpu(mesh, f, in, grid, m, kClasses[c], sample);
-        progress.advance(1);
-      }
-      progress.finish();
-    }
-    const double scale = candidates / double(sample.draws);
-    for (auto& a : sums) {
-      a.count *= scale;
-      a.p4 *= scale;
-      for (int it = 0; it < in.nT; ++it) {
-        a.gamma[it] *= scale;
-        a.wp4[it] *= scale;
-      }
-    }
-    return sums;
-  };
-  // Temperatures in groups of at most kMaxTemperatures4 (each group evaluates every process again).
-  for (int t0 = 0; t0 < std::max(nT, 1); t0 += kernels::kMaxTemperatures4) {
-    const int nt = std::min(kernels::kMaxTemperatures4, nT - t0);
-    bose.assign(static_cast<std::size_t>(std::max(nt, 1)) * nfull, 0.0);
-    for (int it = 0; it < nt; ++it)
-      for (std::size_t m = 0; m < nfull; ++m)
-        if (s.omega[m] != 0) bose[it * nfull + m] = 1.0 / (std::exp(su::hbar * s.omega[m] / su::kB / temperatures[t0 + it]) - 1.0);
     kernels::FourRateInputs in{};
     in.bose = bose.data();
     in.bose_stride = static_cast<long>(nfull);
-    in.nT = std::max(nt, 0);
+    in.nT = pass.rates ? pass.nt : 0;
     in.p4_norm = std::sqrt(units::pi) * N * N * N * std::pow(double(nb), 4);
     in.prefactor = su::hbar_p * su::hbar_p * units::pi / 8;
-    in.with_rates = !fc4.quadruplets.empty();
-    double* rows = collision_rows ? r.rows.data() + static_cast<std::size_t>(t0) * nmodes * nfull : nullptr;  // [nt][nmodes][nfull]
-    // The exact sums: everything, or only the counts and P4 (once) when the rates are sampled.
-    std::vector<kernels::FourSums> exact, sampled_rates, sampled_space;  // [nmodes][3]
-    if (sampling.rates < 0 || (sampling.phase_space < 0 && t0 == 0)) {
-      kernels::FourRateInputs counts_only = in;
-      counts_only.nT = 0;
-      counts_only.with_rates = false;
-      exact = exact_sums(sampling.rates < 0 ? in : counts_only, nt, rows);
+    in.with_rates = pass.rates && !fc4.quadruplets.empty();
+    const int n = last - first;
+    const std::size_t nsums = static_cast<std::size_t>(n) * 3 * kSumDoubles;
+    std::vector<double> payload(nsums + (pass.rows ? static_cast<std::size_t>(pass.nt) * n * nfull : 0), 0.0);
+    auto* block_sums = reinterpret_cast<kernels::FourSums*>(payload.data());
+    double* rows = pass.rows ? payload.data() + nsums : nullptr;  // [nt][n][nfull]
+    const kernels::FourSample* sample = pass.sampled ? &pass.sample : nullptr;
+    if (opt.backend == Backend::Cuda) {
+#ifdef QUANTA_HAVE_CUDA
+      const auto d = kernels::four_phonon_sums_cuda(mesh, tables, grid.irreducible, bose, in, first, last, true, rows, sample);
+      std::copy(d.begin(), d.end(), block_sums);
+#else
+      throw Error("four-phonon scattering: the CUDA backend was requested but quanta was built without CUDA");
+#endif
+      return payload;
     }
-    if (sampling.rates > 0) sampled_rates = sampled_sums(in, {sampling.rates, sampling.seed, 1 + t0 / kernels::kMaxTemperatures4});
-    if (sampling.phase_space > 0 && t0 == 0) {
-      kernels::FourRateInputs counts_only = in;
-      counts_only.nT = 0;
-      counts_only.with_rates = false;
-      sampled_space = sampled_sums(counts_only, {sampling.phase_space, sampling.seed, 0});
-    }
-    if (rows)  // FourPhonon's final factor, as for the rates
-      for (std::size_t i = 0; i < static_cast<std::size_t>(nt) * nmodes * nfull; ++i) rows[i] *= rate_units;
-    const auto& space_sums = sampling.phase_space > 0 ? sampled_space : exact;
-    const auto& rate_sums = sampling.rates > 0 ? sampled_rates : exact;
-    for (int m = 0; m < nmodes; ++m)
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int m = first; m < last; ++m) {
+      const int mode1 = grid.irreducible[m / nb] * nb + m % nb;
       for (int c = 0; c < 3; ++c) {
-        const std::size_t mc = static_cast<std::size_t>(m) * 3 + c;
-        if (t0 == 0) {
-          r.count[c][m] = static_cast<std::int64_t>(space_sums[mc].count);  // truncated, as FourPhonon's estimate
-          r.phase_space[c][m] = space_sums[mc].p4;
-        }
-        for (int it = 0; it < nt; ++it) {
-          r.per_t[t0 + it].gamma[c][m] = rate_sums[mc].gamma[it] * rate_units;
-          r.per_t[t0 + it].wp4[c][m] = rate_sums[mc].wp4[it] / N / N;
+        const FourClass cls = kClasses[c];
+        kernels::FourSums& out = block_sums[static_cast<std::size_t>(m - first) * 3 + c];
+        if (sample) {
+          out = sample_sums_cpu(mesh, f, in, grid, m, cls, *sample);
+        } else if (rows) {
+          out = mode_sums_cpu(mesh, f, in, mode1, cls, [&](int mode2, int mode3, int mode4, const double* rates) {
+            for (int it = 0; it < pass.nt; ++it) {
+              double* row = rows + (static_cast<std::size_t>(it) * n + (m - first)) * nfull;
+              row[mode4] += rates[it];
+              row[mode2] += kernels::collision_sign2(cls) * rates[it];
+              row[mode3] += kernels::collision_sign3(cls) * rates[it];
+            }
+          });
+        } else {
+          out = mode_sums_cpu(mesh, f, in, mode1, cls);
         }
       }
+    }
+    return payload;
+  };
+  // A unit's payload into the stage's sums and rows.
+  const auto place = [&](std::size_t p, int block, const std::vector<double>& payload) {
+    const Pass& pass = passes[p];
+    const int first = block * kBlockModes, n = std::min(kBlockModes, nmodes - first);
+    const std::size_t nsums = static_cast<std::size_t>(n) * 3 * kSumDoubles;
+    if (payload.size() != nsums + (pass.rows ? static_cast<std::size_t>(pass.nt) * n * nfull : 0))
+      throw Error("four-phonon checkpoint: a unit of the wrong size (pass " + std::to_string(p) + ", block " + std::to_string(block) + ")");
+    std::copy_n(reinterpret_cast<const kernels::FourSums*>(payload.data()), static_cast<std::size_t>(n) * 3, &sums[p][static_cast<std::size_t>(first) * 3]);
+    if (pass.rows)
+      for (int it = 0; it < pass.nt; ++it)
+        std::copy_n(payload.data() + nsums + static_cast<std::size_t>(it) * n * nfull, static_cast<std::size_t>(n) * nfull,
+                    r.rows.data() + (static_cast<std::size_t>(pass.t0 + it) * nmodes + first) * nfull);
+  };
+
+  // Units done by an earlier run (the root takes them in), then this rank's share of the rest: every
+  // size-th missing unit, each checkpointed when complete.
+  std::unique_ptr<FourPhononCheckpoint> ckpt;
+  if (checkpoint) ckpt = std::make_unique<FourPhononCheckpoint>(checkpoint->dir, checkpoint->fingerprint, checkpoint->resume, opt.quiet);
+  std::vector<std::pair<int, int>> mine;
+  int missing = 0;
+  for (int p = 0; p < static_cast<int>(passes.size()); ++p)
+    for (int b = 0; b < nblocks; ++b) {
+      if (ckpt && ckpt->done().count({p, b})) {
+        if (comm.root()) place(static_cast<std::size_t>(p), b, ckpt->done().at({p, b}));
+        continue;
+      }
+      if (missing++ % comm.size() == comm.rank()) mine.emplace_back(p, b);
+    }
+  Progress progress(comm.distributed() ? "four-phonon scattering (this rank's blocks of modes)" : "four-phonon scattering (blocks of modes)",
+                    mine.size(), opt.quiet);
+  WallTimer busy;
+  for (const auto& [p, b] : mine) {
+    const int first = b * kBlockModes, last = std::min(nmodes, first + kBlockModes);
+    const std::vector<double> payload = compute(passes[p], first, last);
+    place(static_cast<std::size_t>(p), b, payload);
+    if (ckpt) ckpt->append(p, b, payload);
+    progress.advance(1);
   }
+  progress.finish();
+  if (comm.distributed()) {  // each unit is held by one rank, zeros elsewhere: the sum joins them
+    const double seconds = busy.seconds(), slowest = comm.max(seconds);
+    char line[200];
+    std::snprintf(line, sizeof line, "four-phonon stage over %d ranks: %zu of %d blocks on the root in %.2f s, the slowest rank %.2f s",
+                  comm.size(), mine.size(), missing, seconds, slowest);
+    note("phonon", opt.quiet || !comm.root(), line);
+    for (auto& ps : sums) comm.sum(reinterpret_cast<double*>(ps.data()), ps.size() * kSumDoubles);
+    if (!r.rows.empty()) comm.sum(r.rows.data(), r.rows.size());
+  }
+
+  // FourPhonon's final factors; a sample's sums scaled by the candidates over the draws.
+  const double candidates = N * N * double(nb) * nb * nb;
+  for (std::size_t p = 0; p < passes.size(); ++p) {
+    const Pass& pass = passes[p];
+    const double scale = pass.sampled ? candidates / double(pass.sample.draws) : 1.0;
+    for (int m = 0; m < nmodes; ++m)
+      for (int c = 0; c < 3; ++c) {
+        const kernels::FourSums& a = sums[p][static_cast<std::size_t>(m) * 3 + c];
+        if (pass.space) {
+          r.count[c][m] = static_cast<std::int64_t>(a.count * scale);  // truncated, as FourPhonon's estimate
+          r.phase_space[c][m] = a.p4 * scale;
+        }
+        if (pass.rates)
+          for (int it = 0; it < pass.nt; ++it) {
+            r.per_t[pass.t0 + it].gamma[c][m] = a.gamma[it] * scale * rate_units;
+            r.per_t[pass.t0 + it].wp4[c][m] = a.wp4[it] * scale / N / N;
+          }
+      }
+  }
+  for (double& x : r.rows) x *= rate_units;  // FourPhonon's final factor, as for the rates
   for (const auto& at : r.per_t)
     for (int c = 0; c < 3; ++c)
       for (double g : at.gamma[c])

@@ -34,16 +34,16 @@ inline Fc4Pointers host_pointers(const Fc4Tables& t) {
 }
 kernels::Fc4View make_fc4_view(const Fc4Tables& t, const Fc4Pointers& p);
 
-// The sums of every irreducible mode and class ([nmodes][3], mode m = l * nb + band) for the temperatures of
-// `in` (its pointers are host arrays: bose [nT][nptk * nb]); one thread block per mode and class, block
-// reductions. `mesh` is the host view. With `rows` (host, [nT][nmodes][nfull], zeroed), the collision rows of
+// The sums of the irreducible modes first..last-1 and every class ([last - first][3], mode m = l * nb + band)
+// for the temperatures of `in` (its pointers are host arrays: bose [nT][nptk * nb]); block reductions.
+// `mesh` is the host view. With `rows` (host, [nT][last - first][nfull], zeroed), the collision rows of
 // four_phonon_iteration too (FourPhononScattering::rows, before the final factor), summed on the device with
 // atomics. With `sample`, the unscaled sums of that sample instead (kernels::visit_draw4; no rows).
 #ifdef QUANTA_HAVE_CUDA
 namespace kernels {
 std::vector<FourSums> four_phonon_sums_cuda(const MeshView& mesh, const Fc4Tables& tables, const std::vector<int>& irreducible,
-                                            const std::vector<double>& bose, const FourRateInputs& in, int nmodes, bool quiet,
-                                            double* rows, const FourSample* sample = nullptr);
+                                            const std::vector<double>& bose, const FourRateInputs& in, int first, int last,
+                                            bool quiet, double* rows, const FourSample* sample = nullptr);
 }
 #endif
 

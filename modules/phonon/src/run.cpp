@@ -6,6 +6,8 @@
 #include <cstdio>
 
 #include "../io/outputs.hpp"
+#include "four_phonon_checkpoint.hpp"
+#include "quanta/core/comm.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/host_memory.hpp"
 #include "quanta/core/progress.hpp"
@@ -44,10 +46,16 @@ void require_mesh_memory(const Control& control, const SymmetryInfo& sym) {
 
 }  // namespace
 
-RunSummary run(const RunOptions& opt) {
+RunSummary run(const RunOptions& options) {
   WallTimer total;
+  // Under MPI every rank runs the stages; the four-phonon stage splits its modes over them, and only the
+  // root reports and writes.
+  const Comm& comm = Comm::world();
+  RunOptions opt = options;
+  opt.quiet = opt.quiet || !comm.root();
   set_threads(opt.threads);
   const Backend backend = resolve_backend(opt.backend);
+  if (backend == Backend::Cuda) select_device(comm.local_rank());
   RunMetadata meta;
   meta.backend = to_string(backend);
   meta.device = device_description(backend);
@@ -62,7 +70,8 @@ RunSummary run(const RunOptions& opt) {
   meta.input_hashes = {{"CONTROL", file_digest(control_file)}, {meta.force_constants_file, file_digest(fc_file)}};
   meta.timings.emplace_back("read_inputs", t.seconds());
   // Before the long stages: an output folder that cannot be written fails now, not after them.
-  prepare_output_dir(opt.output_dir);
+  if (comm.root()) prepare_output_dir(opt.output_dir);
+  comm.max(0);  // the folder exists before any rank writes a checkpoint there
 
   // 2. Symmetry and the q-mesh with its irreducible wedge.
   t.reset();
@@ -166,8 +175,13 @@ RunSummary run(const RunOptions& opt) {
                  ", " +
                  (sampling.phase_space > 0 ? std::to_string(sampling.phase_space) + " for the counts and phase spaces"
                                            : std::string("exact counts and phase spaces")));
+      // Checkpoints of the stage belong to these inputs and to the options that change its results.
+      FourPhononCheckpointSpec checkpoint{opt.output_dir, "", opt.resume};
+      for (const auto& [file, digest] : meta.input_hashes) checkpoint.fingerprint += file + "=" + digest + ";";
+      checkpoint.fingerprint += "seed=" + std::to_string(opt.sample_seed) + ";basis=" +
+                                (opt.degenerate_basis == DegenerateBasis::Canonical ? "canonical" : "solver") + ";";
       sc.p4 = four_phonon_scattering(crystal, grid, spectrum, fc4, control.scalebroad, r.temperatures, so3,
-                                     control.four_phonon_iteration && !control.onlyharmonic, sampling);
+                                     control.four_phonon_iteration && !control.onlyharmonic, sampling, &checkpoint);
       std::int64_t n[3] = {0, 0, 0};
       for (int c = 0; c < 3; ++c)
         for (std::int64_t x : sc.p4.count[c]) n[c] += x;
@@ -237,10 +251,13 @@ RunSummary run(const RunOptions& opt) {
 
   // 7. Outputs: ShengBTE's files and quanta-phonon.h5, each renamed into place when complete.
   t.reset();
-  write_bte_files(opt.output_dir, r);
-  write_scattering_files(opt.output_dir, r, sc);
-  meta.timings.emplace_back("write_text", t.seconds());
-  write_phonon_h5(opt.output_dir / "quanta-phonon.h5", r, meta, &sc);
+  if (comm.root()) {
+    write_bte_files(opt.output_dir, r);
+    write_scattering_files(opt.output_dir, r, sc);
+    meta.timings.emplace_back("write_text", t.seconds());
+    write_phonon_h5(opt.output_dir / "quanta-phonon.h5", r, meta, &sc);
+    FourPhononCheckpoint::remove_all(opt.output_dir);  // the outputs are complete: nothing to resume
+  }
 
   s.nptk = grid.nptk;
   s.nlist = grid.nlist();

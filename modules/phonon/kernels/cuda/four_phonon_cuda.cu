@@ -53,7 +53,8 @@ __device__ void write_sums(const FourSums& acc, int nT, FourSums* o) {
 // ...: interleaved, since ++ and -- have fewer q3 for larger q2); partial sums out[(m * 3 + class) * shares +
 // share], added up on the host in share order.
 __global__ void four_phonon_kernel(MeshView mesh, Fc4View f, FourRateInputs in, const int* __restrict__ irreducible,
-                                   int m0, int shares, FourSums* __restrict__ out, double* __restrict__ rows, int nmodes) {
+                                   int first, int m0, int shares, FourSums* __restrict__ out, double* __restrict__ rows,
+                                   int nrange) {
   __shared__ int queue[kQueue][2];
   __shared__ int queued;
   extern __shared__ cplx dynamic[];
@@ -76,7 +77,7 @@ __global__ void four_phonon_kernel(MeshView mesh, Fc4View f, FourRateInputs in, 
     rate_process4(mesh, in, mode1, mode2, mode3, mode4, c, in.with_rates ? vertex4(mesh, f, W, roots, mode3, mode4, c) : 0.0, acc, rates);
     if (rows)
       for (int it = 0; it < in.nT; ++it) {
-        double* row = rows + (static_cast<long>(it) * nmodes + m) * mesh.nptk * nb;
+        double* row = rows + (static_cast<long>(it) * nrange + m - first) * mesh.nptk * nb;
         atomicAdd(row + mode4, rates[it]);
         atomicAdd(row + mode2, collision_sign2(c) * rates[it]);
         atomicAdd(row + mode3, collision_sign3(c) * rates[it]);
@@ -126,7 +127,7 @@ __global__ void four_phonon_kernel(MeshView mesh, Fc4View f, FourRateInputs in, 
       }
     }
   }
-  write_sums(acc, in.nT, out + (static_cast<long>(m) * 3 + static_cast<int>(c)) * shares + share);
+  write_sums(acc, in.nT, out + (static_cast<long>(m - first) * 3 + static_cast<int>(c)) * shares + share);
 }
 
 // The sampling estimator (kernels::visit_draw4): block (mode, class, share) takes draws share, share +
@@ -135,7 +136,7 @@ __global__ void four_phonon_kernel(MeshView mesh, Fc4View f, FourRateInputs in, 
 // matrix element is as costly as for a pair of modes with a thousand processes, and a sampled process shares
 // it with none): W by all threads, stage 2 split over the groups and reduced. Unscaled sums as above.
 __global__ void four_phonon_sample_kernel(MeshView mesh, Fc4View f, FourRateInputs in, const int* __restrict__ irreducible,
-                                          int m0, int shares, FourSums* __restrict__ out, long long draws,
+                                          int first, int m0, int shares, FourSums* __restrict__ out, long long draws,
                                           unsigned long long seed, int purpose) {
   using Reduce = cub::BlockReduce<double, kBlock>;
   __shared__ typename Reduce::TempStorage tmp;
@@ -200,7 +201,7 @@ __global__ void four_phonon_sample_kernel(MeshView mesh, Fc4View f, FourRateInpu
       __syncthreads();  // the queue is reused
     }
   }
-  write_sums(acc, in.nT, out + (static_cast<long>(m) * 3 + static_cast<int>(c)) * shares + share);
+  write_sums(acc, in.nT, out + (static_cast<long>(m - first) * 3 + static_cast<int>(c)) * shares + share);
 }
 
 // A device copy of a table (one element, unset, for an empty one: no force constants with onlyharmonic).
@@ -214,8 +215,9 @@ DeviceBuffer<T> up(const std::vector<T>& h, const char* what) {
 }  // namespace
 
 std::vector<FourSums> four_phonon_sums_cuda(const MeshView& host_mesh, const Fc4Tables& t, const std::vector<int>& irreducible,
-                                            const std::vector<double>& bose, const FourRateInputs& host_in, int nmodes,
+                                            const std::vector<double>& bose, const FourRateInputs& host_in, int first, int last,
                                             bool quiet, double* rows, const FourSample* sample) {
+  const int nmodes = last - first;
   const std::size_t nfull = static_cast<std::size_t>(host_mesh.nptk) * host_mesh.nb;
   const DeviceBuffer<double> omega(std::span<const double>(host_mesh.omega, nfull), "frequencies");
   const DeviceBuffer<double> velocity(std::span<const double>(host_mesh.velocity, 3 * nfull), "velocities");
@@ -262,13 +264,13 @@ std::vector<FourSums> four_phonon_sums_cuda(const MeshView& host_mesh, const Fc4
   DeviceBuffer<FourSums> out(static_cast<std::size_t>(nmodes) * 3 * chunks, "four-phonon sums");
   out.zero();
   Progress progress(sample ? "four-phonon scattering, sampled (GPU)" : "four-phonon scattering (GPU)", static_cast<std::size_t>(nmodes), quiet);
-  for (int m0 = 0; m0 < nmodes; m0 += per_launch) {
-    const int n = std::min(per_launch, nmodes - m0);
+  for (int m0 = first; m0 < last; m0 += per_launch) {
+    const int n = std::min(per_launch, last - m0);
     if (sample)
-      four_phonon_sample_kernel<<<3 * n * chunks, kBlock, smem>>>(mesh, f, in, d_irr.data(), m0, chunks, out.data(), sample->draws,
+      four_phonon_sample_kernel<<<3 * n * chunks, kBlock, smem>>>(mesh, f, in, d_irr.data(), first, m0, chunks, out.data(), sample->draws,
                                                                  sample->seed, sample->purpose);
     else
-      four_phonon_kernel<<<3 * n * chunks, kBlock, smem>>>(mesh, f, in, d_irr.data(), m0, chunks, out.data(),
+      four_phonon_kernel<<<3 * n * chunks, kBlock, smem>>>(mesh, f, in, d_irr.data(), first, m0, chunks, out.data(),
                                                           rows ? d_rows.data() : nullptr, nmodes);
     QUANTA_CUDA_CHECK(cudaGetLastError());
     QUANTA_CUDA_CHECK(cudaDeviceSynchronize());

@@ -21,6 +21,7 @@ struct RunOptions {
   Enumeration enumeration = Enumeration::Auto;            // CUDA: processes listed on the GPU or the CPU
   std::size_t batch_modes = 0;                             // modes per batch (batched), 0: from memory
   unsigned long long sample_seed = 0;                      // seed of the four-phonon sampling estimator
+  bool resume = false;                                     // continue the four-phonon stage from its checkpoints
   DegenerateBasis degenerate_basis = DegenerateBasis::Solver;  // modes inside degenerate sets (spectrum.hpp)
 };
 

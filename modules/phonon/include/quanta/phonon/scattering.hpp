@@ -1,5 +1,6 @@
 #pragma once
 #include <array>
+#include <filesystem>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -113,10 +114,20 @@ struct FourPhononSampling {
   long long rates = -1, phase_space = -1;
   unsigned long long seed = 0;
 };
+// Checkpoints of the stage (src/four_phonon_checkpoint.hpp): the output folder, the fingerprint of the
+// inputs and options the results depend on, and whether to continue from the folder's checkpoints.
+struct FourPhononCheckpointSpec {
+  std::filesystem::path dir;
+  std::string fingerprint;
+  bool resume = false;
+};
+// The irreducible modes go in blocks of 16 (per pass: temperature group or sample), checkpointed as they
+// complete; under MPI, every rank takes every size-th block and the sums are joined at the end.
 FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid& grid, const Spectrum& spectrum,
                                             const FourthOrderFc& fc4, double scalebroad, const std::vector<double>& temperatures,
                                             const ScatteringOptions& options, bool collision_rows = false,
-                                            const FourPhononSampling& sampling = {});
+                                            const FourPhononSampling& sampling = {},
+                                            const FourPhononCheckpointSpec* checkpoint = nullptr);
 
 // Isotope scattering rates per irreducible mode ([nlist][nb], 1/ps) (Tamura's formula, ShengBTE's sums).
 std::vector<double> isotope_rates(const Control& control, const QGrid& grid, const Spectrum& spectrum);

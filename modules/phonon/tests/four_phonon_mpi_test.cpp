@@ -1,0 +1,87 @@
+// MPI over the irreducible modes of the four-phonon stage: `mpirun -np P quanta phonon` for P = 2 and 3
+// (uneven shares of the blocks of modes) on FourPhonon's fully iterative 3x3x3 silicon case, against one
+// process, on the CPU and, with a GPU, on the CUDA backend (the ranks sharing it); and a run stopped after
+// its checkpoints, resumed by 2 processes.
+//
+// Tolerance: each block of modes is computed by one rank exactly as one process computes it, and the
+// ranks' sums are joined by adding zeros: the outputs agree to the last printed digit (1e-12 relative is
+// asserted on the numbers of the text files).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "quanta/core/backend.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+
+namespace quanta::phonon::test {
+namespace {
+
+fs::path make_case(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("quanta-phonon-mpi-" + name + "-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy_file(quanta::test::data_path("phonon/si-sw-4ph-3x3x3/output-4ph-iterative/CONTROL"), dir / "CONTROL");
+  for (const char* f : {"FORCE_CONSTANTS_2ND", "FORCE_CONSTANTS_3RD", "FORCE_CONSTANTS_4TH"})
+    fs::copy_file(quanta::test::data_path(std::string("phonon/si-sw-4ph/") + f), dir / f);
+  return dir;
+}
+
+int run_quanta(const fs::path& dir, int ranks, const std::string& backend, const std::string& extra = "") {
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 1);
+  const std::string launcher =
+      ranks == 1 ? std::string() : std::string(QUANTA_MPIEXEC) + " --oversubscribe --bind-to none -np " + std::to_string(ranks) + " ";
+  const std::string cmd = launcher + QUANTA_BINARY + " phonon " + dir.string() + " -o " + (dir / "out").string() +
+                          " --quiet --threads 1 --backend " + backend + " " + extra + " > " + (dir / "log.txt").string() + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+std::vector<double> numbers(const fs::path& file) {
+  std::ifstream in(file);
+  std::vector<double> v;
+  double x;
+  while (in >> x) v.push_back(x);
+  return v;
+}
+
+void expect_same_outputs(const fs::path& a, const fs::path& b) {
+  for (const char* f : {"BTE.Numprocess_4ph", "BTE.P4", "T300K/BTE.w_4ph", "T300K/BTE.WP4", "T300K/BTE.kappa", "T300K/BTE.kappa_scalar"}) {
+    const auto x = numbers(a / f), y = numbers(b / f);
+    ASSERT_EQ(x.size(), y.size()) << f;
+    ASSERT_FALSE(x.empty()) << f;
+    for (std::size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(y[i], x[i], 1e-12 * std::abs(x[i]) + 1e-300) << f << " entry " << i;
+  }
+}
+
+void check(const std::string& backend) {
+  const fs::path one = make_case(backend + "-1");
+  ASSERT_EQ(run_quanta(one, 1, backend), 0) << read_text(one / "log.txt");
+  for (int ranks : {2, 3}) {
+    const fs::path many = make_case(backend + "-" + std::to_string(ranks));
+    ASSERT_EQ(run_quanta(many, ranks, backend), 0) << read_text(many / "log.txt");
+    expect_same_outputs(one / "out", many / "out");
+    fs::remove_all(many);
+  }
+  fs::remove_all(one);
+}
+
+TEST(FourPhononMpi, SplitOverRanksGivesOneProcessResultCpu) { check("cpu"); }
+
+TEST(FourPhononMpi, SplitOverRanksGivesOneProcessResultCuda) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device: the CUDA MPI run is not tested here";
+  check("cuda");
+}
+
+}  // namespace
+}  // namespace quanta::phonon::test
