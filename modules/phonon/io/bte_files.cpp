@@ -77,10 +77,12 @@ static void write_four_phonon_files(const std::filesystem::path& dir, const Harm
     const auto tdir = dir / temperature_dir(h.temperatures[it]);
     std::filesystem::create_directories(tdir);
     const auto& at = p4.per_t[it];
-    std::vector<double> wp4(nmodes), w4(nmodes);
+    std::vector<double> wp4(nmodes), w4(nmodes), w4u(nmodes), w4n(nmodes);
     for (std::size_t m = 0; m < nmodes; ++m) {
       wp4[m] = at.wp4[0][m] + at.wp4[1][m] + at.wp4[2][m];
       w4[m] = at.gamma[0][m] + at.gamma[1][m] + at.gamma[2][m];
+      w4u[m] = at.gamma_umklapp[0][m] + at.gamma_umklapp[1][m] + at.gamma_umklapp[2][m];
+      w4n[m] = w4[m] - w4u[m];
     }
     write_file(tdir / "BTE.WP4", [&](std::ostream& o) { band_major(o, h, wp4, 14, 5); });
     for (int c = 0; c < 3; ++c)
@@ -89,6 +91,9 @@ static void write_four_phonon_files(const std::filesystem::path& dir, const Harm
     write_file(tdir / "BTE.w_4ph", [&](std::ostream& o) { band_major(o, h, w4, 20, 10); });
     for (int c = 0; c < 3; ++c)
       write_file(tdir / ("BTE.w_4ph_" + std::string(names[c])), [&](std::ostream& o) { band_major(o, h, at.gamma[c], 20, 10); });
+    // Normal and Umklapp parts (kernels::umklapp4); FourPhonon 1ac176a does not write these two.
+    write_file(tdir / "BTE.w_4ph_normal", [&](std::ostream& o) { band_major(o, h, w4n, 20, 10); });
+    write_file(tdir / "BTE.w_4ph_Umklapp", [&](std::ostream& o) { band_major(o, h, w4u, 20, 10); });
   }
 }
 

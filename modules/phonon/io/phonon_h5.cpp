@@ -82,6 +82,19 @@ void write_phonon_h5(const std::filesystem::path& file, const HarmonicResults& r
       h.write("scattering/w_boundary_per_ps", sc->boundary, {nl, nbb});
       h.write_attribute("scattering/P3_plus", "layout", "[irreducible q][band]");
       h.write("scattering/process_counts", std::vector<std::int64_t>{sc->nplus, sc->nminus}, {2});
+      // Four-phonon scattering, classes ++, +-, -- (FourPhonon's BTE.Numprocess_4ph, BTE.P4_*, T*/BTE.w_4ph_*, BTE.WP4_*).
+      const auto by_class = [&](const std::array<std::vector<double>, 3>& x) {
+        std::vector<double> v;
+        for (const auto& c : x) v.insert(v.end(), c.begin(), c.end());
+        return v;
+      };
+      if (sc->four_phonon) {
+        std::vector<std::int64_t> counts;
+        for (const auto& c : sc->p4.count) counts.insert(counts.end(), c.begin(), c.end());
+        h.write("scattering/four_phonon/process_counts", counts, {3, nl, nbb});
+        h.write_attribute("scattering/four_phonon/process_counts", "layout", "[class ++, +-, --][irreducible q][band]");
+        h.write("scattering/four_phonon/P4", by_class(sc->p4.phase_space), {3, nl, nbb});
+      }
       if (!sc->harmonic_only) {
         h.write("scattering/gruneisen", sc->gruneisen, {static_cast<std::size_t>(g.nptk), nbb});
         h.write_attribute("scattering/gruneisen", "layout", "[full-mesh q][band]");
@@ -90,6 +103,16 @@ void write_phonon_h5(const std::filesystem::path& file, const HarmonicResults& r
         const std::string d = "scattering/T" + std::to_string(std::lround(t.temperature)) + "K/";
         h.write(d + "WP3_plus", t.rates.wp3_plus, {nl, nbb});
         h.write(d + "WP3_minus", t.rates.wp3_minus, {nl, nbb});
+        const std::size_t it = static_cast<std::size_t>(&t - sc->per_t.data());
+        if (sc->four_phonon && it < sc->p4.per_t.size()) {
+          const auto& a = sc->p4.per_t[it];
+          h.write(d + "four_phonon/WP4", by_class(a.wp4), {3, nl, nbb});
+          if (!sc->harmonic_only) {
+            h.write(d + "four_phonon/w_4ph_per_ps", by_class(a.gamma), {3, nl, nbb});
+            h.write(d + "four_phonon/w_4ph_umklapp_per_ps", by_class(a.gamma_umklapp), {3, nl, nbb});
+            h.write_attribute(d + "four_phonon/w_4ph_per_ps", "layout", "[class ++, +-, --][irreducible q][band]");
+          }
+        }
         if (sc->harmonic_only) continue;
         h.write_scalar(d + "gruneisen_total", t.gruneisen_total);
         h.write(d + "w_3ph_plus_per_ps", t.rates.gamma_plus, {nl, nbb});

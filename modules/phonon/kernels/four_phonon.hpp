@@ -189,6 +189,7 @@ struct FourSums {
   double p4;
   double gamma[kMaxTemperatures4];
   double wp4[kMaxTemperatures4];
+  double gamma_umklapp[kMaxTemperatures4];  // the part of gamma from Umklapp processes
 };
 
 // Calls allowed(mode3, mode4, delta, sigma) for each allowed process of class c of mode1 (full-mesh mode
@@ -290,10 +291,23 @@ QUANTA_HD bool count_process4(const MeshView& m, const FourRateInputs& in, int m
   return !(m.omega[mode2] <= 1.25 || m.omega[mode3] <= 1.25 || m.omega[mode4] <= 1.25);
 }
 
+// Is the process Umklapp: q1 + s2 q2 + s3 q3 - q4 != 0 between the first-Brillouin-zone images of the four
+// q-points (MeshView::ws_image, integer coordinates in units of 1/N_d: exact). FourPhonon 1ac176a holds the
+// routine for these images (ws_cell) but writes no Normal/Umklapp split; quanta's follows its definition.
+QUANTA_HD bool umklapp4(const MeshView& m, int mode1, int mode2, int mode3, int mode4, FourClass c) {
+  const int s2 = c == FourClass::MinusMinus ? -1 : 1, s3 = c == FourClass::PlusPlus ? 1 : -1;
+  const int *a = m.ws_image + 3 * (mode1 / m.nb), *b = m.ws_image + 3 * (mode2 / m.nb), *d = m.ws_image + 3 * (mode3 / m.nb),
+            *e = m.ws_image + 3 * (mode4 / m.nb);
+  for (int k = 0; k < 3; ++k)
+    if (a[k] + s2 * b[k] + s3 * d[k] - e[k] != 0) return true;
+  return false;
+}
+
 // The process's rate and weighted phase space at each temperature, added to `acc`, from its |V|^2 (vertex4;
 // 0 without force constants); `rates` receives its rates (before FourPhonon's final factor).
 QUANTA_HD void rate_process4(const MeshView& m, const FourRateInputs& in, int mode1, int mode2, int mode3, int mode4, FourClass c,
                              double v2, FourSums& acc, double* rates) {
+  const bool umklapp = umklapp4(m, mode1, mode2, mode3, mode4, c);
   const double w1 = m.omega[mode1], w2 = m.omega[mode2], w3 = m.omega[mode3], w4 = m.omega[mode4];
   double sigma = process_sigma4(m, mode3, mode4);
   if (sigma <= double(0.001f)) sigma = 1 / 1.772453850905516027298;
@@ -305,6 +319,7 @@ QUANTA_HD void rate_process4(const MeshView& m, const FourRateInputs& in, int mo
     acc.wp4[it] += weight;
     rates[it] = in.prefactor * weight * v2;
     acc.gamma[it] += rates[it];
+    if (umklapp) acc.gamma_umklapp[it] += rates[it];
   }
 }
 

@@ -30,6 +30,7 @@ struct MeshView {
   double scalebroad;
   double omega_max;          // rad/ps: irreducible modes above it get no processes (FourPhonon's omega_max)
   const double* width_terms; // [nptk][nb][4] (four-phonon selection only; kernels/four_phonon.hpp width_terms)
+  const int* ws_image;       // [nptk][3] first-zone images, units of 1/N_d (four-phonon Normal/Umklapp only)
 };
 
 // Third-order force constants, grouped by atom triple, masses divided in (eV/A^3/amu^1.5).

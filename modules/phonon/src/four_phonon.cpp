@@ -54,6 +54,37 @@ kernels::FourSums mode_sums_cpu(const kernels::MeshView& mesh, const kernels::Fc
   return acc;
 }
 
+// The first-Brillouin-zone image of every mesh point, as FourPhonon's ws_cell finds it: among m + N g for
+// g in [-3, 3]^3 the shortest in Cartesian length, the first found on a tie (g = 0 first, then g_1 outermost);
+// integer coordinates in units of 1/N_d ([nptk][3]).
+std::vector<int> zone_images(const Crystal& crystal, const QGrid& grid) {
+  std::vector<int> ws(3 * static_cast<std::size_t>(grid.nptk));
+  const auto length2 = [&](const int x[3]) {
+    double v[3] = {0, 0, 0};
+    for (int i = 0; i < 3; ++i)
+      for (int d = 0; d < 3; ++d) v[d] += crystal.reciprocal[i][d] * x[i] / grid.n[i];
+    return v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+  };
+  for (int q = 0; q < grid.nptk; ++q) {
+    int m[3];
+    kernels::mesh_coords(q, grid.n.data(), m);
+    int best[3] = {m[0], m[1], m[2]};
+    double shortest = length2(best);
+    for (int g0 = -3; g0 <= 3; ++g0)
+      for (int g1 = -3; g1 <= 3; ++g1)
+        for (int g2 = -3; g2 <= 3; ++g2) {
+          const int x[3] = {m[0] + g0 * grid.n[0], m[1] + g1 * grid.n[1], m[2] + g2 * grid.n[2]};
+          const double l = length2(x);
+          if (l < shortest) {
+            shortest = l;
+            for (int d = 0; d < 3; ++d) best[d] = x[d];
+          }
+        }
+    for (int d = 0; d < 3; ++d) ws[3 * static_cast<std::size_t>(q) + d] = best[d];
+  }
+  return ws;
+}
+
 // Modes per unit of work (checkpoint record, MPI share).
 constexpr int kBlockModes = 16;
 constexpr std::size_t kSumDoubles = sizeof(kernels::FourSums) / sizeof(double);
@@ -177,6 +208,8 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
   std::vector<double> width(4 * s.omega.size());
   for (std::size_t mode = 0; mode < s.omega.size(); ++mode) kernels::width_terms(mesh, static_cast<int>(mode), &width[4 * mode]);
   mesh.width_terms = width.data();
+  const std::vector<int> ws = zone_images(crystal, grid);
+  mesh.ws_image = ws.data();
   const Fc4Tables tables = make_fc4_tables(fc4, crystal, grid.n);
   const kernels::Fc4View f = make_fc4_view(tables, host_pointers(tables));
   const int nb = s.nb, nmodes = grid.nlist() * nb, nT = static_cast<int>(temperatures.size());
@@ -218,6 +251,7 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
   for (auto& at : r.per_t)
     for (int c = 0; c < 3; ++c) {
       at.gamma[c].assign(nmodes, 0.0);
+      at.gamma_umklapp[c].assign(nmodes, 0.0);
       at.wp4[c].assign(nmodes, 0.0);
     }
   if (collision_rows) {
@@ -351,6 +385,7 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
         if (pass.rates)
           for (int it = 0; it < pass.nt; ++it) {
             r.per_t[pass.t0 + it].gamma[c][m] = a.gamma[it] * scale * rate_units;
+            r.per_t[pass.t0 + it].gamma_umklapp[c][m] = a.gamma_umklapp[it] * scale * rate_units;
             r.per_t[pass.t0 + it].wp4[c][m] = a.wp4[it] * scale / N / N;
           }
       }

@@ -76,6 +76,8 @@ TEST(FourPhononParity, GpuMatchesCpu) {
       for (std::size_t t = 0; t < temperatures.size(); ++t) {
         EXPECT_PRED2(near, gpu.per_t[t].gamma[c][m], cpu.per_t[t].gamma[c][m]) << "class " << c << " mode " << m << " T " << t;
         EXPECT_PRED2(near, gpu.per_t[t].wp4[c][m], cpu.per_t[t].wp4[c][m]) << "class " << c << " mode " << m << " T " << t;
+        EXPECT_NEAR(gpu.per_t[t].gamma_umklapp[c][m], cpu.per_t[t].gamma_umklapp[c][m], 1e-10 * cpu.per_t[t].gamma[c][m])
+            << "class " << c << " mode " << m << " T " << t;
       }
     }
   }

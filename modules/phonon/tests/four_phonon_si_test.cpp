@@ -115,7 +115,8 @@ TEST(FourPhononSi, FullyIterativeMatchesFourPhonon) {
 // An independent evaluation of FourPhonon's rate formula for a few modes: plain loops over every (q2, j),
 // (q3, k), l with the canonical order of the partners written out, q4 found by searching the mesh, and |V|^2
 // summed straight from the quadruplets of FORCE_CONSTANTS_4TH with Cartesian phases e^{i q.R} (no grouping,
-// no table of roots, no mass division in advance). Against four_phonon_scattering to 1e-11.
+// no table of roots, no mass division in advance), and its Umklapp part from the shortest Cartesian images of
+// the four q-points. Against four_phonon_scattering to 1e-11.
 TEST(FourPhononSi, RatesMatchABruteForceSum) {
   TempDir dir;
   stage_inputs(dir.path, "output");
@@ -184,13 +185,37 @@ TEST(FourPhononSi, RatesMatchABruteForceSum) {
     }
     return h.control.scalebroad * std::sqrt(mx / 2);
   };
+  // Normal or Umklapp: q1 + s2 q2 + s3 q3 - q4 between the shortest Cartesian images of the four points
+  // (searched here over shifts of -2..2 reciprocal vectors) is zero for a Normal process.
+  const auto image = [&](int q) {
+    Vec3 best{};
+    double shortest = 1e300;
+    for (int a = -2; a <= 2; ++a)
+      for (int b = -2; b <= 2; ++b)
+        for (int c = -2; c <= 2; ++c) {
+          const Vec3 f{h.grid.qfrac[q][0] + a, h.grid.qfrac[q][1] + b, h.grid.qfrac[q][2] + c};
+          const Vec3 x = qfrac_to_cart(cr, f);
+          const double l = dot(x, x);
+          if (l < shortest - 1e-9 * (1 + l)) shortest = l, best = x;
+        }
+    return best;
+  };
+  std::vector<Vec3> images(N);
+  for (int q = 0; q < N; ++q) images[q] = image(q);
+  const auto umklapp = [&](int cls, int q1, int q2, int q3, int q4) {
+    const int s2 = cls == 2 ? -1 : 1, s3 = cls == 0 ? 1 : -1;
+    double off = 0;
+    for (int d = 0; d < 3; ++d) off += std::abs(images[q1][d] + s2 * images[q2][d] + s3 * images[q3][d] - images[q4][d]);
+    return off > 1e-9;
+  };
+  int with_umklapp = 0, with_normal = 0;
   // A few modes of each irreducible point but Gamma, and every class.
   for (int l = 1; l < h.grid.nlist(); ++l)
     for (int i : {0, 5}) {  // an acoustic and an optical branch
       const int m = l * nb + i, m1 = h.grid.irreducible[l] * nb + i;
       const double w1 = sp.omega[m1];
       for (int cls = 0; cls < 3; ++cls) {
-        double gamma = 0;
+        double gamma = 0, gamma_u = 0;
         long count = 0;
         for (int q2 = 0; q2 < N; ++q2)
           for (int q3 = 0; q3 < N; ++q3) {
@@ -221,14 +246,22 @@ TEST(FourPhononSi, RatesMatchABruteForceSum) {
                                      : cls == 1 ? n2 * (1 + n3) * (1 + n4) - (1 + n2) * n3 * n4
                                                 : (1 + n2) * (1 + n3) * (1 + n4) - n2 * n3 * n4;
                   const double gauss = std::exp(-delta * delta / (sg * sg)) / (sg * std::sqrt(pi));
-                  gamma += std::pow(hbar * double(1e22f), 2) * pi / 8 * occ * gauss / (w1 * w2 * w3 * w4) * vertex(cls, m1, m2, m3, m4);
+                  const double g = std::pow(hbar * double(1e22f), 2) * pi / 8 * occ * gauss / (w1 * w2 * w3 * w4) * vertex(cls, m1, m2, m3, m4);
+                  gamma += g;
+                  if (umklapp(cls, m1 / nb, q2, q3, q4)) gamma_u += g;
                 }
           }
         gamma *= double(3.37617087f) * 1e9 / N / N;
+        gamma_u *= double(3.37617087f) * 1e9 / N / N;
         EXPECT_EQ(fast.count[cls][m], count) << "mode " << m << " class " << cls;
         EXPECT_NEAR(fast.per_t[0].gamma[cls][m], gamma, 1e-11 * std::abs(gamma) + 1e-300) << "mode " << m << " class " << cls;
+        EXPECT_NEAR(fast.per_t[0].gamma_umklapp[cls][m], gamma_u, 1e-11 * std::abs(gamma) + 1e-300) << "mode " << m << " class " << cls;
+        with_umklapp += gamma_u > 0;
+        with_normal += gamma - gamma_u > 1e-6 * gamma;
       }
     }
+  EXPECT_GT(with_umklapp, 5);  // both parts are exercised
+  EXPECT_GT(with_normal, 5);
 }
 
 // Replaces the eigenvectors of every degenerate set (frequencies within 1e-6 relative) by a random unitary

@@ -45,6 +45,7 @@ __device__ void write_sums(const FourSums& acc, int nT, FourSums* o) {
   reduce(acc.p4, &o->p4);
   for (int it = 0; it < nT; ++it) {
     reduce(acc.gamma[it], &o->gamma[it]);
+    reduce(acc.gamma_umklapp[it], &o->gamma_umklapp[it]);
     reduce(acc.wp4[it], &o->wp4[it]);
   }
 }
@@ -222,6 +223,7 @@ std::vector<FourSums> four_phonon_sums_cuda(const MeshView& host_mesh, const Fc4
   const DeviceBuffer<double> omega(std::span<const double>(host_mesh.omega, nfull), "frequencies");
   const DeviceBuffer<double> velocity(std::span<const double>(host_mesh.velocity, 3 * nfull), "velocities");
   const DeviceBuffer<double> width(std::span<const double>(host_mesh.width_terms, 4 * nfull), "width terms");
+  const DeviceBuffer<int> ws_image(std::span<const int>(host_mesh.ws_image, 3 * static_cast<std::size_t>(host_mesh.nptk)), "zone images");
   const DeviceBuffer<cplx> eigenvectors(std::span<const cplx>(host_mesh.eigenvectors, nfull * host_mesh.nb), "eigenvectors");
   const DeviceBuffer<double> d_bose = up(bose, "occupations");
   const DeviceBuffer<int> d_irr = up(irreducible, "irreducible q-points");
@@ -235,6 +237,7 @@ std::vector<FourSums> four_phonon_sums_cuda(const MeshView& host_mesh, const Fc4
   mesh.velocity = velocity.data();
   mesh.eigenvectors = eigenvectors.data();
   mesh.width_terms = width.data();
+  mesh.ws_image = ws_image.data();
   const Fc4View f = make_fc4_view(
       t, {offset.data(), group_atoms.data(), group_cell.data(), quad_atoms.data(), quad_cells.data(), phi.data(), roots.data()});
   FourRateInputs in = host_in;
@@ -288,6 +291,7 @@ std::vector<FourSums> four_phonon_sums_cuda(const MeshView& host_mesh, const Fc4
       s.p4 += p.p4;
       for (int it = 0; it < kMaxTemperatures4; ++it) {
         s.gamma[it] += p.gamma[it];
+        s.gamma_umklapp[it] += p.gamma_umklapp[it];
         s.wp4[it] += p.wp4[it];
       }
     }

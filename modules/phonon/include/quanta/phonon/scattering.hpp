@@ -95,6 +95,7 @@ struct FourPhononScattering {
   std::array<std::vector<double>, 3> phase_space;
   struct AtTemperature {
     std::array<std::vector<double>, 3> gamma, wp4;
+    std::array<std::vector<double>, 3> gamma_umklapp;  // the Umklapp part of gamma (kernels::umklapp4)
   };
   std::vector<AtTemperature> per_t;   // in the order of the temperatures given
   // With collision_rows (four_phonon_iteration): the four-phonon part of the BTE's collision sum, one row per
