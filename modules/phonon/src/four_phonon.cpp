@@ -1,7 +1,9 @@
 // Four-phonon scattering, as FourPhonon computes it: for each irreducible mode and class (++, +-, --), the
 // allowed processes (kernels/four_phonon.hpp), their count, phase space and, at up to eight temperatures in
-// one pass, their rates and weighted phase spaces. Nothing is stored per process: each is enumerated, tested
-// and evaluated where it is found, on the CPU (OpenMP over modes) or the GPU (four_phonon_cuda.cu).
+// one pass, their rates and weighted phase spaces (exact, or FourPhonon's sampling estimator), and the
+// collision rows of four_phonon_iteration. Nothing is stored per process: each is enumerated, tested and
+// evaluated where it is found, on the CPU (OpenMP over modes) or the GPU (four_phonon_cuda.cu). The work goes
+// in units (a pass over a block of modes), checkpointed as they complete and dealt over MPI ranks.
 #include <algorithm>
 #include <cstdio>
 #include <cmath>
