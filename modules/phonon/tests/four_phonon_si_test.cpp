@@ -5,6 +5,7 @@
 #include <numeric>
 #include <random>
 
+#include "quanta/core/io/hdf5.hpp"
 #include "quanta/phonon/force_constants.hpp"
 #include "quanta/phonon/harmonic.hpp"
 #include "quanta/phonon/qgrid.hpp"
@@ -96,6 +97,49 @@ TEST(FourPhononSi, DefaultModeMatchesFourPhonon) {
   const auto [rta, conv] = kappa(dir.path);
   EXPECT_NEAR(rta, rta_ref, 1e-5 * rta_ref);
   EXPECT_NEAR(conv, conv_ref, 1e-5 * conv_ref);
+}
+
+// The outputs beyond FourPhonon's: the Normal and Umklapp parts of BTE.w_4ph add up to it, and
+// quanta-phonon.h5 holds the counts, rates and weighted phase spaces of the text files.
+TEST(FourPhononSi, SplitAndHdf5OutputsAgreeWithTheTextFiles) {
+  TempDir dir;
+  run_case(dir.path, "output");
+  const auto T = dir.path / "T300K";
+  const auto w = read_table(T / "BTE.w_4ph"), n = read_table(T / "BTE.w_4ph_normal"), u = read_table(T / "BTE.w_4ph_Umklapp");
+  ASSERT_EQ(w.size(), n.size());
+  ASSERT_EQ(w.size(), u.size());
+  double umklapp = 0, total = 0;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    EXPECT_NEAR(n[i][1] + u[i][1], w[i][1], 1e-9 * w[i][1] + 1e-300) << "row " << i;  // 10 printed digits
+    EXPECT_GE(u[i][1], 0.0);
+    umklapp += u[i][1], total += w[i][1];
+  }
+  EXPECT_GT(umklapp, 0.05 * total);  // both kinds present at 3x3x3
+  EXPECT_LT(umklapp, 0.95 * total);
+
+  const io::H5File h5(dir.path / "quanta-phonon.h5", io::H5File::Mode::Read);
+  const auto counts = h5.read_ints("scattering/four_phonon/process_counts");  // [class][irreducible q][band]
+  const auto numprocess = read_table(dir.path / "BTE.Numprocess_4ph");      // [irreducible mode][class]
+  ASSERT_EQ(counts.size(), 3 * numprocess.size());
+  for (std::size_t m = 0; m < numprocess.size(); ++m)
+    for (int c = 0; c < 3; ++c) EXPECT_EQ(counts[c * numprocess.size() + m], static_cast<std::int64_t>(numprocess[m][c])) << m;
+  const auto rates = h5.read_doubles("scattering/T300K/four_phonon/w_4ph_per_ps");
+  const auto rates_u = h5.read_doubles("scattering/T300K/four_phonon/w_4ph_umklapp_per_ps");
+  const auto wp4 = h5.read_doubles("scattering/T300K/four_phonon/WP4");
+  const std::size_t nmodes = numprocess.size();
+  ASSERT_EQ(rates.size(), 3 * nmodes);
+  ASSERT_EQ(wp4.size(), 3 * nmodes);
+  // BTE.w_4ph is band-major over the irreducible points ([band][q]); the HDF5 layout is [class][q][band].
+  const int nb = 6;
+  const std::size_t nq = nmodes / nb;
+  for (std::size_t q = 0; q < nq; ++q)
+    for (int b = 0; b < nb; ++b) {
+      const std::size_t m = q * nb + b, row = b * nq + q;
+      const double sum = rates[m] + rates[nmodes + m] + rates[2 * nmodes + m];
+      const double sum_u = rates_u[m] + rates_u[nmodes + m] + rates_u[2 * nmodes + m];
+      EXPECT_NEAR(sum, w[row][1], 1e-9 * w[row][1] + 1e-300) << "q " << q << " band " << b;
+      EXPECT_NEAR(sum_u, u[row][1], 1e-9 * w[row][1] + 1e-300) << "q " << q << " band " << b;
+    }
 }
 
 // FourPhonon's fully iterative solution (four_phonon_iteration): the four-phonon processes in the
