@@ -20,6 +20,7 @@
 
 #include "quanta/core/backend.hpp"
 #include "quanta/core/io/hdf5.hpp"
+#include "quanta/test/mpi.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -36,13 +37,8 @@ fs::path make_case(const std::string& name, const char* method, int every) {
 
 // Runs quanta kbe on `ranks` processes (1: without the launcher); returns the exit status.
 int run_quanta(const fs::path& dir, int ranks, const std::string& backend, const std::string& extra = "") {
-  // Containers and CI machines: root allowed, more ranks than cores, no binding, no cross-memory attach.
-  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-  setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 1);
-  const std::string launcher =
-      ranks == 1 ? std::string() : std::string(QUANTA_MPIEXEC) + " --oversubscribe --bind-to none -np " + std::to_string(ranks) + " ";
-  const std::string cmd = launcher + QUANTA_BINARY + " kbe " + (dir / "config.toml").string() + " -o " + dir.string() +
+  quanta::test::allow_mpirun_here();
+  const std::string cmd = quanta::test::mpi_launcher(ranks) + QUANTA_BINARY + " kbe " + (dir / "config.toml").string() + " -o " + dir.string() +
                           " --quiet --threads 1 --backend " + backend + " " + extra + " > " + (dir / "log.txt").string() + " 2>&1";
   const int rc = std::system(cmd.c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
@@ -70,16 +66,7 @@ void expect_close(const fs::path& a, const fs::path& b, double tol) {
 
 // The launcher itself must work here (a container without the shared-memory or network set-up it needs
 // cannot start two processes at all); that is checked once, apart from quanta.
-bool launcher_works() {
-  static const bool ok = [] {
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-    setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 1);
-    const std::string cmd = std::string(QUANTA_MPIEXEC) + " --oversubscribe --bind-to none -np 2 true > /dev/null 2>&1";
-    return std::system(cmd.c_str()) == 0;
-  }();
-  return ok;
-}
+bool launcher_works() { return quanta::test::mpi_launcher_problem().empty(); }
 
 #define REQUIRE_LAUNCHER() \
   if (!launcher_works()) GTEST_SKIP() << QUANTA_MPIEXEC << " cannot start 2 processes of /bin/true on this machine"

@@ -9,29 +9,17 @@
 #include <string>
 
 #include "quanta/core/io/hdf5.hpp"
+#include "quanta/test/mpi.hpp"
 #include "test_support.hpp"
 
 namespace linelist_test {
 
-// OpenMPI refuses to start as root unless told twice, and a container or CI machine may have fewer cores
-// than ranks and no cross-memory attach: what mpirun needs there (as the kbe MPI test sets it).
-inline void allow_mpirun_here() {
-  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-  setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 1);
-}
+using quanta::test::allow_mpirun_here;
 
-inline std::string launcher(int ranks) {
-  return ranks == 1 ? std::string() : std::string(QUANTA_MPIEXEC) + " --oversubscribe --bind-to none -np " + std::to_string(ranks) + " ";
-}
+inline std::string launcher(int ranks) { return quanta::test::mpi_launcher(ranks); }
 
 // Why mpirun cannot start 2 processes here ("" when it can).
-inline std::string launcher_problem() {
-  allow_mpirun_here();
-  const std::string cmd = launcher(2) + "true > /dev/null 2>&1";
-  const int rc = std::system(cmd.c_str());
-  return rc == 0 ? std::string() : std::string(QUANTA_MPIEXEC) + " cannot start 2 processes on this machine (" + cmd + " failed)";
-}
+inline std::string launcher_problem() { return quanta::test::mpi_launcher_problem(); }
 
 // quanta linelist on the SiH2 checkpoints; its stderr goes to <out>/log.txt. Returns the exit status.
 inline int run_linelist(const std::filesystem::path& out, int ranks, const std::string& backend) {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "quanta/core/backend.hpp"
+#include "quanta/test/mpi.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -39,12 +40,8 @@ fs::path make_case(const std::string& name) {
 }
 
 int run_quanta(const fs::path& dir, int ranks, const std::string& backend, const std::string& extra = "") {
-  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-  setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 1);
-  const std::string launcher =
-      ranks == 1 ? std::string() : std::string(QUANTA_MPIEXEC) + " --oversubscribe --bind-to none -np " + std::to_string(ranks) + " ";
-  const std::string cmd = launcher + QUANTA_BINARY + " phonon " + dir.string() + " -o " + (dir / "out").string() +
+  quanta::test::allow_mpirun_here();
+  const std::string cmd = quanta::test::mpi_launcher(ranks) + QUANTA_BINARY + " phonon " + dir.string() + " -o " + (dir / "out").string() +
                           " --quiet --threads 1 --backend " + backend + " " + extra + " > " + (dir / "log.txt").string() + " 2>&1";
   const int rc = std::system(cmd.c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
@@ -91,6 +88,7 @@ void expect_same_outputs(const fs::path& a, const fs::path& b) {
 }
 
 void check(const std::string& backend) {
+  if (const std::string why = quanta::test::mpi_launcher_problem(); !why.empty()) GTEST_SKIP() << why;
   const fs::path one = make_case(backend + "-1");
   ASSERT_EQ(run_quanta(one, 1, backend), 0) << read_text(one / "log.txt");
   for (int ranks : {2, 3}) {
