@@ -407,7 +407,10 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
           }
       }
   }
-  for (double& x : r.rows) x *= rate_units;  // FourPhonon's final factor, as for the rates
+  for (double& x : r.rows) {
+    x *= rate_units;  // FourPhonon's final factor, as for the rates
+    if (!std::isfinite(x)) throw Error("four-phonon scattering: a non-finite collision-row entry (check the force constants and the spectrum)");
+  }
   for (const auto& at : r.per_t)
     for (int c = 0; c < 3; ++c)
       for (double g : at.gamma[c])
