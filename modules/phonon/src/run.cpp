@@ -57,6 +57,7 @@ RunSummary run(const RunOptions& options) {
   const Backend backend = resolve_backend(opt.backend);
   if (backend == Backend::Cuda) select_device(comm.local_rank());
   RunMetadata meta;
+  std::string not_converged;  // temperatures whose iterative BTE reached maxiter
   meta.backend = to_string(backend);
   meta.device = device_description(backend);
 
@@ -243,6 +244,10 @@ RunSummary run(const RunOptions& options) {
                           (control.convergence ? ", iterative " + std::to_string(s.kappa_converged.back()) + " W/mK after " +
                                                      std::to_string(tr.bte.last_iteration) + " iterations (" + tr.bte.backend + ")"
                                                : ""));
+      if (control.convergence && !tr.bte.converged) {
+        if (!not_converged.empty()) not_converged += ", ";
+        not_converged += std::to_string(T) + " K";
+      }
       sc.per_t.push_back(std::move(tr));
     }
     s.seconds_bte = t.seconds();
@@ -258,6 +263,12 @@ RunSummary run(const RunOptions& options) {
     write_phonon_h5(opt.output_dir / "quanta-phonon.h5", r, meta, &sc);
     FourPhononCheckpoint::remove_all(opt.output_dir);  // the outputs are complete: nothing to resume
   }
+  // An iterative solution that reached maxiter: the outputs hold its last iteration (as ShengBTE writes
+  // them), and the run ends with an error naming the temperatures.
+  if (!not_converged.empty())
+    throw Error("the iterative BTE did not converge within maxiter = " + std::to_string(control.maxiter) + " iterations (eps = " +
+                std::to_string(control.eps) + ") at " + not_converged +
+                "; the outputs written are those of the last iteration: raise maxiter in CONTROL's &parameters");
 
   s.nptk = grid.nptk;
   s.nlist = grid.nlist();

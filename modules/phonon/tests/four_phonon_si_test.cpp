@@ -5,6 +5,7 @@
 #include <numeric>
 #include <random>
 
+#include "quanta/core/error.hpp"
 #include "quanta/core/io/hdf5.hpp"
 #include "quanta/phonon/force_constants.hpp"
 #include "quanta/phonon/harmonic.hpp"
@@ -140,6 +141,28 @@ TEST(FourPhononSi, SplitAndHdf5OutputsAgreeWithTheTextFiles) {
       EXPECT_NEAR(sum, w[row][1], 1e-9 * w[row][1] + 1e-300) << "q " << q << " band " << b;
       EXPECT_NEAR(sum_u, u[row][1], 1e-9 * w[row][1] + 1e-300) << "q " << q << " band " << b;
     }
+}
+
+// An iterative solution that reaches maxiter without converging ends the run with an error naming the
+// temperature, after writing the last iteration's outputs (as ShengBTE writes them).
+TEST(FourPhononSi, IterationAtMaxiterIsAnError) {
+  TempDir dir;
+  stage_inputs(dir.path, "output");
+  std::string control = read_text(dir.path / "CONTROL");
+  control.replace(control.find("&parameters"), 11, "&parameters\n\tmaxiter=2");
+  write_text(dir.path / "CONTROL", control);
+  RunOptions o;
+  o.input_dir = dir.path;
+  o.output_dir = dir.path;
+  o.quiet = true;
+  try {
+    phonon::run(o);
+    ADD_FAILURE() << "an unconverged iteration was reported as a success";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("did not converge within maxiter = 2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("300"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_table(dir.path / "T300K" / "BTE.kappa_scalar").size(), 3u);  // RTA and the two iterations
 }
 
 // FourPhonon's fully iterative solution (four_phonon_iteration): the four-phonon processes in the
