@@ -15,6 +15,7 @@
 #include <cmath>
 #include <vector>
 
+#include "sampling.hpp"
 #include "three_phonon.hpp"
 
 namespace quanta::phonon::kernels {
@@ -237,42 +238,12 @@ QUANTA_HD void visit_branch4(const MeshView& m, int mode1, int mode2, int q3, Fo
     for (int l = 0; l < m.nb; ++l) visit_candidate4(m, mode1, mode2, q3, q4, k, l, c, allowed);
 }
 
-// FourPhonon's sampling estimator (num_sample_process_4ph and its phase-space twin): for one mode and class,
-// Ns candidates (q2, j, q3, k, l) drawn uniformly with replacement from all Nq^2 nb^3 of them, each kept
-// when it passes the exact rules (visit_candidate4), and the sums scaled by Nq^2 nb^3 / Ns. The draws come
-// from a counter-based generator: draw n of stream s is a function of (s, n) alone, so any thread may take
-// any draw and a run is reproducible from its seed.
-QUANTA_HD unsigned long long mix64(unsigned long long z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-// A uniform integer in [0, n) from the next state of the generator.
-QUANTA_HD int draw_below(unsigned long long& state, int n) {
-  state = mix64(state);
-#ifdef __CUDA_ARCH__
-  return static_cast<int>(__umul64hi(state, static_cast<unsigned long long>(n)));
-#else
-  return static_cast<int>((static_cast<unsigned __int128>(state) * static_cast<unsigned long long>(n)) >> 64);
-#endif
-}
-// The stream of one mode, class and purpose (0: phase space, 1 + g: rates of temperature group g).
-QUANTA_HD unsigned long long sample_stream(unsigned long long seed, int purpose, int mode, FourClass c) {
-  return mix64(seed ^ mix64((static_cast<unsigned long long>(purpose) << 40) ^ (static_cast<unsigned long long>(mode) << 2) ^
-                            static_cast<unsigned long long>(c)));
-}
-// A sample: Ns draws per mode and class, the seed, and the purpose (sample_stream).
-struct FourSample {
-  long long draws;
-  unsigned long long seed;
-  int purpose;
-};
-
+// FourPhonon's sampling estimator (kernels/sampling.hpp) for four phonons: one draw is a candidate
+// (q2, j, q3, k, l) of Nq^2 nb^3.
 // Draw n of a stream: calls allowed(mode2, mode3, mode4, delta, sigma) if the candidate passes.
 template <class Allowed>
 QUANTA_HD void visit_draw4(const MeshView& m, int mode1, FourClass c, unsigned long long stream, long long n, Allowed&& allowed) {
-  unsigned long long state = stream ^ mix64(static_cast<unsigned long long>(n));
+  unsigned long long state = draw_state(stream, n);
   const int q2 = draw_below(state, m.nptk), j = draw_below(state, m.nb), q3 = draw_below(state, m.nptk);
   const int k = draw_below(state, m.nb), l = draw_below(state, m.nb);
   const int mode2 = q2 * m.nb + j;

@@ -98,12 +98,13 @@ static_assert(sizeof(kernels::FourSums) == kSumDoubles * sizeof(double), "FourSu
 struct Pass {
   int t0 = 0, nt = 0;
   bool rates = false, space = false, rows = false, sampled = false;
-  kernels::FourSample sample{};
+  kernels::ProcessSample sample{};
 };
 
 // The passes of a run: per group of up to kMaxTemperatures4 temperatures, the exact rates or a sample of
 // them; the counts and P4 from the first exact pass, from a pass of their own (rates sampled), or from a
-// sample.
+// sample. The samples' purposes (kernels::sample_stream): 0 the counts and P4, 1 + g the rates of temperature
+// group g.
 std::vector<Pass> plan_passes(int nT, const FourPhononSampling& sampling, bool collision_rows) {
   std::vector<Pass> passes;
   for (int t0 = 0; t0 < std::max(nT, 1); t0 += kernels::kMaxTemperatures4) {
@@ -136,11 +137,11 @@ std::vector<Pass> plan_passes(int nT, const FourPhononSampling& sampling, bool c
 
 // The unscaled sums of one irreducible mode (index m) and class from a sample (kernels::visit_draw4).
 kernels::FourSums sample_sums_cpu(const kernels::MeshView& mesh, const kernels::Fc4View& f, const kernels::FourRateInputs& in,
-                                  const QGrid& grid, int m, FourClass c, const kernels::FourSample& sample) {
+                                  const QGrid& grid, int m, FourClass c, const kernels::ProcessSample& sample) {
   kernels::FourSums acc{};
   const int mode1 = grid.irreducible[m / mesh.nb] * mesh.nb + m % mesh.nb;
   if (!kernels::scatters(mesh, mesh.omega[mode1])) return acc;
-  const unsigned long long stream = kernels::sample_stream(sample.seed, sample.purpose, m, c);
+  const unsigned long long stream = kernels::sample_stream(sample.seed, sample.purpose, m, static_cast<int>(c));
   std::vector<cplx> W(static_cast<std::size_t>(f.ngroups) * 9);
   double rates[kernels::kMaxTemperatures4];
   for (long long n = 0; n < sample.draws; ++n)
@@ -249,7 +250,7 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
   if (!opt.quiet) {
     kernels::FourRateInputs counts_only{};
     counts_only.p4_norm = 1;
-    const kernels::FourSample probe{4096, 0x5eedull, 1000};
+    const kernels::ProcessSample probe{4096, 0x5eedull, 1000};
     double estimate = 0;
 #pragma omp parallel for reduction(+ : estimate) schedule(dynamic, 1)
     for (int m = 0; m < nmodes; ++m)
@@ -305,7 +306,7 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
     std::vector<double> payload(nsums + (pass.rows ? static_cast<std::size_t>(pass.nt) * n * nfull : 0), 0.0);
     auto* block_sums = reinterpret_cast<kernels::FourSums*>(payload.data());
     double* rows = pass.rows ? payload.data() + nsums : nullptr;  // [nt][n][nfull]
-    const kernels::FourSample* sample = pass.sampled ? &pass.sample : nullptr;
+    const kernels::ProcessSample* sample = pass.sampled ? &pass.sample : nullptr;
     if (opt.backend == Backend::Cuda) {
 #ifdef QUANTA_HAVE_CUDA
       const auto d = kernels::four_phonon_sums_cuda(mesh, tables, grid.irreducible, bose, in, first, last, true, rows, sample);

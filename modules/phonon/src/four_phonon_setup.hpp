@@ -43,7 +43,7 @@ kernels::Fc4View make_fc4_view(const Fc4Tables& t, const Fc4Pointers& p);
 namespace kernels {
 std::vector<FourSums> four_phonon_sums_cuda(const MeshView& mesh, const Fc4Tables& tables, const std::vector<int>& irreducible,
                                             const std::vector<double>& bose, const FourRateInputs& in, int first, int last,
-                                            bool quiet, double* rows, const FourSample* sample = nullptr);
+                                            bool quiet, double* rows, const ProcessSample* sample = nullptr);
 }
 #endif
 

@@ -158,7 +158,7 @@ __global__ void four_phonon_sample_kernel(MeshView mesh, Fc4View f, FourRateInpu
   for (int i = threadIdx.x; i < nb; i += kBlock) e1[i] = mesh.eigenvectors[static_cast<long>(mode1) * nb + i];
   int k1[3];
   phase_factors(mesh, f, mode1 / nb, -1, k1);
-  const unsigned long long stream = sample_stream(seed, purpose, m, c);
+  const unsigned long long stream = sample_stream(seed, purpose, m, static_cast<int>(c));
   FourSums acc{};
   double rates[kMaxTemperatures4];
   if (scatters(mesh, mesh.omega[mode1])) {
@@ -217,7 +217,7 @@ DeviceBuffer<T> up(const std::vector<T>& h, const char* what) {
 
 std::vector<FourSums> four_phonon_sums_cuda(const MeshView& host_mesh, const Fc4Tables& t, const std::vector<int>& irreducible,
                                             const std::vector<double>& bose, const FourRateInputs& host_in, int first, int last,
-                                            bool quiet, double* rows, const FourSample* sample) {
+                                            bool quiet, double* rows, const ProcessSample* sample) {
   const int nmodes = last - first;
   const std::size_t nfull = static_cast<std::size_t>(host_mesh.nptk) * host_mesh.nb;
   const DeviceBuffer<double> omega(std::span<const double>(host_mesh.omega, nfull), "frequencies");
