@@ -17,7 +17,7 @@ Subcommand add_phonon(CLI::App& app) {
   auto v = std::make_shared<Values>();
   Subcommand s;
   s.app = app.add_subcommand("phonon", "phonon spectrum, scattering and thermal conductivity (ShengBTE/FourPhonon inputs)");
-  s.app->add_option("INPUT_DIR", v->input, "folder with CONTROL, FORCE_CONSTANTS_2ND or espresso.ifc2, and FORCE_CONSTANTS_3RD")
+  s.app->add_option("INPUT_DIR", v->input, "folder with CONTROL, FORCE_CONSTANTS_2ND or espresso.ifc2, FORCE_CONSTANTS_3RD (and FORCE_CONSTANTS_4TH with four_phonon)")
       ->required();
   s.app->add_option("-o,--output-dir", v->output, "where outputs are written (default: the current directory)");
   add_common_options(s.app, v->common, true);
@@ -37,7 +37,7 @@ Subcommand add_phonon(CLI::App& app) {
   s.app->add_flag("--resume", v->run.resume,
                   "continue the four-phonon stage from the checkpoints a killed run of the same inputs left in the output folder");
   s.app->add_option("--sample-seed", v->run.sample_seed,
-                    "seed of the draws of num_sample_process_4ph / num_sample_process_4ph_phase_space (the same seed gives the same sample)")
+                    "seed of the draws of the sampling estimator, num_sample_process_3ph/4ph and their _phase_space twins (the same seed gives the same sample)")
       ->capture_default_str();
   s.run = [v] {
     auto& o = v->run;

@@ -42,10 +42,6 @@ struct Unsupported {
   std::string_view group, key, feature, instead;
 };
 const Unsupported kUnsupported[] = {
-    {Unsupported::IfPositive, "parameters", "num_sample_process_3ph", "FourPhonon's sampling of three-phonon processes",
-     "no sampling (remove the key, or -1): every allowed process is evaluated, on the GPU when the full count is too slow on CPUs"},
-    {Unsupported::IfPositive, "parameters", "num_sample_process_3ph_phase_space", "FourPhonon's sampled three-phonon phase space",
-     "no sampling (remove the key, or -1): the phase spaces are exact"},
     {Unsupported::IfTrue, "flags", "nanowires", "ShengBTE's nanowire conductivities",
      "nanowires=.false.; for a finite size use boundaries=.true. with L (grain size, nm)"},
     {Unsupported::IfPositive, "allocations", "norientations", "ShengBTE's nanowire orientations",
@@ -102,7 +98,7 @@ constexpr long kMaxScell = 1000;                 // each of scell(1..3)
 constexpr long kMaxSupercellAtoms = 1000000;     // natoms * scell(1) * scell(2) * scell(3)
 constexpr long kMaxTicks = 1000000;              // nticks
 constexpr long kMaxIterations = 1000000;         // maxiter
-constexpr long kMaxSamples = 1000000000000;      // num_sample_process_4ph*: draws per mode and class
+constexpr long kMaxSamples = 1000000000000;      // num_sample_process_*: draws per mode and class
 constexpr long kMaxTemperatures = 100000;        // T_min..T_max in steps of T_step
 
 // A size-like key must lie in lo..hi; refused naming the key and the range.
@@ -257,16 +253,22 @@ Control read_control(const std::filesystem::path& file) {
   c.four_phonon_iteration = fl.get_bool_or("four_phonon_iteration", false);
   if (c.four_phonon_iteration && !(c.four_phonon && c.convergence))
     bad(fl, "four_phonon_iteration", ".true.", "four_phonon=.true. and convergence=.true. with it (FourPhonon's rule)");
-  // FourPhonon's sampling of four-phonon processes: -1 (exact) or a number of draws per mode and class;
-  // FourPhonon's rules, and values it takes but cannot use (0 and below -1 divide by zero there), refused.
+  // FourPhonon's sampling estimator: -1 (exact) or a number of draws per mode and class; FourPhonon's rules,
+  // and values it takes but cannot use (0 and below -1 divide by zero there), refused.
   const auto sample_key = [&](const char* key) {
     const long long n = par.get_int_or(key, -1);
     if (n != -1) in_range(par, key, n, 1, kMaxSamples, "-1 (no sampling) or a number of draws per mode and class");
-    if (n > 0 && !c.four_phonon) bad(par, key, std::to_string(n), "-1 without four_phonon=.true. (FourPhonon's rule)");
     return n;
   };
+  c.sample_3ph = sample_key("num_sample_process_3ph");
+  c.sample_3ph_phase_space = sample_key("num_sample_process_3ph_phase_space");
+  if (c.sample_3ph > 0 && c.convergence)
+    bad(par, "num_sample_process_3ph", std::to_string(c.sample_3ph),
+        "-1 with convergence=.true. (FourPhonon's rule: the sampled rates are for the RTA; the iteration needs every process)");
   c.sample_4ph = sample_key("num_sample_process_4ph");
   c.sample_4ph_phase_space = sample_key("num_sample_process_4ph_phase_space");
+  for (const auto& [key, n] : {std::pair{"num_sample_process_4ph", c.sample_4ph}, std::pair{"num_sample_process_4ph_phase_space", c.sample_4ph_phase_space}})
+    if (n > 0 && !c.four_phonon) bad(par, key, std::to_string(n), "-1 without four_phonon=.true. (FourPhonon's rule)");
   if (c.sample_4ph > 0 && c.four_phonon_iteration)
     bad(par, "num_sample_process_4ph", std::to_string(c.sample_4ph),
         "-1 with four_phonon_iteration=.true. (FourPhonon's rule: the iteration needs every process)");

@@ -16,6 +16,7 @@
 
 #include "quanta/core/complex.hpp"
 #include "quanta/core/hd.hpp"
+#include "sampling.hpp"
 
 namespace quanta::phonon::kernels {
 
@@ -163,6 +164,34 @@ QUANTA_HD double vertex2(const MeshView& m, const Fc3View& f, int mode1, int mod
     }
   }
   return vre * vre + vim * vim;
+}
+
+// The candidates of an irreducible mode (q-point q, frequency omega) come in work items. Exact: item i is
+// every (j, k) at q' = i (Nq items). Sampled (FourPhonon's num_sample_process_3ph and its phase-space twin,
+// kernels/sampling.hpp): item i is draw i of the mode's stream, one candidate (q', j, k) drawn uniformly from
+// the Nq nb^2 (Ns items). visit_item3 calls emit(mode2, mode3) for each allowed candidate of the item, in
+// ShengBTE's (q', j, k) order, so that a mode's list is its items' lists one after the other.
+QUANTA_HD bool sampled(const ProcessSample& s) { return s.draws > 0; }
+QUANTA_HD long long items3(const MeshView& m, const ProcessSample& s) { return sampled(s) ? s.draws : m.nptk; }
+// The stream of irreducible mode `mode` and a sign: class 3 of sample_stream, the purpose doubled for the sign.
+QUANTA_HD unsigned long long stream3(const ProcessSample& s, int mode, bool plus) {
+  return sample_stream(s.seed, 2 * s.purpose + (plus ? 0 : 1), mode, 3);
+}
+template <class Emit>
+QUANTA_HD void visit_item3(const MeshView& m, int q, double omega, bool plus, const ProcessSample& s, unsigned long long stream,
+                           long long item, Emit&& emit) {
+  const int nb = m.nb;
+  if (sampled(s)) {
+    unsigned long long state = draw_state(stream, item);
+    const int q2 = draw_below(state, m.nptk), j = draw_below(state, nb), k = draw_below(state, nb);
+    const int mode2 = q2 * nb + j, mode3 = third_q(m.n, q, q2, plus) * nb + k;
+    if (allowed(m, omega, mode2, mode3, plus)) emit(mode2, mode3);
+    return;
+  }
+  const int q2 = static_cast<int>(item), q3 = third_q(m.n, q, q2, plus);
+  for (int j = 0; j < nb; ++j)
+    for (int k = 0; k < nb; ++k)
+      if (allowed(m, omega, q2 * nb + j, q3 * nb + k, plus)) emit(q2 * nb + j, q3 * nb + k);
 }
 
 }  // namespace quanta::phonon::kernels

@@ -137,13 +137,33 @@ RunSummary run(const RunOptions& options) {
     so3.batch_modes = opt.batch_modes;
     so3.omega_max = control.omega_max;
     so3.quiet = opt.quiet;
+    // FourPhonon's sampling estimator (num_sample_process_3ph*): the rates from a sample of each mode's
+    // candidates, the counts and phase spaces from another sample or from every candidate.
+    const bool sampled3 = control.sample_3ph > 0 || control.sample_3ph_phase_space > 0;
+    if (sampled3)
+      note("phonon", opt.quiet,
+           "three-phonon sampling estimator (seed " + std::to_string(opt.sample_seed) + "): " +
+               (control.sample_3ph > 0 ? std::to_string(control.sample_3ph) + " draws per mode and sign for the rates" : std::string("exact rates")) +
+               ", " +
+               (control.sample_3ph_phase_space > 0 ? std::to_string(control.sample_3ph_phase_space) + " for the counts and phase spaces"
+                                                   : std::string("exact counts and phase spaces")));
+    so3.sample = {control.sample_3ph, opt.sample_seed, 1};
     const ThreePhononProcesses processes = three_phonon_processes(crystal, grid, spectrum, fc3, control.scalebroad, so3, &s.scattering);
-    s.nplus = sc.nplus = static_cast<std::int64_t>(processes.plus.size());
-    s.nminus = sc.nminus = static_cast<std::int64_t>(processes.minus.size());
+    ThreePhononProcesses space_sample;
+    if (sampled3) {
+      ScatteringOptions space = so3;
+      space.sample = {control.sample_3ph_phase_space, opt.sample_seed, 0};
+      space.matrix_elements = false;
+      space_sample = three_phonon_processes(crystal, grid, spectrum, fc3, control.scalebroad, space);
+    }
+    const ThreePhononProcesses& counted = sampled3 ? space_sample : processes;
+    s.nplus = sc.nplus = counted.plus.total_count();
+    s.nminus = sc.nminus = counted.minus.total_count();
     note("phonon", opt.quiet, std::to_string(fc3.triplets.size()) + " anharmonic triplets; " + std::to_string(sc.nplus) + " absorption and " +
-                        std::to_string(sc.nminus) + " emission processes (" + s.scattering.strategy + ", enumeration on " +
-                        s.scattering.enumeration + ", " + std::to_string(s.scattering.batches) + " batches)");
-    sc.p3 = three_phonon_phase_space(grid, spectrum, processes, control.scalebroad, crystal);
+                        std::to_string(sc.nminus) + " emission processes" + (counted.plus.draws > 0 ? " (estimated)" : "") + " (" +
+                        s.scattering.strategy + ", enumeration on " + s.scattering.enumeration + ", " +
+                        std::to_string(s.scattering.batches) + " batches)");
+    sc.p3 = three_phonon_phase_space(grid, spectrum, counted, control.scalebroad, crystal);
     sc.isotopic = isotope_rates(control, grid, spectrum);
     const int nb = spectrum.nb;
     sc.boundary.assign(static_cast<std::size_t>(grid.nlist()) * nb, 0.0);

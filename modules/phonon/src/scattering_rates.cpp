@@ -34,6 +34,8 @@ ThreePhononRates three_phonon_rates(const Crystal& crystal, const QGrid& grid, c
   const double factor = su::hbar_p * units::pi / 4 * (double(5.60626442f) * 1e8 / grid.nptk);
   std::vector<double> bose(s.omega.size());
   for (std::size_t m = 0; m < bose.size(); ++m) bose[m] = s.omega[m] != 0 ? occupation(s.omega[m], temperature) : 0.0;
+  if (opt.keep_process_rates && (p.plus.draws > 0 || p.minus.draws > 0))
+    throw Error("three-phonon rates: the iterative BTE needs every process, not a sample (num_sample_process_3ph)");
   ThreePhononRates r;
   RateSums sums;
   sums.weight_plus.assign(nmodes, 0.0);
@@ -84,15 +86,18 @@ ThreePhononRates three_phonon_rates(const Crystal& crystal, const QGrid& grid, c
     }
     progress.finish();
   }
-  // The emission sums count each final pair twice (q' <-> q''); ShengBTE halves them here.
+  // The emission sums count each final pair twice (q' <-> q''); ShengBTE halves them here. A sample's sums
+  // are scaled to the whole (ProcessList::scale).
+  const double sp = p.plus.scale(), sm = p.minus.scale();
   r.wp3_plus.resize(nmodes);
   r.wp3_minus.resize(nmodes);
   r.gamma_plus = std::move(sums.rate_plus);
   r.gamma_minus = std::move(sums.rate_minus);
   for (int m = 0; m < nmodes; ++m) {
-    r.wp3_plus[m] = sums.weight_plus[m] / grid.nptk;
-    r.wp3_minus[m] = 0.5 * sums.weight_minus[m] / grid.nptk;
-    r.gamma_minus[m] *= 0.5;
+    r.wp3_plus[m] = sums.weight_plus[m] / grid.nptk * sp;
+    r.wp3_minus[m] = 0.5 * sums.weight_minus[m] / grid.nptk * sm;
+    r.gamma_plus[m] *= sp;
+    r.gamma_minus[m] *= 0.5 * sm;
   }
   return r;
 }
@@ -114,7 +119,7 @@ PhaseSpace three_phonon_phase_space(const QGrid& grid, const Spectrum& s, const 
       double sum = 0;
       for (std::int64_t k = l.offset[m]; k < l.offset[m + 1]; ++k)
         sum += kernels::process_gaussian(mesh, s.omega[mode1], l.mode2[k], l.mode3[k], plus) / norm;
-      (plus ? ps.plus : ps.minus)[m] = sum;
+      (plus ? ps.plus : ps.minus)[m] = sum * l.scale();
     }
   }
   return ps;

@@ -80,30 +80,29 @@ kernels::MeshView make_mesh_view(const Crystal& crystal, const QGrid& grid, cons
 
 namespace {
 
-// Calls emit(mode2, mode3) for each allowed process of irreducible mode m, in ShengBTE's (q', j, k) order.
+// Calls emit(mode2, mode3) for each allowed process of irreducible mode m, in ShengBTE's (q', j, k) order
+// (exact), or in the order of the mode's draws (sampled).
 template <class Emit>
-void visit_processes(const kernels::MeshView& mesh, const std::vector<int>& irreducible, int m, bool plus, Emit&& emit) {
+void visit_processes(const kernels::MeshView& mesh, const std::vector<int>& irreducible, int m, bool plus,
+                     const kernels::ProcessSample& sample, Emit&& emit) {
   const int nb = mesh.nb;
   const int q = irreducible[m / nb];
   const double omega = mesh.omega[static_cast<long>(q) * nb + m % nb];
   if (!kernels::scatters(mesh, omega)) return;
-  for (int q2 = 0; q2 < mesh.nptk; ++q2) {
-    const int q3 = kernels::third_q(mesh.n, q, q2, plus);
-    for (int j = 0; j < nb; ++j)
-      for (int k = 0; k < nb; ++k)
-        if (kernels::allowed(mesh, omega, q2 * nb + j, q3 * nb + k, plus)) emit(q2 * nb + j, q3 * nb + k);
-  }
+  const unsigned long long stream = kernels::stream3(sample, m, plus);
+  for (long long item = 0, n = kernels::items3(mesh, sample); item < n; ++item)
+    kernels::visit_item3(mesh, q, omega, plus, sample, stream, item, emit);
 }
 
 }  // namespace
 
 std::vector<std::int64_t> count_processes_cpu(const kernels::MeshView& mesh, const std::vector<int>& irreducible,
-                                              ModeRange r, bool plus, Progress* progress) {
+                                              ModeRange r, bool plus, const kernels::ProcessSample& sample, Progress* progress) {
   std::vector<std::int64_t> count(r.size(), 0);
 #pragma omp parallel for schedule(dynamic, 1)
   for (int m = r.m0; m < r.m1; ++m) {
     std::int64_t n = 0;
-    visit_processes(mesh, irreducible, m, plus, [&](int, int) { ++n; });
+    visit_processes(mesh, irreducible, m, plus, sample, [&](int, int) { ++n; });
     count[m - r.m0] = n;
     if (progress) progress->advance();
   }
@@ -111,11 +110,12 @@ std::vector<std::int64_t> count_processes_cpu(const kernels::MeshView& mesh, con
 }
 
 void fill_processes_cpu(const kernels::MeshView& mesh, const std::vector<int>& irreducible, ModeRange r, bool plus,
-                        const std::int64_t* offset, std::int32_t* mode2, std::int32_t* mode3, Progress* progress) {
+                        const kernels::ProcessSample& sample, const std::int64_t* offset, std::int32_t* mode2, std::int32_t* mode3,
+                        Progress* progress) {
 #pragma omp parallel for schedule(dynamic, 1)
   for (int m = r.m0; m < r.m1; ++m) {
     std::int64_t p = offset[m - r.m0];
-    visit_processes(mesh, irreducible, m, plus, [&](int a, int b) {
+    visit_processes(mesh, irreducible, m, plus, sample, [&](int a, int b) {
       mode2[p] = a;
       mode3[p] = b;
       ++p;
@@ -166,6 +166,18 @@ void vertices_cpu(const kernels::MeshView& mesh, const kernels::Fc3View& fc, con
 
 }  // namespace
 
+kernels::ProcessSample process_sample(const ScatteringOptions& opt) {
+  return {opt.sample.draws, opt.sample.seed, opt.sample.purpose};
+}
+
+void mark_sampled(ThreePhononProcesses& p, const ScatteringOptions& opt, const QGrid& grid, int nb) {
+  if (opt.sample.draws <= 0) return;
+  for (ProcessList* l : {&p.plus, &p.minus}) {
+    l->draws = opt.sample.draws;
+    l->candidates = double(grid.nptk) * nb * nb;
+  }
+}
+
 ScatteringStrategy parse_strategy(const std::string& s) {
   if (s == "auto") return ScatteringStrategy::Auto;
   if (s == "all-modes") return ScatteringStrategy::AllModes;
@@ -199,22 +211,23 @@ ThreePhononProcesses three_phonon_processes(const Crystal& crystal, const QGrid&
     const auto fc = make_fc3_view(tables, tables.group_offset.data(), tables.group_atoms.data(), tables.phi.data(),
                                   tables.cells.data(), tables.roots.data());
     const ModeRange all{0, grid.nlist() * s.nb};
+    const kernels::ProcessSample sample = process_sample(opt);
     WallTimer t;
     {
       // Every mode costs the same to enumerate (a sweep of the mesh): two passes for each of + and -.
-      Progress progress("three-phonon processes (enumeration)", 4 * static_cast<std::size_t>(all.size()), opt.quiet);
+      Progress progress(kernels::sampled(sample) ? "three-phonon processes (sampled)" : "three-phonon processes (enumeration)", 4 * static_cast<std::size_t>(all.size()), opt.quiet);
       for (bool plus : {true, false}) {
         ProcessList& l = plus ? out.plus : out.minus;
-        l.offset = offsets_from_counts(count_processes_cpu(mesh, grid.irreducible, all, plus, &progress));
+        l.offset = offsets_from_counts(count_processes_cpu(mesh, grid.irreducible, all, plus, sample, &progress));
         l.mode2.resize(l.offset.back());
         l.mode3.resize(l.offset.back());
-        fill_processes_cpu(mesh, grid.irreducible, all, plus, l.offset.data(), l.mode2.data(), l.mode3.data(), &progress);
+        fill_processes_cpu(mesh, grid.irreducible, all, plus, sample, l.offset.data(), l.mode2.data(), l.mode3.data(), &progress);
       }
       progress.finish();
     }
     st.seconds_enumerate = t.seconds();
     t.reset();
-    {
+    if (opt.matrix_elements) {
       // A mode's matrix elements cost in proportion to its number of processes, which varies by orders of
       // magnitude between modes.
       Progress progress("three-phonon matrix elements", 2 * static_cast<std::size_t>(all.size()), opt.quiet);
@@ -228,6 +241,7 @@ ThreePhononProcesses three_phonon_processes(const Crystal& crystal, const QGrid&
     st.enumeration = "cpu";
     st.batches = 1;
   }
+  mark_sampled(out, opt, grid, s.nb);
   st.seconds_total = total.seconds();
   if (stats) *stats = st;
   return out;

@@ -9,6 +9,7 @@
 #include "../kernels/three_phonon.hpp"
 #include "quanta/phonon/force_constants.hpp"
 #include "quanta/phonon/qgrid.hpp"
+#include "quanta/phonon/scattering.hpp"
 #include "quanta/phonon/spectrum.hpp"
 
 namespace quanta::phonon {
@@ -48,14 +49,20 @@ struct ModeRange {
   int size() const { return m1 - m0; }
 };
 
-// CPU enumeration of the processes of irreducible modes [r.m0, r.m1), in two passes that visit (q', j, k)
-// in ShengBTE's order: the number of processes of each mode, then the lists at the given offsets (relative
-// to the range's first process).
+// CPU enumeration of the processes of irreducible modes [r.m0, r.m1), in two passes that visit the candidates
+// in the same order (kernels::visit_item3: ShengBTE's (q', j, k) order, or the sample's draws): the number of
+// processes of each mode, then the lists at the given offsets (relative to the range's first process).
 // `progress`, when given, advances by one per mode.
 std::vector<std::int64_t> count_processes_cpu(const kernels::MeshView& mesh, const std::vector<int>& irreducible,
-                                              ModeRange r, bool plus, Progress* progress = nullptr);
+                                              ModeRange r, bool plus, const kernels::ProcessSample& sample,
+                                              Progress* progress = nullptr);
 void fill_processes_cpu(const kernels::MeshView& mesh, const std::vector<int>& irreducible, ModeRange r, bool plus,
-                        const std::int64_t* offset, std::int32_t* mode2, std::int32_t* mode3, Progress* progress = nullptr);
+                        const kernels::ProcessSample& sample, const std::int64_t* offset, std::int32_t* mode2,
+                        std::int32_t* mode3, Progress* progress = nullptr);
+// The kernels' sample of the stage's options.
+kernels::ProcessSample process_sample(const ScatteringOptions& options);
+// Marks the lists of a sampled stage as such (ProcessList::draws, candidates).
+void mark_sampled(ThreePhononProcesses& p, const ScatteringOptions& options, const QGrid& grid, int nb);
 // Splits the modes of a list with offsets [nmodes + 1] into consecutive ranges of at most `capacity` processes
 // each; throws OutOfDeviceMemory when a single mode has more.
 std::vector<ModeRange> split_modes(const std::vector<std::int64_t>& offset, std::int64_t capacity);

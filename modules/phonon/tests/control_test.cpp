@@ -47,6 +47,39 @@ TEST(Control, FourPhononIterationNeedsFourPhonon) {
   EXPECT_NE(msg.find("four_phonon=.true. and convergence=.true."), std::string::npos) << msg;
 }
 
+// FourPhonon's three-phonon sampling keys: taken; num_sample_process_3ph refused, naming the key, with the
+// iterative solution (FourPhonon's rule: the sampled rates serve the RTA), and both for the values FourPhonon
+// takes but cannot use (0 and below -1).
+TEST(Control, ThreePhononSamplingKeys) {
+  const auto with = [](const TempDir& d, const std::string& flags, const std::string& parameters) {
+    std::string t = si_control_text();
+    t.replace(t.find("convergence=.TRUE."), 18, flags);
+    t.insert(t.find("&parameters\n") + 12, "\t" + parameters + "\n");
+    write_text(d.path / "CONTROL", t);
+    return d.path / "CONTROL";
+  };
+  {
+    TempDir d;
+    const Control c = read_control(with(d, "convergence=.false.", "num_sample_process_3ph=100000\n\tnum_sample_process_3ph_phase_space=5000"));
+    EXPECT_EQ(c.sample_3ph, 100000);
+    EXPECT_EQ(c.sample_3ph_phase_space, 5000);
+  }
+  {
+    TempDir d;  // a sampled phase space goes with the iteration, which uses every process
+    EXPECT_EQ(read_control(with(d, "convergence=.true.", "num_sample_process_3ph_phase_space=5000")).sample_3ph_phase_space, 5000);
+  }
+  const std::vector<std::tuple<std::string, std::string, std::string>> refused = {
+      {"convergence=.true.", "num_sample_process_3ph=100000", "with convergence=.true."},
+      {"convergence=.false.", "num_sample_process_3ph=0", "-1 (no sampling) or a number of draws"},
+      {"convergence=.false.", "num_sample_process_3ph_phase_space=-3", "-1 (no sampling) or a number of draws"}};
+  for (const auto& [flags, parameters, expected] : refused) {
+    TempDir d;
+    const std::string msg = error_of(with(d, flags, parameters));
+    EXPECT_NE(msg.find("&parameters " + parameters.substr(0, parameters.find('='))), std::string::npos) << parameters << " -> " << msg;
+    EXPECT_NE(msg.find(expected), std::string::npos) << parameters << " -> " << msg;
+  }
+}
+
 // FourPhonon's four-phonon sampling keys: taken with four_phonon; refused, naming the key, where FourPhonon
 // refuses them (no four_phonon; num_sample_process_4ph with four_phonon_iteration) and for the values it takes
 // but cannot use (0 and below -1 divide by zero there).
@@ -87,8 +120,6 @@ TEST(Control, UnsupportedFeaturesAreRefusedNamingLineAndKey) {
       {"flags", "normal=.true."},
       {"flags", "umklapp=.true."},
       {"flags", "tdep=.true."},
-      {"parameters", "num_sample_process_3ph=100000"},
-      {"parameters", "num_sample_process_3ph_phase_space=1000"},
       {"parameters", "rmin=5.0"},
       {"parameters", "rmax=505.0"},
       {"parameters", "dr=100.0"},

@@ -116,6 +116,38 @@ TEST(ThreePhononParity, BatchesCpuEnumerationOverlapped) { check_strategy(Scatte
 TEST(ThreePhononParity, BatchesFromSmallMemoryBudget) { check_strategy(ScatteringStrategy::Auto, Enumeration::Gpu, 3 << 20, 0, 4); }
 TEST(ThreePhononParity, ModeByMode) { check_strategy(ScatteringStrategy::Batched, Enumeration::Gpu, 0, 1, 2 * 29 * 6); }
 
+// FourPhonon's sampling estimator (num_sample_process_3ph): the GPU draws the CPU's sample (the same lists, in
+// draw order) and evaluates it to the same |V|^2, enumerating on the GPU or the CPU, all modes or in batches;
+// a list for the phase spaces alone (no matrix elements) is the same list without |V|^2.
+TEST(ThreePhononParity, SampledListsAreTheCpus) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device: GPU parity not tested here";
+  const Si8& s = si8();
+  ScatteringOptions cpu;
+  cpu.sample = {2000, 3, 1};
+  const auto ref = s.processes(cpu);
+  ASSERT_GT(ref.plus.size(), 0u);
+  for (Enumeration e : {Enumeration::Gpu, Enumeration::Cpu})
+    for (std::size_t batch : {std::size_t{0}, std::size_t{7}}) {
+      ScatteringOptions gpu = cpu;
+      gpu.backend = Backend::Cuda;
+      gpu.enumeration = e;
+      gpu.strategy = batch ? ScatteringStrategy::Batched : ScatteringStrategy::Auto;
+      gpu.batch_modes = batch;
+      const auto got = s.processes(gpu);
+      expect_same(ref.plus, got.plus);
+      expect_same(ref.minus, got.minus);
+      EXPECT_EQ(got.plus.draws, 2000);
+      EXPECT_EQ(got.minus.scale(), ref.minus.scale());
+    }
+  ScatteringOptions lists = cpu;
+  lists.backend = Backend::Cuda;
+  lists.matrix_elements = false;
+  const auto bare = s.processes(lists);
+  EXPECT_EQ(bare.plus.mode2, ref.plus.mode2);
+  EXPECT_EQ(bare.minus.mode3, ref.minus.mode3);
+  EXPECT_TRUE(bare.plus.v2.empty());
+}
+
 TEST(ThreePhononParity, IterativeBte) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device: GPU parity not tested here";
   const Si8& s = si8();

@@ -20,10 +20,11 @@ namespace {
 constexpr int kBlock = 256;
 using Index = long long;
 
-// One block per irreducible mode. In round r, thread t takes q' = r * blockDim + t; a block scan places
-// each thread's processes, so a mode's list comes out in the CPU's (q', j, k) order.
+// One block per irreducible mode. In round r, thread t takes work item r * blockDim + t (kernels::visit_item3:
+// the second q-point q' when exact, a draw when sampled); a block scan places each thread's processes, so a
+// mode's list comes out in the CPU's order.
 template <bool kWrite>
-__global__ void enumerate_kernel(MeshView mesh, const int* __restrict__ irreducible, int m0, bool plus,
+__global__ void enumerate_kernel(MeshView mesh, const int* __restrict__ irreducible, int m0, bool plus, ProcessSample sample,
                                  Index* __restrict__ count,         // [modes in range] (count pass)
                                  const Index* __restrict__ offset,  // [modes in range] (write pass)
                                  int* __restrict__ mode2, int* __restrict__ mode3) {
@@ -35,29 +36,26 @@ __global__ void enumerate_kernel(MeshView mesh, const int* __restrict__ irreduci
   const int nb = mesh.nb;
   const int q = irreducible[m / nb];
   const double omega = mesh.omega[static_cast<long>(q) * nb + m % nb];
+  const unsigned long long stream = stream3(sample, m, plus);
   Index base = kWrite ? offset[blockIdx.x] : 0;
   Index mine = 0;
   if (scatters(mesh, omega)) {
-    for (int r0 = 0; r0 < mesh.nptk; r0 += kBlock) {
-      const int q2 = r0 + threadIdx.x;
-      int q3 = 0, n = 0;
-      if (q2 < mesh.nptk) {
-        q3 = third_q(mesh.n, q, q2, plus);
-        for (int j = 0; j < nb; ++j)
-          for (int k = 0; k < nb; ++k) n += allowed(mesh, omega, q2 * nb + j, q3 * nb + k, plus);
-      }
+    const long long items = items3(mesh, sample);
+    for (long long r0 = 0; r0 < items; r0 += kBlock) {
+      const long long item = r0 + threadIdx.x;
+      int n = 0;
+      if (item < items) visit_item3(mesh, q, omega, plus, sample, stream, item, [&](int, int) { ++n; });
       if (kWrite) {
         int before = 0, total = 0;
         Scan(scan_tmp).ExclusiveSum(n, before, total);
         __syncthreads();
         Index p = base + before;
-        for (int j = 0; j < nb && n > 0; ++j)
-          for (int k = 0; k < nb; ++k)
-            if (allowed(mesh, omega, q2 * nb + j, q3 * nb + k, plus)) {
-              mode2[p] = q2 * nb + j;
-              mode3[p] = q3 * nb + k;
-              ++p;
-            }
+        if (n > 0)
+          visit_item3(mesh, q, omega, plus, sample, stream, item, [&](int a, int b) {
+            mode2[p] = a;
+            mode3[p] = b;
+            ++p;
+          });
         base += total;
       } else {
         mine += n;
@@ -128,25 +126,26 @@ constexpr std::size_t kBytesPerProcess = 2 * sizeof(int) + sizeof(double);
 // One sign (plus or minus): per-mode counts, then the batches, each enumerated and evaluated. `host_mesh`
 // is the CPU view of the same data (for the CPU enumeration).
 void run_sign(const DeviceInputs& d, const MeshView& host_mesh, const std::vector<int>& irreducible, int nmodes, bool plus,
-              bool gpu_enum, std::int64_t capacity, std::size_t max_batch_modes, ProcessList& out, ScatteringStats& st) {
+              const ProcessSample& sample, bool matrix_elements, bool gpu_enum, std::int64_t capacity, std::size_t max_batch_modes,
+              ProcessList& out, ScatteringStats& st) {
   WallTimer t;
   std::vector<std::int64_t> count;
   if (gpu_enum) {
     DeviceBuffer<Index> dcount(nmodes, "process counts");
-    enumerate_kernel<false><<<nmodes, kBlock>>>(d.mesh, d.irreducible.data(), 0, plus, dcount.data(), nullptr, nullptr, nullptr);
+    enumerate_kernel<false><<<nmodes, kBlock>>>(d.mesh, d.irreducible.data(), 0, plus, sample, dcount.data(), nullptr, nullptr, nullptr);
     QUANTA_CUDA_LAUNCH_CHECK("enumerate_kernel<count>");
     std::vector<Index> c(nmodes);
     dcount.download(c);
     count.assign(c.begin(), c.end());
   } else {
-    count = count_processes_cpu(host_mesh, irreducible, {0, nmodes}, plus);
+    count = count_processes_cpu(host_mesh, irreducible, {0, nmodes}, plus, sample);
   }
   st.seconds_enumerate += t.seconds();
   out.offset = offsets_from_counts(count);
   const std::int64_t total = out.offset.back();
   out.mode2.resize(total);
   out.mode3.resize(total);
-  out.v2.resize(total);
+  if (matrix_elements) out.v2.resize(total);
 
   std::vector<ModeRange> batches = split_modes(out.offset, std::max<std::int64_t>(capacity, 1));
   if (max_batch_modes > 0) {  // finer batches on request (the seed's mode-by-mode strategy: 1 mode per batch)
@@ -163,7 +162,7 @@ void run_sign(const DeviceInputs& d, const MeshView& host_mesh, const std::vecto
     widest = std::max(widest, b.size());
   }
   DeviceBuffer<int> dmode2(largest, "process list"), dmode3(largest, "process list");
-  DeviceBuffer<double> dv2(largest, "matrix elements");
+  DeviceBuffer<double> dv2(matrix_elements ? largest : 1, "matrix elements");
   DeviceBuffer<Index> doffset(widest + 1, "process offsets");
   st.peak_device_bytes = std::max(st.peak_device_bytes, d.bytes() + dmode2.bytes() + dmode3.bytes() + dv2.bytes() + doffset.bytes());
   st.batches += static_cast<int>(batches.size());
@@ -177,7 +176,7 @@ void run_sign(const DeviceInputs& d, const MeshView& host_mesh, const std::vecto
   auto host_fill = [&](const ModeRange& b) {
     WallTimer te;
     const auto rel = relative(b);
-    fill_processes_cpu(host_mesh, irreducible, b, plus, rel.data(), out.mode2.data() + out.offset[b.m0],
+    fill_processes_cpu(host_mesh, irreducible, b, plus, sample, rel.data(), out.mode2.data() + out.offset[b.m0],
                        out.mode3.data() + out.offset[b.m0]);
     st.seconds_enumerate += te.seconds();
   };
@@ -188,14 +187,14 @@ void run_sign(const DeviceInputs& d, const MeshView& host_mesh, const std::vecto
     const auto rel = relative(b);
     doffset.upload(std::span<const Index>(reinterpret_cast<const Index*>(rel.data()), rel.size()));
     if (gpu_enum) {
-      enumerate_kernel<true><<<b.size(), kBlock>>>(d.mesh, d.irreducible.data(), b.m0, plus, nullptr, doffset.data(),
+      enumerate_kernel<true><<<b.size(), kBlock>>>(d.mesh, d.irreducible.data(), b.m0, plus, sample, nullptr, doffset.data(),
                                                    dmode2.data(), dmode3.data());
       QUANTA_CUDA_LAUNCH_CHECK("enumerate_kernel<write>");
     } else {
       device::copy_to_device(dmode2.data(), out.mode2.data() + first, n * sizeof(int));
       device::copy_to_device(dmode3.data(), out.mode3.data() + first, n * sizeof(int));
     }
-    if (n > 0) {
+    if (n > 0 && matrix_elements) {
       vertex_kernel<<<blocks_for(n), kBlock>>>(d.mesh, d.fc, d.irreducible.data(), b.m0, b.size(), doffset.data(),
                                                dmode2.data(), dmode3.data(), n, plus, dv2.data());
       QUANTA_CUDA_LAUNCH_CHECK("vertex_kernel");
@@ -203,7 +202,7 @@ void run_sign(const DeviceInputs& d, const MeshView& host_mesh, const std::vecto
     // The CPU enumerates the next batch while the GPU evaluates this one.
     if (!gpu_enum && ib + 1 < batches.size()) host_fill(batches[ib + 1]);
     QUANTA_CUDA_CHECK(cudaDeviceSynchronize());
-    device::copy_to_host(out.v2.data() + first, dv2.data(), n * sizeof(double));
+    if (matrix_elements) device::copy_to_host(out.v2.data() + first, dv2.data(), n * sizeof(double));
     if (gpu_enum) {
       device::copy_to_host(out.mode2.data() + first, dmode2.data(), n * sizeof(int));
       device::copy_to_host(out.mode3.data() + first, dmode3.data(), n * sizeof(int));
@@ -230,13 +229,14 @@ ThreePhononProcesses three_phonon_processes_cuda(const Crystal& crystal, const Q
   const std::size_t left = usable > d.bytes() ? usable - d.bytes() : 0;
   std::int64_t capacity = static_cast<std::int64_t>(left / (kBytesPerProcess + 1));
   if (opt.strategy == ScatteringStrategy::AllModes) capacity = std::numeric_limits<std::int64_t>::max();
+  const ProcessSample sample = process_sample(opt);
   ThreePhononProcesses out;
   for (bool plus : {true, false}) {
     ProcessList& l = plus ? out.plus : out.minus;
     std::size_t batch_modes = opt.strategy == ScatteringStrategy::Batched ? opt.batch_modes : 0;
     for (;;) {
       try {
-        run_sign(d, host_mesh, grid.irreducible, nmodes, plus, gpu_enum, capacity, batch_modes, l, st);
+        run_sign(d, host_mesh, grid.irreducible, nmodes, plus, sample, opt.matrix_elements, gpu_enum, capacity, batch_modes, l, st);
         break;
       } catch (const OutOfDeviceMemory& e) {
         // A plan that did not fit after all (fragmentation, other processes): halve the batches and retry.

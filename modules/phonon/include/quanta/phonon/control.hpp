@@ -23,8 +23,10 @@ struct Control {
   bool four_phonon = false;        // four-phonon scattering (FORCE_CONSTANTS_4TH), FourPhonon's default mode:
                                    // 4ph rates in the relaxation time, 3ph processes in the iteration
   bool four_phonon_iteration = false;  // 4ph processes in the iteration too (needs four_phonon, convergence)
-  // FourPhonon's sampling estimator (num_sample_process_4ph, num_sample_process_4ph_phase_space): draws per
-  // irreducible mode and class for the rates and WP4, and for the counts and P4; -1: exact sums.
+  // FourPhonon's sampling estimator (num_sample_process_3ph, num_sample_process_3ph_phase_space and their
+  // 4ph twins): draws per irreducible mode and class for the rates and weighted phase spaces, and for the
+  // counts and phase spaces; -1: exact sums.
+  long long sample_3ph = -1, sample_3ph_phase_space = -1;
   long long sample_4ph = -1, sample_4ph_phase_space = -1;
   int maxiter = 1000;              // iterative BTE
   double eps = double(1e-5f);      // relative change of kappa that ends the iteration (ShengBTE's float default)

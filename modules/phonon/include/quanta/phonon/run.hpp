@@ -20,7 +20,7 @@ struct RunOptions {
   ScatteringStrategy strategy = ScatteringStrategy::Auto;  // CUDA: all modes at once or batches
   Enumeration enumeration = Enumeration::Auto;            // CUDA: processes listed on the GPU or the CPU
   std::size_t batch_modes = 0;                             // modes per batch (batched), 0: from memory
-  unsigned long long sample_seed = 0;                      // seed of the four-phonon sampling estimator
+  unsigned long long sample_seed = 0;                      // seed of the sampling estimator (3ph and 4ph)
   bool resume = false;                                     // continue the four-phonon stage from its checkpoints
   DegenerateBasis degenerate_basis = DegenerateBasis::Solver;  // modes inside degenerate sets (spectrum.hpp)
 };

@@ -18,11 +18,27 @@ namespace quanta::phonon {
 // temperature. Irreducible mode m = l * nb + i (l: irreducible q-point, i: band); its processes are
 // [offset[m], offset[m+1]) of the arrays, each naming the second (q', j) and third (q'', k) phonons by
 // their full-mesh mode index q * nb + band.
+// A sampled list (FourPhonon's estimator, ThreePhononSample) holds the allowed ones of `draws` candidates
+// drawn per mode (with replacement, so a process may appear twice): its sums times scale() = Nq nb^2 / draws
+// estimate the exact ones.
 struct ProcessList {
   std::vector<std::int64_t> offset;   // [nmodes + 1]
   std::vector<std::int32_t> mode2, mode3;
-  std::vector<double> v2;             // |V|^2, (eV/A^3)^2 / amu^3
+  std::vector<double> v2;             // |V|^2, (eV/A^3)^2 / amu^3 (empty when the matrix elements were not asked for)
+  long long draws = -1;               // per mode; -1: every candidate was tested (exact)
+  double candidates = 0;              // per mode, Nq nb^2 (sampled lists)
   std::size_t size() const { return mode2.size(); }
+  std::int64_t listed(int m) const { return offset[m + 1] - offset[m]; }
+  double scale() const { return draws > 0 ? candidates / double(draws) : 1.0; }
+  // Mode m's number of allowed processes: counted, or estimated and truncated to an integer as FourPhonon's is.
+  std::int64_t count(int m) const {
+    return draws > 0 ? static_cast<std::int64_t>(double(listed(m)) / double(draws) * candidates) : listed(m);
+  }
+  std::int64_t total_count() const {
+    std::int64_t n = 0;
+    for (int m = 0; m + 1 < static_cast<int>(offset.size()); ++m) n += count(m);
+    return n;
+  }
 };
 
 struct ThreePhononProcesses {
@@ -37,6 +53,16 @@ enum class ScatteringStrategy {
 };
 enum class Enumeration { Auto, Cpu, Gpu };
 
+// Which three-phonon candidates are tested: every one, or FourPhonon's sampling estimator
+// (num_sample_process_3ph, num_sample_process_3ph_phase_space; Guo et al., npj Comput. Mater. 10, 31 (2024)):
+// per irreducible mode and sign, `draws` candidates (q', j, k) drawn uniformly with replacement from the
+// Nq nb^2 (kernels/sampling.hpp).
+struct ThreePhononSample {
+  long long draws = -1;               // -1: every candidate
+  unsigned long long seed = 0;        // of the generator
+  int purpose = 0;                    // tells independent samples of one run apart: 0 phase spaces, 1 rates
+};
+
 struct ScatteringOptions {
   Backend backend = Backend::Cpu;     // resolved: Cpu or Cuda
   ScatteringStrategy strategy = ScatteringStrategy::Auto;
@@ -45,6 +71,10 @@ struct ScatteringOptions {
   std::size_t batch_modes = 0;        // modes per batch (Batched), 0: from the memory budget
   double omega_max = 1e100;           // rad/ps: irreducible modes above it get no processes (CONTROL's omega_max)
   bool quiet = true;
+  // Three-phonon stage only: the candidates tested, and whether |V|^2 is evaluated (not for lists that
+  // serve the phase spaces alone).
+  ThreePhononSample sample;
+  bool matrix_elements = true;
 };
 
 struct ScatteringStats {
