@@ -25,6 +25,13 @@
 namespace quanta::phonon {
 namespace {
 
+// "12.34 s", for the stage reports.
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f s", seconds);
+  return text;
+}
+
 // The arrays that grow with the full mesh, each held until the outputs are written: the mesh (q in two
 // forms, classes), the spectrum (frequencies, velocities, eigenvectors), the BTE's symmetry action (one
 // mesh image per operation, with time reversal), symmetrizers and the DOS widths. Checked before the first
@@ -162,7 +169,7 @@ RunSummary run(const RunOptions& options) {
     note("phonon", opt.quiet, std::to_string(fc3.triplets.size()) + " anharmonic triplets; " + std::to_string(sc.nplus) + " absorption and " +
                         std::to_string(sc.nminus) + " emission processes" + (counted.plus.draws > 0 ? " (estimated)" : "") + " (" +
                         s.scattering.strategy + ", enumeration on " + s.scattering.enumeration + ", " +
-                        std::to_string(s.scattering.batches) + " batches)");
+                        std::to_string(s.scattering.batches) + " batches) in " + seconds_text(t.seconds()));
     sc.p3 = three_phonon_phase_space(grid, spectrum, counted, control.scalebroad, crystal);
     sc.isotopic = isotope_rates(control, grid, spectrum);
     const int nb = spectrum.nb;
@@ -207,8 +214,7 @@ RunSummary run(const RunOptions& options) {
       for (int c = 0; c < 3; ++c)
         for (std::int64_t x : sc.p4.count[c]) n[c] += x;
       meta.timings.emplace_back("four_phonon_processes", t.seconds());
-      char took[64];
-      std::snprintf(took, sizeof took, " in %.2f s", meta.timings.back().second);
+      const std::string took = " in " + seconds_text(meta.timings.back().second);
       note("phonon", opt.quiet, std::to_string(fc4.quadruplets.size()) + " fourth-order quadruplets; " + std::to_string(n[0]) +
                                     " ++, " + std::to_string(n[1]) + " +- and " + std::to_string(n[2]) + " -- processes" +
                                     " (" + to_string(backend) + ")" + took);
