@@ -229,13 +229,41 @@ QUANTA_HD void visit_candidate4(const MeshView& m, int mode1, int mode2, int q3,
   allowed(mode3, mode4, delta, sigma);
 }
 
+// A necessary test for a whole row of candidates (q3 branch k, every branch l at q4). A candidate passes only
+// if |delta| <= sigma_bound4, which is at most scalebroad (a3 + a4) / sqrt(2) (1 + 3e-12), a being a mode's
+// width size (width_terms[3] >= |u_d|). delta = target - omega4 with target = omega1 + s2 omega2 + s3 omega3
+// evaluated as mismatch4 does, so no l passes when the target lies further than scalebroad (a3 + max_l a4) /
+// sqrt(2) from the range of q4's frequencies; the margin (1e-9, relative) is far above any rounding.
+struct Q4Window {
+  double lo, hi, a;  // the smallest and largest frequency at q4, the largest width size
+};
+QUANTA_HD Q4Window q4_window(const MeshView& m, int q4) {
+  Q4Window w{1e300, -1e300, 0};
+  for (int l = 0; l < m.nb; ++l) {
+    const long mode4 = static_cast<long>(q4) * m.nb + l;
+    w.lo = fmin(w.lo, m.omega[mode4]);
+    w.hi = fmax(w.hi, m.omega[mode4]);
+    w.a = fmax(w.a, m.width_terms[4 * mode4 + 3]);
+  }
+  return w;
+}
+QUANTA_HD bool row_may_pass(const MeshView& m, double target, double a3, const Q4Window& w) {
+  const double reach = m.scalebroad * (a3 + w.a) * (0.70710678118654757 * (1 + 1e-9)) + 1e-9 * (fabs(target) + w.hi);
+  return target >= w.lo - reach && target <= w.hi + reach;
+}
+
 // Every candidate of mode 2 at q3, in FourPhonon's band order.
 template <class Allowed>
 QUANTA_HD void visit_branch4(const MeshView& m, int mode1, int mode2, int q3, FourClass c, Allowed&& allowed) {
   const int q4 = candidate_q4(m, mode1, mode2, q3, c);
   if (q4 < 0 || m.omega[mode2] == 0) return;
-  for (int k = 0; k < m.nb; ++k)
+  const Q4Window window = q4_window(m, q4);
+  const double w1 = m.omega[mode1], w2 = m.omega[mode2];
+  for (int k = 0; k < m.nb; ++k) {
+    const int mode3 = q3 * m.nb + k;
+    if (!row_may_pass(m, mismatch4(w1, w2, m.omega[mode3], 0.0, c), m.width_terms[4 * static_cast<long>(mode3) + 3], window)) continue;
     for (int l = 0; l < m.nb; ++l) visit_candidate4(m, mode1, mode2, q3, q4, k, l, c, allowed);
+  }
 }
 
 // FourPhonon's sampling estimator (kernels/sampling.hpp) for four phonons: one draw is a candidate
