@@ -2,14 +2,17 @@
 // allowed processes (kernels/four_phonon.hpp), their count, phase space and, at up to eight temperatures in
 // one pass, their rates and weighted phase spaces (exact, or FourPhonon's sampling estimator), and the
 // collision rows of four_phonon_iteration. Nothing is stored per process: each is enumerated, tested and
-// evaluated where it is found, on the CPU (OpenMP over modes) or the GPU (four_phonon_cuda.cu). The work goes
-// in units (a pass over a block of modes), checkpointed as they complete and dealt over MPI ranks.
+// evaluated where it is found, on the CPU (OpenMP over modes) or the GPU (four_phonon_cuda.cu, its device
+// copies made once per stage). The work goes in units (a pass over a block of modes), checkpointed as they
+// complete and dealt over MPI ranks by their estimated cost.
 #include <algorithm>
 #include <cstdio>
 #include <cmath>
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
+#include <string>
 
 #include "../kernels/four_phonon.hpp"
 #include "quanta/core/comm.hpp"
@@ -157,6 +160,40 @@ kernels::FourSums sample_sums_cpu(const kernels::MeshView& mesh, const kernels::
   return acc;
 }
 
+// The probe's hits of every irreducible mode and class ([nmodes][3]): the processes among `probe.draws` draws
+// (sample_sums_cpu counting only). Integers, so that every rank has the very same numbers.
+std::vector<long long> probe_hits(const kernels::MeshView& mesh, const kernels::Fc4View& f, const QGrid& grid, int nmodes,
+                                  const kernels::ProcessSample& probe) {
+  kernels::FourRateInputs counts_only{};
+  counts_only.p4_norm = 1;
+  std::vector<long long> hits(static_cast<std::size_t>(nmodes) * 3);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int m = 0; m < nmodes; ++m)
+    for (int c = 0; c < 3; ++c)
+      hits[3 * static_cast<std::size_t>(m) + c] = static_cast<long long>(sample_sums_cpu(mesh, f, counts_only, grid, m, kClasses[c], probe).count);
+  return hits;
+}
+
+// The owner of each unit of work: the greedy longest-processing-time rule, the costliest unit first, each to
+// the rank with the least estimated cost so far (then the fewest units, then the lowest rank). Deterministic,
+// so every rank computes the same owners; at most 4/3 of the best split's largest cost (Graham, 1969).
+std::vector<int> deal_units(const std::vector<double>& cost, int ranks) {
+  std::vector<int> order(cost.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cost[a] > cost[b]; });
+  std::vector<double> load(ranks, 0.0);
+  std::vector<int> units(ranks, 0), owner(cost.size());
+  for (int u : order) {
+    int r = 0;
+    for (int k = 1; k < ranks; ++k)
+      if (load[k] < load[r] || (load[k] == load[r] && units[k] < units[r])) r = k;
+    owner[u] = r;
+    load[r] += cost[u];
+    ++units[r];
+  }
+  return owner;
+}
+
 }  // namespace
 
 Fc4Tables make_fc4_tables(const FourthOrderFc& fc4, const Crystal& crystal, const std::array<int, 3>& mesh) {
@@ -244,17 +281,23 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
                           .c_str()
                     : "");
   note("phonon", opt.quiet, plan);
+  // The CUDA backend's device copies, once for the stage: a GPU without the shared memory for these constants
+  // is refused here, before any work.
+#ifdef QUANTA_HAVE_CUDA
+  std::optional<kernels::FourPhononDevice> device;
+  if (opt.backend == Backend::Cuda) device.emplace(mesh, tables, grid.irreducible);
+#else
+  if (opt.backend == Backend::Cuda) throw Error("four-phonon scattering: the CUDA backend was requested but quanta was built without CUDA");
+#endif
   // The number of processes, before the expensive stage: the sampling estimator with 4096 draws per mode and
-  // class (a few percent; well under a second on the CPU at 16^3).
+  // class (a few percent; well under a second on the CPU at 16^3). Under MPI its hits also weigh the units.
+  const Comm& comm = Comm::world();
   const double candidates = N * N * double(nb) * nb * nb;
+  const kernels::ProcessSample probe{4096, 0x5eedull, 1000};
+  std::vector<long long> hits;  // [nmodes][3]
+  if (!opt.quiet || comm.distributed()) hits = probe_hits(mesh, f, grid, nmodes, probe);
   if (!opt.quiet) {
-    kernels::FourRateInputs counts_only{};
-    counts_only.p4_norm = 1;
-    const kernels::ProcessSample probe{4096, 0x5eedull, 1000};
-    double estimate = 0;
-#pragma omp parallel for reduction(+ : estimate) schedule(dynamic, 1)
-    for (int m = 0; m < nmodes; ++m)
-      for (int c = 0; c < 3; ++c) estimate += sample_sums_cpu(mesh, f, counts_only, grid, m, kClasses[c], probe).count;
+    const double estimate = static_cast<double>(std::accumulate(hits.begin(), hits.end(), 0LL));
     char line[160];
     std::snprintf(line, sizeof line, "four-phonon stage: about %.2e processes (estimated from %lld draws per mode and class)",
                   estimate * candidates / double(probe.draws), probe.draws);
@@ -281,7 +324,6 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
   // The stage's work: passes over the irreducible modes, each in blocks of kBlockModes modes.
   const std::vector<Pass> passes = plan_passes(nT, sampling, collision_rows);
   const int nblocks = (nmodes + kBlockModes - 1) / kBlockModes;
-  const Comm& comm = Comm::world();
   std::vector<std::vector<kernels::FourSums>> sums(passes.size(), std::vector<kernels::FourSums>(static_cast<std::size_t>(nmodes) * 3));
   std::vector<double> bose;  // [nt][nfull] of the current pass's temperatures
   int bose_t0 = -1;
@@ -293,6 +335,9 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
         for (std::size_t m = 0; m < nfull; ++m)
           if (s.omega[m] != 0) bose[it * nfull + m] = 1.0 / (std::exp(su::hbar * s.omega[m] / su::kB / temperatures[pass.t0 + it]) - 1.0);
       bose_t0 = pass.t0;
+#ifdef QUANTA_HAVE_CUDA
+      if (device) device->set_occupations(bose);
+#endif
     }
     kernels::FourRateInputs in{};
     in.bose = bose.data();
@@ -307,15 +352,13 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
     auto* block_sums = reinterpret_cast<kernels::FourSums*>(payload.data());
     double* rows = pass.rows ? payload.data() + nsums : nullptr;  // [nt][n][nfull]
     const kernels::ProcessSample* sample = pass.sampled ? &pass.sample : nullptr;
-    if (opt.backend == Backend::Cuda) {
 #ifdef QUANTA_HAVE_CUDA
-      const auto d = kernels::four_phonon_sums_cuda(mesh, tables, grid.irreducible, bose, in, first, last, true, rows, sample);
+    if (device) {
+      const auto d = device->sums(in, first, last, true, rows, sample);
       std::copy(d.begin(), d.end(), block_sums);
-#else
-      throw Error("four-phonon scattering: the CUDA backend was requested but quanta was built without CUDA");
-#endif
       return payload;
     }
+#endif
 #pragma omp parallel for schedule(dynamic, 1)
     for (int m = first; m < last; ++m) {
       const int mode1 = grid.irreducible[m / nb] * nb + m % nb;
@@ -354,20 +397,51 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
                     r.rows.data() + (static_cast<std::size_t>(pass.t0 + it) * nmodes + first) * nfull);
   };
 
-  // Units done by an earlier run (the root takes them in), then this rank's share of the rest: every
-  // size-th missing unit, each checkpointed when complete.
+  // Units done by an earlier run (the root takes them in), then the missing ones, each checkpointed when
+  // complete.
   std::unique_ptr<FourPhononCheckpoint> ckpt;
   if (checkpoint) ckpt = std::make_unique<FourPhononCheckpoint>(checkpoint->dir, checkpoint->fingerprint, checkpoint->resume, opt.quiet);
-  std::vector<std::pair<int, int>> mine;
-  int missing = 0;
+  std::vector<std::pair<int, int>> missing;
   for (int p = 0; p < static_cast<int>(passes.size()); ++p)
     for (int b = 0; b < nblocks; ++b) {
       if (ckpt && ckpt->done().count({p, b})) {
         if (comm.root()) place(static_cast<std::size_t>(p), b, ckpt->done().at({p, b}));
         continue;
       }
-      if (missing++ % comm.size() == comm.rank()) mine.emplace_back(p, b);
+      missing.emplace_back(p, b);
     }
+  // Under MPI, the missing units dealt by their estimated cost in FLOP (docs/performance.md, "FLOP per
+  // process"), since modes differ by orders of magnitude in processes. Per mode and class: its processes,
+  // estimated from the probe's hits, at 80 FLOP per group of constants + 216 (2.9 kFLOP for silicon's 34
+  // groups), and in a pass with rates stage 1 for each mode 2 with omega != 0 at 612 FLOP per quadruplet (403
+  // kFLOP for silicon's 658). A sample costs its draws' share of that: each process drawn has its own stage 1.
+  // The selection counts too: about 34 FLOP-equivalents per candidate tested (on the GPU at 16^3 it costs
+  // about as much as the evaluation, with 85 candidates per process), over all Nq^2 nb^3 candidates for +-
+  // and about half of them for ++ and -- (q3 >= q2).
+  std::vector<double> cost(missing.size(), 0.0);
+  std::vector<int> owner(missing.size(), 0);
+  if (comm.distributed()) {
+    const double process_flop = 80.0 * f.ngroups + 216, stage1_flop = 612.0 * static_cast<double>(fc4.quadruplets.size()),
+                 select_flop = 34;
+    const double nonzero = static_cast<double>(std::count_if(s.omega.begin(), s.omega.end(), [](double w) { return w != 0; }));
+    for (std::size_t u = 0; u < missing.size(); ++u) {
+      const Pass& pass = passes[missing[u].first];
+      const int first = missing[u].second * kBlockModes, last = std::min(nmodes, first + kBlockModes);
+      for (int m = first; m < last; ++m) {
+        if (!kernels::scatters(mesh, mesh.omega[grid.irreducible[m / nb] * nb + m % nb])) continue;
+        for (int c = 0; c < 3; ++c) {
+          const double fraction = static_cast<double>(hits[3 * static_cast<std::size_t>(m) + c]) / double(probe.draws);
+          const double scanned = c == 1 ? candidates : candidates / 2;
+          cost[u] += pass.sampled ? double(pass.sample.draws) * (fraction * (process_flop + (pass.rates ? stage1_flop : 0)) + select_flop)
+                                  : fraction * candidates * process_flop + (pass.rates ? nonzero * stage1_flop : 0) + scanned * select_flop;
+        }
+      }
+    }
+    owner = deal_units(cost, comm.size());
+  }
+  std::vector<std::pair<int, int>> mine;
+  for (std::size_t u = 0; u < missing.size(); ++u)
+    if (owner[u] == comm.rank()) mine.push_back(missing[u]);
   Progress progress(comm.distributed() ? "four-phonon scattering (this rank's blocks of modes)" : "four-phonon scattering (blocks of modes)",
                     mine.size(), opt.quiet);
   WallTimer busy;
@@ -380,10 +454,27 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
   }
   progress.finish();
   if (comm.distributed()) {  // each unit is held by one rank, zeros elsewhere: the sum joins them
-    const double seconds = busy.seconds(), slowest = comm.max(seconds);
-    char line[200];
-    std::snprintf(line, sizeof line, "four-phonon stage over %d ranks: %zu of %d blocks on the root in %.2f s, the slowest rank %.2f s",
-                  comm.size(), mine.size(), missing, seconds, slowest);
+    // Per rank: its units, their share of the estimated cost (every rank knows the owners) and its busy time.
+    std::vector<double> seconds(comm.size(), 0.0);
+    seconds[comm.rank()] = busy.seconds();
+    comm.sum(seconds.data(), seconds.size());
+    std::vector<int> units(comm.size(), 0);
+    std::vector<double> load(comm.size(), 0.0);
+    for (std::size_t u = 0; u < missing.size(); ++u) {
+      ++units[owner[u]];
+      load[owner[u]] += cost[u];
+    }
+    const double total = std::accumulate(cost.begin(), cost.end(), 0.0);
+    const double largest = cost.empty() ? 0.0 : *std::max_element(cost.begin(), cost.end());
+    const auto percent = [&](double x) { return total > 0 ? 100 * x / total : 0.0; };
+    char part[160];
+    std::snprintf(part, sizeof part, "four-phonon stage over %d ranks, %zu units dealt by estimated cost (the largest %.1f%%)",
+                  comm.size(), missing.size(), percent(largest));
+    std::string line = std::string(part) + "; per rank units, share of the cost, busy time:";
+    for (int k = 0; k < comm.size(); ++k) {
+      std::snprintf(part, sizeof part, "%s %d: %d, %.1f%%, %.2f s", k ? ";" : "", k, units[k], percent(load[k]), seconds[k]);
+      line += part;
+    }
     note("phonon", opt.quiet || !comm.root(), line);
     for (auto& ps : sums) comm.sum(reinterpret_cast<double*>(ps.data()), ps.size() * kSumDoubles);
     if (!r.rows.empty()) comm.sum(r.rows.data(), r.rows.size());

@@ -6,7 +6,8 @@
 // reductions form each share's sums and the host adds the shares in order. Which thread evaluates a queued
 // process varies from run to run, so the sums may differ in their last bits between runs (the parity test
 // allows 1e-10). Nothing is stored per process, so the device holds only the mesh (frequencies, velocities,
-// eigenvectors), the occupations and the force constants, whatever the number of processes. Modes go in
+// eigenvectors), the occupations and the force constants, whatever the number of processes: copied once per
+// stage (FourPhononDevice), after which a unit of work uploads only its pass's occupations. Modes go in
 // launches of a few dozen, so that progress can be reported.
 #include <cub/block/block_reduce.cuh>
 
@@ -50,61 +51,90 @@ __device__ void write_sums(const FourSums& acc, int nT, FourSums* o) {
   }
 }
 
+// What both kernels start from. Block (mode, class, share) is the share-th of `shares` blocks of an irreducible
+// mode m (m0 + ...) and class; dynamic shared memory (shared_bytes) is carved into W, the roots of unity and the
+// eigenvectors of modes 1 and 2, and the first two are copied in (read only after a later barrier).
+struct BlockStart {
+  cplx *W, *roots, *e1, *x2;  // shared: [ngroups][9], [L], [nb], [nb]
+  int share, m, mode1;
+  FourClass c;
+  int k1[3];  // phase_factors(q1, -1)
+  long slot;  // the block's partial sums: out[((m - first) * 3 + class) * shares + share]
+};
+
+__device__ BlockStart start_block(const MeshView& mesh, const Fc4View& f, const int* __restrict__ irreducible, int first, int m0,
+                                  int shares) {
+  extern __shared__ cplx dynamic[];
+  const int nb = mesh.nb;
+  BlockStart b;
+  b.W = dynamic;
+  b.roots = b.W + 9 * f.ngroups;
+  b.e1 = b.roots + f.roots_n;
+  b.x2 = b.e1 + nb;
+  b.share = static_cast<int>(blockIdx.x) % shares;
+  const int mc = static_cast<int>(blockIdx.x) / shares;
+  b.m = m0 + mc / 3;
+  b.c = static_cast<FourClass>(mc % 3);
+  b.mode1 = irreducible[b.m / nb] * nb + b.m % nb;
+  for (int i = threadIdx.x; i < f.roots_n; i += kBlock) b.roots[i] = f.roots[i];
+  for (int i = threadIdx.x; i < nb; i += kBlock) b.e1[i] = mesh.eigenvectors[static_cast<long>(b.mode1) * nb + i];
+  phase_factors(mesh, f, b.mode1 / nb, -1, b.k1);
+  b.slot = (static_cast<long>(b.m - first) * 3 + static_cast<int>(b.c)) * shares + b.share;
+  return b;
+}
+
+// Stage 1 by the whole block: mode 2's eigenvector (conjugated for --) into x2, then W. The caller makes sure
+// the previous W and x2 are no longer read, and synchronizes before W is read.
+__device__ void block_stage1(const MeshView& mesh, const Fc4View& f, const BlockStart& b, int mode2) {
+  const int nb = mesh.nb;
+  const bool conj2 = b.c == FourClass::MinusMinus;
+  for (int i = threadIdx.x; i < nb; i += kBlock) {
+    const cplx e = mesh.eigenvectors[static_cast<long>(mode2) * nb + i];
+    b.x2[i] = conj2 ? conj(e) : e;
+  }
+  __syncthreads();
+  int k2[3];
+  phase_factors(mesh, f, mode2 / nb, conj2 ? -1 : 1, k2);
+  for (int i = threadIdx.x; i < 9 * f.ngroups; i += kBlock) b.W[i] = contract12(f, b.e1, b.x2, b.k1, k2, i / 9, i % 9);
+}
+
 // Block (mode, class, share): the share-th of every `shares` second phonons (mode 2 = share, share + shares,
-// ...: interleaved, since ++ and -- have fewer q3 for larger q2); partial sums out[(m * 3 + class) * shares +
-// share], added up on the host in share order.
+// ...: interleaved, since ++ and -- have fewer q3 for larger q2); partial sums out[slot], added up on the host
+// in share order.
 __global__ void four_phonon_kernel(MeshView mesh, Fc4View f, FourRateInputs in, const int* __restrict__ irreducible,
                                    int first, int m0, int shares, FourSums* __restrict__ out, double* __restrict__ rows,
                                    int nrange) {
   __shared__ int queue[kQueue][2];
   __shared__ int queued;
-  extern __shared__ cplx dynamic[];
-  const int nb = mesh.nb;
-  cplx* W = dynamic;
-  cplx* roots = W + 9 * f.ngroups;
-  cplx* e1 = roots + f.roots_n;
-  cplx* x2 = e1 + nb;
-  const int share = static_cast<int>(blockIdx.x) % shares, mc = static_cast<int>(blockIdx.x) / shares;
-  const int m = m0 + mc / 3;
-  const FourClass c = static_cast<FourClass>(mc % 3);
-  const int mode1 = irreducible[m / nb] * nb + m % nb;
-  for (int i = threadIdx.x; i < f.roots_n; i += kBlock) roots[i] = f.roots[i];
-  for (int i = threadIdx.x; i < nb; i += kBlock) e1[i] = mesh.eigenvectors[static_cast<long>(mode1) * nb + i];
-  int k1[3];
-  phase_factors(mesh, f, mode1 / nb, -1, k1);
+  const BlockStart b = start_block(mesh, f, irreducible, first, m0, shares);
+  const int nb = mesh.nb, mode1 = b.mode1;
+  const FourClass c = b.c;
   FourSums acc{};
   double rates[kMaxTemperatures4];
   const auto evaluate = [&](int mode2, int mode3, int mode4) {
-    rate_process4(mesh, in, mode1, mode2, mode3, mode4, c, in.with_rates ? vertex4(mesh, f, W, roots, mode3, mode4, c) : 0.0, acc, rates);
+    rate_process4(mesh, in, mode1, mode2, mode3, mode4, c, in.with_rates ? vertex4(mesh, f, b.W, b.roots, mode3, mode4, c) : 0.0, acc,
+                  rates);
     if (rows)
       for (int it = 0; it < in.nT; ++it) {
-        double* row = rows + (static_cast<long>(it) * nrange + m - first) * mesh.nptk * nb;
+        double* row = rows + (static_cast<long>(it) * nrange + b.m - first) * mesh.nptk * nb;
         atomicAdd(row + mode4, rates[it]);
         atomicAdd(row + mode2, collision_sign2(c) * rates[it]);
         atomicAdd(row + mode3, collision_sign3(c) * rates[it]);
       }
   };
   if (scatters(mesh, mesh.omega[mode1])) {
-    for (int mode2 = share; mode2 < mesh.nptk * nb; mode2 += shares) {
+    for (int mode2 = b.share; mode2 < mesh.nptk * nb; mode2 += shares) {
       if (mesh.omega[mode2] == 0) continue;
       const int q2 = mode2 / nb;
-      if (in.with_rates) {  // stage 1
-        __syncthreads();    // W and x2 of the previous mode 2 are no longer read
-        const bool conj2 = c == FourClass::MinusMinus;
-        for (int i = threadIdx.x; i < nb; i += kBlock) {
-          const cplx e = mesh.eigenvectors[static_cast<long>(mode2) * nb + i];
-          x2[i] = conj2 ? conj(e) : e;
-        }
-        __syncthreads();
-        int k2[3];
-        phase_factors(mesh, f, q2, conj2 ? -1 : 1, k2);
-        for (int i = threadIdx.x; i < 9 * f.ngroups; i += kBlock) W[i] = contract12(f, e1, x2, k1, k2, i / 9, i % 9);
+      if (in.with_rates) {
+        __syncthreads();  // W and x2 of the previous mode 2 are no longer read
+        block_stage1(mesh, f, b, mode2);
       }
       if (threadIdx.x == 0) queued = 0;
       __syncthreads();
       // ++ and -- take q3 >= q2 (kernels::visit_branch4)
-      const int first = c == FourClass::PlusMinus ? 0 : q2;
-      for (int base = first; base < mesh.nptk; base += kBlock) {
+      const int first_q3 = c == FourClass::PlusMinus ? 0 : q2;
+      for (int base = first_q3; base < mesh.nptk; base += kBlock) {
         const int q3 = base + static_cast<int>(threadIdx.x);
         if (q3 < mesh.nptk)
           visit_branch4(mesh, mode1, mode2, q3, c, [&](int mode3, int mode4, double delta, double sigma) {
@@ -128,7 +158,7 @@ __global__ void four_phonon_kernel(MeshView mesh, Fc4View f, FourRateInputs in, 
       }
     }
   }
-  write_sums(acc, in.nT, out + (static_cast<long>(m - first) * 3 + static_cast<int>(c)) * shares + share);
+  write_sums(acc, in.nT, out + b.slot);
 }
 
 // The sampling estimator (kernels::visit_draw4): block (mode, class, share) takes draws share, share +
@@ -144,25 +174,14 @@ __global__ void four_phonon_sample_kernel(MeshView mesh, Fc4View f, FourRateInpu
   __shared__ int queue[kBlock][3];
   __shared__ int queued;
   __shared__ double v2;
-  extern __shared__ cplx dynamic[];
-  const int nb = mesh.nb;
-  cplx* W = dynamic;
-  cplx* roots = W + 9 * f.ngroups;
-  cplx* e1 = roots + f.roots_n;
-  cplx* x2 = e1 + nb;
-  const int share = static_cast<int>(blockIdx.x) % shares, mc = static_cast<int>(blockIdx.x) / shares;
-  const int m = m0 + mc / 3;
-  const FourClass c = static_cast<FourClass>(mc % 3);
-  const int mode1 = irreducible[m / nb] * nb + m % nb;
-  for (int i = threadIdx.x; i < f.roots_n; i += kBlock) roots[i] = f.roots[i];
-  for (int i = threadIdx.x; i < nb; i += kBlock) e1[i] = mesh.eigenvectors[static_cast<long>(mode1) * nb + i];
-  int k1[3];
-  phase_factors(mesh, f, mode1 / nb, -1, k1);
-  const unsigned long long stream = sample_stream(seed, purpose, m, static_cast<int>(c));
+  const BlockStart b = start_block(mesh, f, irreducible, first, m0, shares);
+  const int mode1 = b.mode1;
+  const FourClass c = b.c;
+  const unsigned long long stream = sample_stream(seed, purpose, b.m, static_cast<int>(c));
   FourSums acc{};
   double rates[kMaxTemperatures4];
   if (scatters(mesh, mesh.omega[mode1])) {
-    for (long long base = share; base < draws; base += static_cast<long long>(shares) * kBlock) {
+    for (long long base = b.share; base < draws; base += static_cast<long long>(shares) * kBlock) {
       if (threadIdx.x == 0) queued = 0;
       __syncthreads();
       const long long n = base + static_cast<long long>(threadIdx.x) * shares;
@@ -177,18 +196,10 @@ __global__ void four_phonon_sample_kernel(MeshView mesh, Fc4View f, FourRateInpu
       __syncthreads();
       for (int i = 0; i < queued; ++i) {
         const int mode2 = queue[i][0], mode3 = queue[i][1], mode4 = queue[i][2];
-        if (in.with_rates) {
-          const bool conj2 = c == FourClass::MinusMinus;
-          for (int e = threadIdx.x; e < nb; e += kBlock) {
-            const cplx x = mesh.eigenvectors[static_cast<long>(mode2) * nb + e];
-            x2[e] = conj2 ? conj(x) : x;
-          }
+        if (in.with_rates) {  // W and x2 of the previous process were last read before the barrier after its v2
+          block_stage1(mesh, f, b, mode2);
           __syncthreads();
-          int k2[3];
-          phase_factors(mesh, f, mode2 / nb, conj2 ? -1 : 1, k2);
-          for (int e = threadIdx.x; e < 9 * f.ngroups; e += kBlock) W[e] = contract12(f, e1, x2, k1, k2, e / 9, e % 9);
-          __syncthreads();
-          const cplx part = vertex4_part(mesh, f, W, roots, mode3, mode4, c, threadIdx.x, kBlock);
+          const cplx part = vertex4_part(mesh, f, b.W, b.roots, mode3, mode4, c, threadIdx.x, kBlock);
           const double re = Reduce(tmp).Sum(part.re);
           __syncthreads();
           const double im = Reduce(tmp).Sum(part.im);
@@ -202,7 +213,7 @@ __global__ void four_phonon_sample_kernel(MeshView mesh, Fc4View f, FourRateInpu
       __syncthreads();  // the queue is reused
     }
   }
-  write_sums(acc, in.nT, out + (static_cast<long>(m - first) * 3 + static_cast<int>(c)) * shares + share);
+  write_sums(acc, in.nT, out + b.slot);
 }
 
 // A device copy of a table (one element, unset, for an empty one: no force constants with onlyharmonic).
@@ -213,86 +224,133 @@ DeviceBuffer<T> up(const std::vector<T>& h, const char* what) {
   return d;
 }
 
+// A device array kept from unit to unit and grown when a unit needs more; its first n elements zeroed.
+template <class T>
+T* zeroed(DeviceBuffer<T>& b, std::size_t n, const char* what) {
+  if (b.size() < n) {
+    b = DeviceBuffer<T>();  // the old one freed first
+    b = DeviceBuffer<T>(n, what);
+  }
+  device::fill_zero(b.data(), n * sizeof(T));
+  return b.data();
+}
+
 }  // namespace
 
-std::vector<FourSums> four_phonon_sums_cuda(const MeshView& host_mesh, const Fc4Tables& t, const std::vector<int>& irreducible,
-                                            const std::vector<double>& bose, const FourRateInputs& host_in, int first, int last,
-                                            bool quiet, double* rows, const ProcessSample* sample) {
-  const int nmodes = last - first;
-  const std::size_t nfull = static_cast<std::size_t>(host_mesh.nptk) * host_mesh.nb;
-  const DeviceBuffer<double> omega(std::span<const double>(host_mesh.omega, nfull), "frequencies");
-  const DeviceBuffer<double> velocity(std::span<const double>(host_mesh.velocity, 3 * nfull), "velocities");
-  const DeviceBuffer<double> width(std::span<const double>(host_mesh.width_terms, 4 * nfull), "width terms");
-  const DeviceBuffer<int> ws_image(std::span<const int>(host_mesh.ws_image, 3 * static_cast<std::size_t>(host_mesh.nptk)), "zone images");
-  const DeviceBuffer<cplx> eigenvectors(std::span<const cplx>(host_mesh.eigenvectors, nfull * host_mesh.nb), "eigenvectors");
-  const DeviceBuffer<double> d_bose = up(bose, "occupations");
-  const DeviceBuffer<int> d_irr = up(irreducible, "irreducible q-points");
-  const DeviceBuffer<int> offset = up(t.group_offset, "fourth-order groups"), group_atoms = up(t.group_atoms, "fourth-order atoms"),
-                          group_cell = up(t.group_cell, "fourth-order cells"), quad_atoms = up(t.quad_atoms, "fourth-order atoms"),
-                          quad_cells = up(t.quad_cells, "fourth-order cells");
-  const DeviceBuffer<double> phi = up(t.phi, "fourth-order constants");
-  const DeviceBuffer<cplx> roots = up(t.roots, "roots of unity");
-  MeshView mesh = host_mesh;
-  mesh.omega = omega.data();
-  mesh.velocity = velocity.data();
-  mesh.eigenvectors = eigenvectors.data();
-  mesh.width_terms = width.data();
-  mesh.ws_image = ws_image.data();
-  const Fc4View f = make_fc4_view(
-      t, {offset.data(), group_atoms.data(), group_cell.data(), quad_atoms.data(), quad_cells.data(), phi.data(), roots.data()});
-  FourRateInputs in = host_in;
-  in.bose = d_bose.data();
+// The stage's device copies (MeshView and Fc4View point into them) and launch settings.
+struct FourPhononDevice::State {
+  DeviceBuffer<double> omega, velocity, width;
+  DeviceBuffer<int> ws_image;
+  DeviceBuffer<cplx> eigenvectors;
+  DeviceBuffer<int> irreducible, group_offset, group_atoms, group_cell, quad_atoms, quad_cells;
+  DeviceBuffer<double> phi;
+  DeviceBuffer<cplx> roots;
+  DeviceBuffer<double> bose;      // [nT][nfull] of the current pass
+  DeviceBuffer<FourSums> out;     // a unit's partial sums
+  DeviceBuffer<double> rows;      // a unit's collision rows
+  MeshView mesh;
+  Fc4View f;
+  std::size_t smem = 0;
+  int sms = 1;
+
+  State(const MeshView& m, const Fc4Tables& t, const std::vector<int>& irr, std::size_t nfull)
+      : omega(std::span<const double>(m.omega, nfull), "frequencies"),
+        velocity(std::span<const double>(m.velocity, 3 * nfull), "velocities"),
+        width(std::span<const double>(m.width_terms, 4 * nfull), "width terms"),
+        ws_image(std::span<const int>(m.ws_image, 3 * static_cast<std::size_t>(m.nptk)), "zone images"),
+        eigenvectors(std::span<const cplx>(m.eigenvectors, nfull * m.nb), "eigenvectors"),
+        irreducible(up(irr, "irreducible q-points")),
+        group_offset(up(t.group_offset, "fourth-order groups")),
+        group_atoms(up(t.group_atoms, "fourth-order atoms")),
+        group_cell(up(t.group_cell, "fourth-order cells")),
+        quad_atoms(up(t.quad_atoms, "fourth-order atoms")),
+        quad_cells(up(t.quad_cells, "fourth-order cells")),
+        phi(up(t.phi, "fourth-order constants")),
+        roots(up(t.roots, "roots of unity")),
+        mesh(m),
+        f(make_fc4_view(t, {group_offset.data(), group_atoms.data(), group_cell.data(), quad_atoms.data(), quad_cells.data(),
+                            phi.data(), roots.data()})) {
+    mesh.omega = omega.data();
+    mesh.velocity = velocity.data();
+    mesh.eigenvectors = eigenvectors.data();
+    mesh.width_terms = width.data();
+    mesh.ws_image = ws_image.data();
+  }
+};
+
+FourPhononDevice::FourPhononDevice(const MeshView& host_mesh, const Fc4Tables& t, const std::vector<int>& irreducible)
+    : state_(std::make_unique<State>(host_mesh, t, irreducible, static_cast<std::size_t>(host_mesh.nptk) * host_mesh.nb)) {
+  State& s = *state_;
+  int dev = 0, smem_max = 0;
+  QUANTA_CUDA_CHECK(cudaGetDevice(&dev));
   // Stage 1's W lives in shared memory: refuse, with the numbers, constants too many groups for it.
-  int smem_max = 0;
-  QUANTA_CUDA_CHECK(cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
-  const std::size_t smem = shared_bytes(f, host_mesh.nb);
+  QUANTA_CUDA_CHECK(cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  s.smem = shared_bytes(s.f, host_mesh.nb);
   const std::size_t static_smem = sizeof(int) * (2 * kQueue + 1) + 2048;
-  if (smem + static_smem > static_cast<std::size_t>(smem_max))
-    throw Error("four-phonon scattering (GPU): the fourth-order constants form " + std::to_string(f.ngroups) +
-                " groups (atoms C, D and R_k - R_l), whose contracted matrix elements need " + std::to_string(smem >> 10) +
+  if (s.smem + static_smem > static_cast<std::size_t>(smem_max))
+    throw Error("four-phonon scattering (GPU): the fourth-order constants form " + std::to_string(s.f.ngroups) +
+                " groups (atoms C, D and R_k - R_l), whose contracted matrix elements need " + std::to_string(s.smem >> 10) +
                 " KiB of shared memory per block; this GPU allows " + std::to_string((smem_max - static_smem) >> 10) +
                 " KiB: use --backend cpu");
-  QUANTA_CUDA_CHECK(cudaFuncSetAttribute(four_phonon_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  QUANTA_CUDA_CHECK(cudaFuncSetAttribute(four_phonon_sample_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  QUANTA_CUDA_CHECK(cudaFuncSetAttribute(four_phonon_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(s.smem)));
+  QUANTA_CUDA_CHECK(cudaFuncSetAttribute(four_phonon_sample_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(s.smem)));
+  QUANTA_CUDA_CHECK(cudaDeviceGetAttribute(&s.sms, cudaDevAttrMultiProcessorCount, dev));
+}
+
+FourPhononDevice::~FourPhononDevice() = default;
+
+void FourPhononDevice::set_occupations(const std::vector<double>& bose) {
+  State& s = *state_;
+  if (s.bose.size() < bose.size()) s.bose = DeviceBuffer<double>(bose.size(), "occupations");
+  s.bose.upload(bose);
+}
+
+std::vector<FourSums> FourPhononDevice::sums(const FourRateInputs& host_in, int first, int last, bool quiet, double* rows,
+                                             const ProcessSample* sample) {
+  State& s = *state_;
+  const int nmodes = last - first;
+  const std::size_t nfull = static_cast<std::size_t>(s.mesh.nptk) * s.mesh.nb;
+  FourRateInputs in = host_in;
+  in.bose = s.bose.data();
   // Enough blocks to fill the device (a few per SM slot); at most one share per second phonon.
-  int sms = 1;
-  QUANTA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   // Shares of a mode's second phonons, or of its draws.
-  const long steps = sample ? std::max(1LL, (sample->draws + kBlock - 1) / kBlock) : static_cast<long>(host_mesh.nptk) * host_mesh.nb;
+  const long steps = sample ? std::max(1LL, (sample->draws + kBlock - 1) / kBlock) : static_cast<long>(nfull);
   const int per_launch = std::max(1, std::min(nmodes, 64));
-  const int chunks = static_cast<int>(std::max(1L, std::min(steps, (64L * sms + 3 * per_launch - 1) / (3 * per_launch))));
+  const int chunks = static_cast<int>(std::max(1L, std::min(steps, (64L * s.sms + 3 * per_launch - 1) / (3 * per_launch))));
   const std::size_t nrows = rows ? static_cast<std::size_t>(host_in.nT) * nmodes * nfull : 0;
-  DeviceBuffer<double> d_rows(std::max<std::size_t>(nrows, 1), "four-phonon collision rows");
-  d_rows.zero();
-  DeviceBuffer<FourSums> out(static_cast<std::size_t>(nmodes) * 3 * chunks, "four-phonon sums");
-  out.zero();
+  double* d_rows = rows ? zeroed(s.rows, std::max<std::size_t>(nrows, 1), "four-phonon collision rows") : nullptr;
+  const std::size_t nparts = static_cast<std::size_t>(nmodes) * 3 * chunks;
+  FourSums* out = zeroed(s.out, nparts, "four-phonon sums");
   Progress progress(sample ? "four-phonon scattering, sampled (GPU)" : "four-phonon scattering (GPU)", static_cast<std::size_t>(nmodes), quiet);
   for (int m0 = first; m0 < last; m0 += per_launch) {
     const int n = std::min(per_launch, last - m0);
-    if (sample)
-      four_phonon_sample_kernel<<<3 * n * chunks, kBlock, smem>>>(mesh, f, in, d_irr.data(), first, m0, chunks, out.data(), sample->draws,
-                                                                 sample->seed, sample->purpose);
-    else
-      four_phonon_kernel<<<3 * n * chunks, kBlock, smem>>>(mesh, f, in, d_irr.data(), first, m0, chunks, out.data(),
-                                                          rows ? d_rows.data() : nullptr, nmodes);
-    QUANTA_CUDA_CHECK(cudaGetLastError());
+    if (sample) {
+      four_phonon_sample_kernel<<<3 * n * chunks, kBlock, s.smem>>>(s.mesh, s.f, in, s.irreducible.data(), first, m0, chunks, out,
+                                                                   sample->draws, sample->seed, sample->purpose);
+      QUANTA_CUDA_LAUNCH_CHECK("four_phonon_sample_kernel");
+    } else {
+      four_phonon_kernel<<<3 * n * chunks, kBlock, s.smem>>>(s.mesh, s.f, in, s.irreducible.data(), first, m0, chunks, out, d_rows,
+                                                            nmodes);
+      QUANTA_CUDA_LAUNCH_CHECK("four_phonon_kernel");
+    }
     QUANTA_CUDA_CHECK(cudaDeviceSynchronize());
     progress.advance(static_cast<std::size_t>(n));
   }
   progress.finish();
-  const std::vector<FourSums> parts = out.to_host();
-  if (rows) d_rows.download(std::span<double>(rows, nrows));
+  std::vector<FourSums> parts(nparts);
+  s.out.download(parts);
+  if (rows) s.rows.download(std::span<double>(rows, nrows));
   std::vector<FourSums> sums(static_cast<std::size_t>(nmodes) * 3);
   for (std::size_t mc = 0; mc < sums.size(); ++mc)
     for (int k = 0; k < chunks; ++k) {
       const FourSums& p = parts[mc * chunks + k];
-      FourSums& s = sums[mc];
-      s.count += p.count;
-      s.p4 += p.p4;
+      FourSums& r = sums[mc];
+      r.count += p.count;
+      r.p4 += p.p4;
       for (int it = 0; it < kMaxTemperatures4; ++it) {
-        s.gamma[it] += p.gamma[it];
-        s.gamma_umklapp[it] += p.gamma_umklapp[it];
-        s.wp4[it] += p.wp4[it];
+        r.gamma[it] += p.gamma[it];
+        r.gamma_umklapp[it] += p.gamma_umklapp[it];
+        r.wp4[it] += p.wp4[it];
       }
     }
   return sums;
