@@ -229,7 +229,8 @@ QUANTA_HD void visit_candidate4(const MeshView& m, int mode1, int mode2, int q3,
   allowed(mode3, mode4, delta, sigma);
 }
 
-// A necessary test for a whole row of candidates (q3 branch k, every branch l at q4). A candidate passes only
+// A necessary test for a whole row of candidates (q3 branch k, every branch l at q4), and the same for one
+// candidate (fewer loads than sigma_bound4's, and looser). A candidate passes only
 // if |delta| <= sigma_bound4, which is at most scalebroad (a3 + a4) / sqrt(2) (1 + 3e-12), a being a mode's
 // width size (width_terms[3] >= |u_d|). delta = target - omega4 with target = omega1 + s2 omega2 + s3 omega3
 // evaluated as mismatch4 does, so no l passes when the target lies further than scalebroad (a3 + max_l a4) /
@@ -247,8 +248,11 @@ QUANTA_HD Q4Window q4_window(const MeshView& m, int q4) {
   }
   return w;
 }
+QUANTA_HD double reach4(const MeshView& m, double target, double a3, double a4, double w4) {
+  return m.scalebroad * (a3 + a4) * (0.70710678118654757 * (1 + 1e-9)) + 1e-9 * (fabs(target) + fabs(w4));
+}
 QUANTA_HD bool row_may_pass(const MeshView& m, double target, double a3, const Q4Window& w) {
-  const double reach = m.scalebroad * (a3 + w.a) * (0.70710678118654757 * (1 + 1e-9)) + 1e-9 * (fabs(target) + w.hi);
+  const double reach = reach4(m, target, a3, w.a, w.hi);
   return target >= w.lo - reach && target <= w.hi + reach;
 }
 
@@ -261,8 +265,14 @@ QUANTA_HD void visit_branch4(const MeshView& m, int mode1, int mode2, int q3, Fo
   const double w1 = m.omega[mode1], w2 = m.omega[mode2];
   for (int k = 0; k < m.nb; ++k) {
     const int mode3 = q3 * m.nb + k;
-    if (!row_may_pass(m, mismatch4(w1, w2, m.omega[mode3], 0.0, c), m.width_terms[4 * static_cast<long>(mode3) + 3], window)) continue;
-    for (int l = 0; l < m.nb; ++l) visit_candidate4(m, mode1, mode2, q3, q4, k, l, c, allowed);
+    const double target = mismatch4(w1, w2, m.omega[mode3], 0.0, c), a3 = m.width_terms[4 * static_cast<long>(mode3) + 3];
+    if (!row_may_pass(m, target, a3, window)) continue;
+    for (int l = 0; l < m.nb; ++l) {  // the same bound for one candidate (two loads), then the exact rules
+      const long mode4 = static_cast<long>(q4) * m.nb + l;
+      const double w4 = m.omega[mode4];
+      if (fabs(target - w4) > reach4(m, target, a3, m.width_terms[4 * mode4 + 3], w4)) continue;
+      visit_candidate4(m, mode1, mode2, q3, q4, k, l, c, allowed);
+    }
   }
 }
 
