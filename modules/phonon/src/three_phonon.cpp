@@ -2,10 +2,12 @@
 // CUDA backend (kernels/cuda/three_phonon_cuda.cu), which uses the same kernels/three_phonon.hpp functions.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 #include "../kernels/cuda_three_phonon.hpp"
 #include "quanta/core/error.hpp"
+#include "quanta/core/host_memory.hpp"
 #include "quanta/core/timer.hpp"
 #include "quanta/core/units.hpp"
 #include "quanta/phonon/scattering.hpp"
@@ -166,6 +168,21 @@ void vertices_cpu(const kernels::MeshView& mesh, const kernels::Fc3View& fc, con
 
 }  // namespace
 
+void plan_three_phonon_lists(std::int64_t nplus, std::int64_t nminus, const ScatteringOptions& opt, std::size_t device_bytes) {
+  // Per process: modes 2 and 3 (int32 each) and |V|^2 (double).
+  const std::size_t per_process = 2 * sizeof(std::int32_t) + (opt.matrix_elements ? sizeof(double) : 0);
+  const std::size_t bytes = bytes_of(per_process, static_cast<std::size_t>(nplus + nminus));
+  const char* what = opt.sample.draws > 0 ? "sampled" : "allowed";
+  require_host_memory(bytes, "the three-phonon process lists (" + std::to_string(nplus + nminus) + " " + what + " processes)");
+  if (opt.quiet) return;
+  char line[256];
+  std::snprintf(line, sizeof line, "three-phonon stage: %lld absorption and %lld emission processes %s; lists %.1f MiB of host memory%s",
+                static_cast<long long>(nplus), static_cast<long long>(nminus), opt.sample.draws > 0 ? "in the sample" : "allowed",
+                double(bytes) / (1 << 20),
+                device_bytes ? (", about " + std::to_string(device_bytes >> 20) + " MiB on the device").c_str() : "");
+  note("phonon", false, line);
+}
+
 kernels::ProcessSample process_sample(const ScatteringOptions& opt) {
   return {opt.sample.draws, opt.sample.seed, opt.sample.purpose};
 }
@@ -216,9 +233,11 @@ ThreePhononProcesses three_phonon_processes(const Crystal& crystal, const QGrid&
     {
       // Every mode costs the same to enumerate (a sweep of the mesh): two passes for each of + and -.
       Progress progress(kernels::sampled(sample) ? "three-phonon processes (sampled)" : "three-phonon processes (enumeration)", 4 * static_cast<std::size_t>(all.size()), opt.quiet);
+      for (bool plus : {true, false})
+        (plus ? out.plus : out.minus).offset = offsets_from_counts(count_processes_cpu(mesh, grid.irreducible, all, plus, sample, &progress));
+      plan_three_phonon_lists(out.plus.offset.back(), out.minus.offset.back(), opt, 0);
       for (bool plus : {true, false}) {
         ProcessList& l = plus ? out.plus : out.minus;
-        l.offset = offsets_from_counts(count_processes_cpu(mesh, grid.irreducible, all, plus, sample, &progress));
         l.mode2.resize(l.offset.back());
         l.mode3.resize(l.offset.back());
         fill_processes_cpu(mesh, grid.irreducible, all, plus, sample, l.offset.data(), l.mode2.data(), l.mode3.data(), &progress);

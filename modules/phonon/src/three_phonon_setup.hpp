@@ -59,6 +59,10 @@ std::vector<std::int64_t> count_processes_cpu(const kernels::MeshView& mesh, con
 void fill_processes_cpu(const kernels::MeshView& mesh, const std::vector<int>& irreducible, ModeRange r, bool plus,
                         const kernels::ProcessSample& sample, const std::int64_t* offset, std::int32_t* mode2,
                         std::int32_t* mode3, Progress* progress = nullptr);
+// The stage's plan, once the processes are counted and before their lists are allocated and their matrix
+// elements evaluated: the host memory of the lists (refused with the numbers when the host lacks it) and,
+// unless quiet, a note with the counts, that memory and `device_bytes` (0: the CPU backend).
+void plan_three_phonon_lists(std::int64_t nplus, std::int64_t nminus, const ScatteringOptions& options, std::size_t device_bytes);
 // The kernels' sample of the stage's options.
 kernels::ProcessSample process_sample(const ScatteringOptions& options);
 // Marks the lists of a sampled stage as such (ProcessList::draws, candidates).

@@ -123,11 +123,10 @@ DeviceInputs upload(const Crystal& crystal, const QGrid& grid, const Spectrum& s
 
 constexpr std::size_t kBytesPerProcess = 2 * sizeof(int) + sizeof(double);
 
-// One sign (plus or minus): per-mode counts, then the batches, each enumerated and evaluated. `host_mesh`
-// is the CPU view of the same data (for the CPU enumeration).
-void run_sign(const DeviceInputs& d, const MeshView& host_mesh, const std::vector<int>& irreducible, int nmodes, bool plus,
-              const ProcessSample& sample, bool matrix_elements, bool gpu_enum, std::int64_t capacity, std::size_t max_batch_modes,
-              ProcessList& out, ScatteringStats& st) {
+// Per-mode process counts of one sign (plus or minus), on the GPU or the CPU. `host_mesh` is the CPU view of
+// the same data (for the CPU enumeration).
+std::vector<std::int64_t> count_sign(const DeviceInputs& d, const MeshView& host_mesh, const std::vector<int>& irreducible, int nmodes,
+                                     bool plus, const ProcessSample& sample, bool gpu_enum, ScatteringStats& st) {
   WallTimer t;
   std::vector<std::int64_t> count;
   if (gpu_enum) {
@@ -141,7 +140,13 @@ void run_sign(const DeviceInputs& d, const MeshView& host_mesh, const std::vecto
     count = count_processes_cpu(host_mesh, irreducible, {0, nmodes}, plus, sample);
   }
   st.seconds_enumerate += t.seconds();
-  out.offset = offsets_from_counts(count);
+  return count;
+}
+
+// One sign: the lists (out.offset set from the counts) in batches, each enumerated and evaluated.
+void run_sign(const DeviceInputs& d, const MeshView& host_mesh, const std::vector<int>& irreducible, bool plus,
+              const ProcessSample& sample, bool matrix_elements, bool gpu_enum, std::int64_t capacity, std::size_t max_batch_modes,
+              ProcessList& out, ScatteringStats& st) {
   const std::int64_t total = out.offset.back();
   out.mode2.resize(total);
   out.mode3.resize(total);
@@ -231,12 +236,17 @@ ThreePhononProcesses three_phonon_processes_cuda(const Crystal& crystal, const Q
   if (opt.strategy == ScatteringStrategy::AllModes) capacity = std::numeric_limits<std::int64_t>::max();
   const ProcessSample sample = process_sample(opt);
   ThreePhononProcesses out;
+  for (bool plus : {true, false})
+    (plus ? out.plus : out.minus).offset = offsets_from_counts(count_sign(d, host_mesh, grid.irreducible, nmodes, plus, sample, gpu_enum, st));
+  const std::int64_t most = std::max(out.plus.offset.back(), out.minus.offset.back());
+  plan_three_phonon_lists(out.plus.offset.back(), out.minus.offset.back(), opt,
+                          d.bytes() + static_cast<std::size_t>(std::min(most, capacity)) * kBytesPerProcess);
   for (bool plus : {true, false}) {
     ProcessList& l = plus ? out.plus : out.minus;
     std::size_t batch_modes = opt.strategy == ScatteringStrategy::Batched ? opt.batch_modes : 0;
     for (;;) {
       try {
-        run_sign(d, host_mesh, grid.irreducible, nmodes, plus, sample, opt.matrix_elements, gpu_enum, capacity, batch_modes, l, st);
+        run_sign(d, host_mesh, grid.irreducible, plus, sample, opt.matrix_elements, gpu_enum, capacity, batch_modes, l, st);
         break;
       } catch (const OutOfDeviceMemory& e) {
         // A plan that did not fit after all (fragmentation, other processes): halve the batches and retry.
