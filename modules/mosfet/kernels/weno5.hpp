@@ -1,0 +1,43 @@
+#pragma once
+// Fifth-order WENO face reconstruction (Jiang & Shu, J. Comput. Phys. 126, 202 (1996)) for the transport
+// terms of the Boltzmann equation (docs/mosfet-transport-model.md, section 4.2), shared by the CPU and CUDA
+// backends. Given point values g_k of a flux along a line, the numerical flux at the face k - 1/2 (between
+// points k - 1 and k) is reconstructed from the left (upwind for a positive velocity: g_{k-3..k+1}) or from
+// the right (g_{k-2..k+2}); the semi-discrete derivative of point k is (F_{k+1/2} - F_{k-1/2}) / h.
+//
+// Written in the difference form of the seed's own code: with a, b, c, d the four consecutive differences
+// of the stencil, the smoothness indicators are 12 times Jiang and Shu's, so that eps = 1e-6 here is their
+// eps = 1e-6 / 12; the linear weights are 1/10, 6/10, 3/10.
+#include "quanta/core/hd.hpp"
+
+namespace quanta::mosfet::kernels {
+
+constexpr double kWenoEps = 1e-6;
+
+// The nonlinear correction to the central fourth-order value, from the four differences of a stencil taken in
+// the upwind direction (a farthest upwind).
+QUANTA_HD double weno5_correction(double a, double b, double c, double d) {
+  const double b0 = 13 * (a - b) * (a - b) + 3 * (a - 3 * b) * (a - 3 * b);
+  const double b1 = 13 * (b - c) * (b - c) + 3 * (b + c) * (b + c);
+  const double b2 = 13 * (c - d) * (c - d) + 3 * (3 * c - d) * (3 * c - d);
+  const double g0 = 1 / ((kWenoEps + b0) * (kWenoEps + b0));
+  const double g1 = 6 / ((kWenoEps + b1) * (kWenoEps + b1));
+  const double g2 = 3 / ((kWenoEps + b2) * (kWenoEps + b2));
+  const double s = g0 + g1 + g2;
+  const double w0 = g0 / s, w2 = g2 / s;
+  return w0 / 3 * (a - 2 * b + c) + (w2 - 0.5) / 6 * (b - 2 * c + d);
+}
+
+// The face value at k - 1/2 reconstructed from the left: g[0..4] = g_{k-3}, ..., g_{k+1}.
+QUANTA_HD double weno5_left(const double* g) {
+  const double a = g[1] - g[0], b = g[2] - g[1], c = g[3] - g[2], d = g[4] - g[3];
+  return (-g[1] + 7 * g[2] + 7 * g[3] - g[4]) / 12 - weno5_correction(a, b, c, d);
+}
+
+// The face value at k - 1/2 reconstructed from the right: g[0..4] = g_{k-2}, ..., g_{k+2}.
+QUANTA_HD double weno5_right(const double* g) {
+  const double a = g[4] - g[3], b = g[3] - g[2], c = g[2] - g[1], d = g[1] - g[0];
+  return (-g[0] + 7 * g[1] + 7 * g[2] - g[3]) / 12 + weno5_correction(a, b, c, d);
+}
+
+}  // namespace quanta::mosfet::kernels
