@@ -1,0 +1,45 @@
+#pragma once
+// The Boltzmann transport phase of the double-gate MOSFET (docs/mosfet-transport-model.md): its
+// dimensionless scales and the electron-phonon scattering operator's constants. Under construction: the
+// operator (kernels/phonon_scattering.hpp) is in place; the transport terms and the time integration follow.
+#include <array>
+
+#include "../../../kernels/phonon_scattering.hpp"
+#include "quanta/mosfet/device.hpp"
+
+namespace quanta::mosfet {
+
+// The reference scales of the dimensionless transport equations: energies in k_B T, lengths along x in L_x
+// and along z in L_z, time in t* = L_x sqrt(m_e / k_B T).
+struct TransportScales {
+  double temperature = 300;  // K
+  double length_x = 20;      // nm, the device's length
+  double length_z = 8;       // nm, the z extent, oxides included
+  double kT_eV() const { return constants::kB * temperature / constants::eV; }
+  double time() const;       // t*, s
+};
+
+// The electron-phonon mechanisms of silicon (Jacoboni & Reggiani, Rev. Mod. Phys. 55, 645 (1983), the set
+// of the seed's own code): acoustic deformation potential, and the g- (TA, LA, LO) and f-type (TA, LA, TO)
+// intervalley phonons as temperatures (hbar omega = k_B Theta) and coupling constants D_t K.
+struct PhononParameters {
+  double acoustic_deformation_potential = 9.0;                  // eV
+  std::array<double, 6> theta = {140, 215, 720, 220, 550, 685};   // K; the seed's code takes 500 K for f-LA
+  std::array<double, 6> coupling = {0.5, 0.8, 11.0, 0.3, 2.0, 2.0};  // 1e8 eV/cm
+  double mass_density = 2329;                                    // kg/m^3
+  double sound_velocity = 9040;                                  // m/s
+};
+
+// Fermi's golden rule, or the seed's code's constants, which are 1/(2 pi) of it (docs/mosfet-transport-model.md,
+// section 8, D1): for comparisons with that code.
+enum class RateConvention { GoldenRule, SeedCode };
+// Bose-Einstein factors for every transition, or the seed's code's f-type factors, which are not
+// Bose-Einstein between valleys of different density-of-states masses (section 3.5).
+enum class IntervalleyOccupation { Bose, SeedCode };
+
+kernels::KaneValley kane_valley(const Valley& v, const TransportScales& scales);
+kernels::PhononScattering make_phonon_scattering(const PhononParameters& phonons, const std::array<Valley, 3>& valleys,
+                                                 const TransportScales& scales, RateConvention rates = RateConvention::GoldenRule,
+                                                 IntervalleyOccupation occupation = IntervalleyOccupation::Bose);
+
+}  // namespace quanta::mosfet
