@@ -1,0 +1,133 @@
+#pragma once
+// The transport terms of the Boltzmann equation (seed eq. 1; docs/mosfet-transport-model.md, sections 2
+// and 4), line by line, shared by the CPU and CUDA backends: for Phi_{v,p}(x_i, w_l, phi_m) the divergences
+// of a^1 Phi along x, a^2 Phi along w and a^3 Phi along phi, each by WENO5 face reconstruction:
+//   x    upwinded by the sign of a^1 (one sign per line); contacts: inflow from the contact node's own
+//        distribution rescaled to the subband's equilibrium density, outflow by constant extension;
+//   w    upwinded by the sign of a^2 = -eps' a^1 (one sign per line); below w = 0 the point reflected through
+//        the origin (angle phi + pi), and the w = 0 face flux made antisymmetric between phi and phi + pi, so
+//        that what leaves one angle arrives at the opposite one; the top face closed;
+//   phi  periodic, global Lax-Friedrichs splitting (a^3 changes sign along the line).
+#include <cmath>
+
+#include "phonon_scattering.hpp"
+#include "quanta/core/hd.hpp"
+#include "weno5.hpp"
+
+namespace quanta::mosfet::kernels {
+
+// The phase-space grid: x nodes i = 0..nx-1 (spacing dx, the device's length 1), energy cells l (centres
+// (l + 1/2) dw), angles m (m dphi, dphi = 2 pi / nphi, nphi even). Phi is stored [v][p][i][l][m].
+struct PhaseGrid {
+  int nsbn, nx, nw, nphi;
+  double dx, dw, dphi;
+};
+QUANTA_HD long phase_index(const PhaseGrid& g, int v, int p, int i, int l, int m) {
+  return ((((static_cast<long>(v) * g.nsbn + p) * g.nx + i) * g.nw + l) * g.nphi + m);
+}
+
+// a^1 = v_x / v*: the group velocity along x.
+QUANTA_HD double velocity_x(const KaneValley& v, double w, double phi) {
+  return sqrt(2 * w * (1 + v.alpha * w)) * cos(phi) / (sqrt(v.mx) * (1 + 2 * v.alpha * w));
+}
+// a^3 / eps': sin(phi) / (sqrt(m_x) R(w)).
+QUANTA_HD double angle_rate(const KaneValley& v, double w, double phi) { return sin(phi) / (sqrt(v.mx) * sqrt(2 * w * (1 + v.alpha * w))); }
+
+// The WENO5 face value at face k - 1/2 of the point fluxes g(k) (ghosts as g defines them).
+template <class Flux>
+QUANTA_HD double weno_face(Flux&& g, int k, bool from_left) {
+  double s[5];
+  for (int r = 0; r < 5; ++r) s[r] = g(from_left ? k - 3 + r : k - 2 + r);
+  return from_left ? weno5_left(s) : weno5_right(s);
+}
+
+// What the transport terms need besides Phi: eps'_{v,p}(x_i) [3][nsbn][nx]; the contacts' rescaling
+// rho_eq / rho per subband at the source and the drain [3][nsbn][2]; A3 = max |a^3| over the device, the
+// Lax-Friedrichs speed along phi; and whether x is periodic instead (tests).
+struct TransportInputs {
+  const KaneValley* valleys;
+  const double* deps_dx;
+  const double* contact_scale;
+  double a3_max;
+  bool periodic_x;
+};
+
+// rhs[(v, p, ., l, m)] -= d(a^1 Phi)/dx along the x line of (v, p, l, m).
+QUANTA_HD void add_x_transport(const PhaseGrid& g, const TransportInputs& in, const double* phi, double* rhs, int v, int p, int l, int m) {
+  const double a1 = velocity_x(in.valleys[v], (l + 0.5) * g.dw, m * g.dphi);
+  const long stride = static_cast<long>(g.nw) * g.nphi;
+  const double* line = phi + phase_index(g, v, p, 0, l, m);
+  const double source = in.contact_scale[(v * g.nsbn + p) * 2], drain = in.contact_scale[(v * g.nsbn + p) * 2 + 1];
+  const auto flux = [&](int k) {
+    if (in.periodic_x) return a1 * line[((k % g.nx + g.nx) % g.nx) * stride];
+    if (k < 0) return a1 * line[0] * (a1 >= 0 ? source : 1.0);
+    if (k >= g.nx) return a1 * line[(g.nx - 1) * stride] * (a1 <= 0 ? drain : 1.0);
+    return a1 * line[k * stride];
+  };
+  double* out = rhs + phase_index(g, v, p, 0, l, m);
+  double left = weno_face(flux, 0, a1 >= 0);
+  for (int i = 0; i < g.nx; ++i) {
+    const double right = weno_face(flux, i + 1, a1 >= 0);
+    out[i * stride] -= (right - left) / g.dx;
+    left = right;
+  }
+}
+
+// rhs -= d(a^2 Phi)/dw along the w line of (v, p, i, m) and of the opposite angle m + nphi/2 (m < nphi/2),
+// which share the w = 0 face.
+QUANTA_HD void add_w_transport(const PhaseGrid& g, const TransportInputs& in, const double* phi, double* rhs, int v, int p, int i, int m) {
+  const int half = g.nphi / 2;
+  const double force = -in.deps_dx[(v * g.nsbn + p) * g.nx + i];
+  const KaneValley& val = in.valleys[v];
+  // The point fluxes of angle mm: below w = 0 the point reflected through the origin (cell -l-1 at the
+  // opposite angle, with this angle's velocity), above the top the last cell's.
+  const auto line_flux = [&](int mm) {
+    const double* line = phi + phase_index(g, v, p, i, 0, mm);
+    const double* mirror = phi + phase_index(g, v, p, i, 0, (mm + half) % g.nphi);
+    return [=, &val](int l) {
+      if (l < 0) return force * velocity_x(val, (-l - 0.5) * g.dw, mm * g.dphi) * mirror[(-l - 1) * g.nphi];
+      const int c = l < g.nw ? l : g.nw - 1;
+      return force * velocity_x(val, (c + 0.5) * g.dw, mm * g.dphi) * line[c * g.nphi];
+    };
+  };
+  const double face0[2] = {weno_face(line_flux(m), 0, force * cos(m * g.dphi) > 0),
+                           weno_face(line_flux(m + half), 0, force * cos((m + half) * g.dphi) > 0)};
+  for (int side = 0; side < 2; ++side) {
+    const int mm = m + side * half;
+    const auto flux = line_flux(mm);
+    const bool from_left = force * cos(mm * g.dphi) > 0;
+    double* out = rhs + phase_index(g, v, p, i, 0, mm);
+    double left = 0.5 * (side == 0 ? face0[0] - face0[1] : face0[1] - face0[0]);
+    for (int l = 0; l < g.nw; ++l) {
+      const double right = l + 1 < g.nw ? weno_face(flux, l + 1, from_left) : 0.0;  // closed top
+      out[l * g.nphi] -= (right - left) / g.dw;
+      left = right;
+    }
+  }
+}
+
+// rhs -= d(a^3 Phi)/dphi along the phi line of (v, p, i, l).
+QUANTA_HD void add_phi_transport(const PhaseGrid& g, const TransportInputs& in, const double* phi, double* rhs, int v, int p, int i, int l) {
+  const double eps_x = in.deps_dx[(v * g.nsbn + p) * g.nx + i], w = (l + 0.5) * g.dw;
+  const double* line = phi + phase_index(g, v, p, i, l, 0);
+  const auto split = [&](int m, double sign) {
+    const int mm = (m % g.nphi + g.nphi) % g.nphi;
+    return 0.5 * (eps_x * angle_rate(in.valleys[v], w, mm * g.dphi) + sign * in.a3_max) * line[mm];
+  };
+  const auto plus = [&](int m) { return split(m, 1.0); };
+  const auto minus = [&](int m) { return split(m, -1.0); };
+  double* out = rhs + phase_index(g, v, p, i, l, 0);
+  double left = weno_face(plus, 0, true) + weno_face(minus, 0, false);
+  for (int m = 0; m < g.nphi; ++m) {
+    const double right = weno_face(plus, m + 1, true) + weno_face(minus, m + 1, false);
+    out[m] -= (right - left) / g.dphi;
+    left = right;
+  }
+}
+
+}  // namespace quanta::mosfet::kernels
+
+namespace quanta::mosfet::kernels {
+// The CPU backend: adds the three transport terms of every line to rhs (OpenMP over the lines).
+void add_transport_cpu(const PhaseGrid& g, const TransportInputs& in, const double* phi, double* rhs);
+}  // namespace quanta::mosfet::kernels
