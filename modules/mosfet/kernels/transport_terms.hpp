@@ -128,6 +128,43 @@ QUANTA_HD void add_phi_transport(const PhaseGrid& g, const TransportInputs& in, 
 }  // namespace quanta::mosfet::kernels
 
 namespace quanta::mosfet::kernels {
+
+// eps'_{v,p}(x_i) [3][nsbn][nx] from eps [nx][3][nsbn]: centred differences, one-sided at the two ends.
+QUANTA_HD double energy_slope(const PhaseGrid& g, const double* eps, int v, int p, int i) {
+  const auto at = [&](int k) { return eps[(static_cast<long>(k) * kValleys + v) * g.nsbn + p]; };
+  if (i == 0) return (at(1) - at(0)) / g.dx;
+  if (i == g.nx - 1) return (at(g.nx - 1) - at(g.nx - 2)) / g.dx;
+  return (at(i + 1) - at(i - 1)) / (2 * g.dx);
+}
+
+// max over w and phi of |sin phi| / (sqrt(m_x) R(w)) in valley v: A3 = max |eps'| times the largest of these.
+QUANTA_HD double angle_rate_max(const PhaseGrid& g, const KaneValley& v) {
+  double m = 0;
+  for (int l = 0; l < g.nw; ++l)
+    for (int k = 0; k < g.nphi; ++k) m = fmax(m, fabs(angle_rate(v, (l + 0.5) * g.dw, k * g.dphi)));
+  return m;
+}
+
+// The scattering term of state (v, p, i, l), all angles: rhs += s G - Lambda Phi, from the angle-integrated
+// distributions pi [nx][3][nsbn][nw] of node i, eps [nx][3][nsbn] and the overlaps [nx][3 nsbn][3 nsbn].
+QUANTA_HD void add_scattering(const PhaseGrid& g, const PhononScattering& s, const KaneValley* valleys, const double* eps,
+                              const double* overlaps, const double* pi, const double* phi, double* rhs, int v, int p, int i, int l) {
+  const long nvp = static_cast<long>(kValleys) * g.nsbn;
+  double gain = 0, loss = 0;
+  gain_loss(s, valleys, EnergyGrid{g.nw, g.dw}, g.nsbn, v, p, l, eps + i * nvp, overlaps + i * nvp * nvp, pi + i * nvp * g.nw, gain, loss);
+  const long at = phase_index(g, v, p, i, l, 0);
+  for (int m = 0; m < g.nphi; ++m) rhs[at + m] += gain - loss * phi[at + m];
+}
+
+// The angle integral Pi = dphi sum_m Phi of (v, p, i, l), into pi [nx][3][nsbn][nw].
+QUANTA_HD void angle_integral(const PhaseGrid& g, const double* phi, double* pi, int v, int p, int i, int l) {
+  const long at = phase_index(g, v, p, i, l, 0);
+  double sum = 0;
+  for (int m = 0; m < g.nphi; ++m) sum += phi[at + m];
+  pi[((static_cast<long>(i) * kValleys + v) * g.nsbn + p) * g.nw + l] = sum * g.dphi;
+}
+
 // The CPU backend: adds the three transport terms of every line to rhs (OpenMP over the lines).
 void add_transport_cpu(const PhaseGrid& g, const TransportInputs& in, const double* phi, double* rhs);
+
 }  // namespace quanta::mosfet::kernels

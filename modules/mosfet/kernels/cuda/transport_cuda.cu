@@ -1,0 +1,140 @@
+// The transport phase's right-hand side on one GPU: the twin of src/transport_engine_cpu.cpp, the same
+// kernels/transport_terms.hpp and phonon_scattering.hpp functions with one thread per line or per energy
+// cell. The distribution and the right-hand side stay on the device; the Schroedinger-Poisson state (a few
+// thousand numbers) comes up once per evaluation of the block.
+#include <span>
+
+#include "../../src/transport_engine.hpp"
+#include "quanta/core/buffer.hpp"
+#include "quanta/core/cuda/check.cuh"
+#include "quanta/core/error.hpp"
+
+namespace quanta::mosfet {
+namespace {
+
+constexpr int kThreads = 128;
+unsigned blocks(long n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
+
+struct Valleys {
+  kernels::KaneValley v[kernels::kValleys];
+};
+
+__global__ void angle_integral_kernel(kernels::PhaseGrid g, const double* phi, double* pi) {
+  const long t = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x, n = static_cast<long>(kernels::kValleys) * g.nsbn * g.nx * g.nw;
+  if (t >= n) return;
+  const int l = t % g.nw, i = (t / g.nw) % g.nx, vp = static_cast<int>(t / (static_cast<long>(g.nw) * g.nx));
+  kernels::angle_integral(g, phi, pi, vp / g.nsbn, vp % g.nsbn, i, l);
+}
+
+__global__ void scattering_kernel(kernels::PhaseGrid g, kernels::PhononScattering s, Valleys val, const double* eps, const double* overlaps,
+                                  const double* pi, const double* phi, double* rhs) {
+  const long t = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x, n = static_cast<long>(kernels::kValleys) * g.nsbn * g.nx * g.nw;
+  if (t >= n) return;
+  const int l = t % g.nw, i = (t / g.nw) % g.nx, vp = static_cast<int>(t / (static_cast<long>(g.nw) * g.nx));
+  kernels::add_scattering(g, s, val.v, eps, overlaps, pi, phi, rhs, vp / g.nsbn, vp % g.nsbn, i, l);
+}
+
+__global__ void x_transport_kernel(kernels::PhaseGrid g, Valleys val, const double* deps, const double* contact, double a3, bool periodic,
+                                   const double* phi, double* rhs) {
+  const long t = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x, n = static_cast<long>(kernels::kValleys) * g.nsbn * g.nw * g.nphi;
+  if (t >= n) return;
+  const int m = t % g.nphi, l = (t / g.nphi) % g.nw, vp = static_cast<int>(t / (static_cast<long>(g.nphi) * g.nw));
+  const kernels::TransportInputs in{val.v, deps, contact, a3, periodic};
+  kernels::add_x_transport(g, in, phi, rhs, vp / g.nsbn, vp % g.nsbn, l, m);
+}
+
+__global__ void w_transport_kernel(kernels::PhaseGrid g, Valleys val, const double* deps, const double* contact, double a3, bool periodic,
+                                   const double* phi, double* rhs) {
+  const int half = g.nphi / 2;
+  const long t = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x, n = static_cast<long>(kernels::kValleys) * g.nsbn * g.nx * half;
+  if (t >= n) return;
+  const int m = t % half, i = (t / half) % g.nx, vp = static_cast<int>(t / (static_cast<long>(half) * g.nx));
+  const kernels::TransportInputs in{val.v, deps, contact, a3, periodic};
+  kernels::add_w_transport(g, in, phi, rhs, vp / g.nsbn, vp % g.nsbn, i, m);
+}
+
+__global__ void phi_transport_kernel(kernels::PhaseGrid g, Valleys val, const double* deps, const double* contact, double a3, bool periodic,
+                                     const double* phi, double* rhs) {
+  const long t = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x, n = static_cast<long>(kernels::kValleys) * g.nsbn * g.nx * g.nw;
+  if (t >= n) return;
+  const int l = t % g.nw, i = (t / g.nw) % g.nx, vp = static_cast<int>(t / (static_cast<long>(g.nw) * g.nx));
+  const kernels::TransportInputs in{val.v, deps, contact, a3, periodic};
+  kernels::add_phi_transport(g, in, phi, rhs, vp / g.nsbn, vp % g.nsbn, i, l);
+}
+
+class CudaTransportEngine final : public TransportEngine {
+ public:
+  explicit CudaTransportEngine(const TransportSetup& s)
+      : s_(s),
+        n_(static_cast<std::size_t>(kernels::kValleys) * s.grid.nsbn * s.grid.nx * s.grid.nw * s.grid.nphi),
+        nvp_(static_cast<std::size_t>(kernels::kValleys) * s.grid.nsbn),
+        phi_(n_, "transport distribution"),
+        rhs_(n_, "transport right-hand side"),
+        pi_(nvp_ * s.grid.nx * s.grid.nw, "transport angle integrals"),
+        eps_(nvp_ * s.grid.nx, "subband energies"),
+        overlaps_(nvp_ * nvp_ * s.grid.nx, "subband overlaps"),
+        deps_(nvp_ * s.grid.nx, "subband energy slopes"),
+        contact_(nvp_ * 2, "contact rescaling") {
+    for (int v = 0; v < kernels::kValleys; ++v) {
+      val_.v[v] = s.valleys[v];
+      rate_max_[v] = kernels::angle_rate_max(s.grid, s.valleys[v]);
+    }
+    phi_.zero();
+  }
+  void upload_distribution(const std::vector<double>& phi) override {
+    if (phi.size() != n_) throw Error("transport: a distribution of the wrong size");
+    phi_.upload(std::span<const double>(phi));
+  }
+  std::vector<double> download_distribution() override { return phi_.to_host(); }
+  void upload_block(const std::vector<double>& eps, const std::vector<double>& overlaps, const std::vector<double>& contact_scale) override {
+    const auto& g = s_.grid;
+    check_block_sizes(g, eps, overlaps, contact_scale);
+    std::vector<double> deps(nvp_ * g.nx);
+    a3_max_ = 0;
+    for (int v = 0; v < kernels::kValleys; ++v)
+      for (int p = 0; p < g.nsbn; ++p)
+        for (int i = 0; i < g.nx; ++i) {
+          const double d = kernels::energy_slope(g, eps.data(), v, p, i);
+          deps[(v * g.nsbn + p) * g.nx + i] = d;
+          a3_max_ = std::max(a3_max_, std::abs(d) * rate_max_[v]);
+        }
+    eps_.upload(std::span<const double>(eps));
+    overlaps_.upload(std::span<const double>(overlaps));
+    contact_.upload(std::span<const double>(contact_scale));
+    deps_.upload(std::span<const double>(deps));
+  }
+  void evaluate_rhs() override {
+    const auto& g = s_.grid;
+    rhs_.zero();
+    const long cells = static_cast<long>(nvp_) * g.nx * g.nw;
+    angle_integral_kernel<<<blocks(cells), kThreads>>>(g, phi_.data(), pi_.data());
+    QUANTA_CUDA_LAUNCH_CHECK("angle_integral_kernel");
+    scattering_kernel<<<blocks(cells), kThreads>>>(g, s_.scattering, val_, eps_.data(), overlaps_.data(), pi_.data(), phi_.data(), rhs_.data());
+    QUANTA_CUDA_LAUNCH_CHECK("scattering_kernel");
+    x_transport_kernel<<<blocks(static_cast<long>(nvp_) * g.nw * g.nphi), kThreads>>>(g, val_, deps_.data(), contact_.data(), a3_max_,
+                                                                                    s_.periodic_x, phi_.data(), rhs_.data());
+    QUANTA_CUDA_LAUNCH_CHECK("x_transport_kernel");
+    w_transport_kernel<<<blocks(static_cast<long>(nvp_) * g.nx * (g.nphi / 2)), kThreads>>>(g, val_, deps_.data(), contact_.data(), a3_max_,
+                                                                                          s_.periodic_x, phi_.data(), rhs_.data());
+    QUANTA_CUDA_LAUNCH_CHECK("w_transport_kernel");
+    phi_transport_kernel<<<blocks(cells), kThreads>>>(g, val_, deps_.data(), contact_.data(), a3_max_, s_.periodic_x, phi_.data(), rhs_.data());
+    QUANTA_CUDA_LAUNCH_CHECK("phi_transport_kernel");
+  }
+  std::vector<double> download_rhs() override { return rhs_.to_host(); }
+
+ private:
+  TransportSetup s_;
+  std::size_t n_, nvp_;
+  Valleys val_{};
+  double rate_max_[kernels::kValleys] = {0, 0, 0};
+  double a3_max_ = 0;
+  DeviceBuffer<double> phi_, rhs_, pi_, eps_, overlaps_, deps_, contact_;
+};
+
+}  // namespace
+
+std::unique_ptr<TransportEngine> make_cuda_transport_engine(const TransportSetup& setup) {
+  return std::make_unique<CudaTransportEngine>(setup);
+}
+
+}  // namespace quanta::mosfet

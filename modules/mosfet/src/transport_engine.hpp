@@ -1,0 +1,45 @@
+#pragma once
+// Where the Boltzmann distribution lives and the right-hand side of its equations is evaluated: the host
+// (OpenMP, the oracle) or one GPU (everything resident; only the Schroedinger-Poisson state crosses the bus,
+// once per Runge-Kutta stage). The transport phase drives either through this interface.
+#include <memory>
+#include <vector>
+
+#include "../kernels/phonon_scattering.hpp"
+#include "../kernels/transport_terms.hpp"
+
+namespace quanta::mosfet {
+
+// What the right-hand side needs besides the distribution: the grid, the valleys in energy-angle variables
+// and the scattering constants.
+struct TransportSetup {
+  kernels::PhaseGrid grid;
+  kernels::KaneValley valleys[kernels::kValleys];
+  kernels::PhononScattering scattering;
+  bool periodic_x = false;  // tests: x periodic instead of the contacts
+};
+
+class TransportEngine {
+ public:
+  virtual ~TransportEngine() = default;
+  virtual void upload_distribution(const std::vector<double>& phi) = 0;  // [3][nsbn][nx][nw][nphi]
+  virtual std::vector<double> download_distribution() = 0;
+  // The Schroedinger-Poisson state the right-hand side uses: subband energies eps [nx][3][nsbn] (k_B T),
+  // overlaps int chi^2 chi'^2 dz [nx][3 nsbn][3 nsbn], and the contacts' rescaling rho_eq / rho [3][nsbn][2].
+  // eps' (centred differences, one-sided at the ends) and the Lax-Friedrichs speed along phi follow.
+  virtual void upload_block(const std::vector<double>& eps, const std::vector<double>& overlaps, const std::vector<double>& contact_scale) = 0;
+  // rhs = scattering + transport terms of the current distribution.
+  virtual void evaluate_rhs() = 0;
+  virtual std::vector<double> download_rhs() = 0;
+};
+
+// Refuses a Schroedinger-Poisson state whose arrays do not have the grid's sizes.
+void check_block_sizes(const kernels::PhaseGrid& g, const std::vector<double>& eps, const std::vector<double>& overlaps,
+                       const std::vector<double>& contact_scale);
+
+std::unique_ptr<TransportEngine> make_cpu_transport_engine(const TransportSetup& setup);
+#ifdef QUANTA_HAVE_CUDA
+std::unique_ptr<TransportEngine> make_cuda_transport_engine(const TransportSetup& setup);
+#endif
+
+}  // namespace quanta::mosfet

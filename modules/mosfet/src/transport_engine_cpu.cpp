@@ -1,0 +1,83 @@
+// The transport phase's right-hand side on the host (OpenMP), the oracle of the CUDA engine.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "quanta/core/error.hpp"
+#include "transport_engine.hpp"
+
+namespace quanta::mosfet {
+namespace {
+
+class CpuTransportEngine final : public TransportEngine {
+ public:
+  explicit CpuTransportEngine(const TransportSetup& s) : s_(s) {
+    const auto& g = s.grid;
+    n_ = static_cast<std::size_t>(kernels::kValleys) * g.nsbn * g.nx * g.nw * g.nphi;
+    phi_.assign(n_, 0.0);
+    rhs_.assign(n_, 0.0);
+    pi_.assign(static_cast<std::size_t>(g.nx) * kernels::kValleys * g.nsbn * g.nw, 0.0);
+    deps_.assign(static_cast<std::size_t>(kernels::kValleys) * g.nsbn * g.nx, 0.0);
+    for (int v = 0; v < kernels::kValleys; ++v) rate_max_[v] = kernels::angle_rate_max(g, s.valleys[v]);
+  }
+  void upload_distribution(const std::vector<double>& phi) override {
+    if (phi.size() != n_) throw Error("transport: a distribution of the wrong size");
+    phi_ = phi;
+  }
+  std::vector<double> download_distribution() override { return phi_; }
+  void upload_block(const std::vector<double>& eps, const std::vector<double>& overlaps, const std::vector<double>& contact_scale) override {
+    const auto& g = s_.grid;
+    check_block_sizes(g, eps, overlaps, contact_scale);
+    eps_ = eps;
+    overlaps_ = overlaps;
+    contact_ = contact_scale;
+    a3_max_ = 0;
+    for (int v = 0; v < kernels::kValleys; ++v)
+      for (int p = 0; p < g.nsbn; ++p)
+        for (int i = 0; i < g.nx; ++i) {
+          const double d = kernels::energy_slope(g, eps_.data(), v, p, i);
+          deps_[(v * g.nsbn + p) * g.nx + i] = d;
+          a3_max_ = std::max(a3_max_, std::abs(d) * rate_max_[v]);
+        }
+  }
+  void evaluate_rhs() override {
+    const auto& g = s_.grid;
+    const int nvp = kernels::kValleys * g.nsbn;
+    std::fill(rhs_.begin(), rhs_.end(), 0.0);
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int vp = 0; vp < nvp; ++vp)
+      for (int il = 0; il < g.nx * g.nw; ++il) kernels::angle_integral(g, phi_.data(), pi_.data(), vp / g.nsbn, vp % g.nsbn, il / g.nw, il % g.nw);
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int vp = 0; vp < nvp; ++vp)
+      for (int il = 0; il < g.nx * g.nw; ++il)
+        kernels::add_scattering(g, s_.scattering, s_.valleys, eps_.data(), overlaps_.data(), pi_.data(), phi_.data(), rhs_.data(),
+                                vp / g.nsbn, vp % g.nsbn, il / g.nw, il % g.nw);
+    const kernels::TransportInputs in{s_.valleys, deps_.data(), contact_.data(), a3_max_, s_.periodic_x};
+    kernels::add_transport_cpu(g, in, phi_.data(), rhs_.data());
+  }
+  std::vector<double> download_rhs() override { return rhs_; }
+
+ private:
+  TransportSetup s_;
+  std::size_t n_ = 0;
+  std::vector<double> phi_, rhs_, pi_, eps_, overlaps_, contact_, deps_;
+  double rate_max_[kernels::kValleys] = {0, 0, 0};
+  double a3_max_ = 0;
+};
+
+}  // namespace
+
+void check_block_sizes(const kernels::PhaseGrid& g, const std::vector<double>& eps, const std::vector<double>& overlaps,
+                       const std::vector<double>& contact_scale) {
+  const std::size_t nvp = static_cast<std::size_t>(kernels::kValleys) * g.nsbn;
+  if (eps.size() != nvp * g.nx || overlaps.size() != nvp * nvp * g.nx || contact_scale.size() != nvp * 2)
+    throw Error("transport: a Schroedinger-Poisson state of the wrong size (" + std::to_string(eps.size()) + " energies, " +
+                std::to_string(overlaps.size()) + " overlaps, " + std::to_string(contact_scale.size()) + " contact factors; expected " +
+                std::to_string(nvp * g.nx) + ", " + std::to_string(nvp * nvp * g.nx) + ", " + std::to_string(nvp * 2) + ")");
+}
+
+std::unique_ptr<TransportEngine> make_cpu_transport_engine(const TransportSetup& setup) {
+  return std::make_unique<CpuTransportEngine>(setup);
+}
+
+}  // namespace quanta::mosfet
