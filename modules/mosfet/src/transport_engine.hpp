@@ -31,6 +31,8 @@ class TransportEngine {
   // rhs = scattering + transport terms of the current distribution.
   virtual void evaluate_rhs() = 0;
   virtual std::vector<double> download_rhs() = 0;
+  // Waits for the work queued so far (the GPU's kernels run asynchronously); for timing.
+  virtual void finish() {}
 };
 
 // Refuses a Schroedinger-Poisson state whose arrays do not have the grid's sizes.

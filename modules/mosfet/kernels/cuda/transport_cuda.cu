@@ -121,6 +121,7 @@ class CudaTransportEngine final : public TransportEngine {
     QUANTA_CUDA_LAUNCH_CHECK("phi_transport_kernel");
   }
   std::vector<double> download_rhs() override { return rhs_.to_host(); }
+  void finish() override { QUANTA_CUDA_CHECK(cudaDeviceSynchronize()); }
 
  private:
   TransportSetup s_;
