@@ -73,33 +73,36 @@ QUANTA_HD void add_x_transport(const PhaseGrid& g, const TransportInputs& in, co
   }
 }
 
+// The point flux a^2 Phi along the w line of (v, p, i) and angle mm at energy cell l, ghosts included: below
+// w = 0 the point reflected through the origin (cell -l-1 at the opposite angle, with this angle's velocity),
+// above the top the last cell's.
+QUANTA_HD double w_point_flux(const PhaseGrid& g, const TransportInputs& in, const double* phi, int v, int p, int i, int mm, int l) {
+  const double force = -in.deps_dx[(v * g.nsbn + p) * g.nx + i];
+  if (l < 0)
+    return force * velocity_x(in.valleys[v], (-l - 0.5) * g.dw, mm * g.dphi) * phi[phase_index(g, v, p, i, -l - 1, (mm + g.nphi / 2) % g.nphi)];
+  const int c = l < g.nw ? l : g.nw - 1;
+  return force * velocity_x(in.valleys[v], (c + 0.5) * g.dw, mm * g.dphi) * phi[phase_index(g, v, p, i, c, mm)];
+}
+// Upwinding along w: from the left when a^2 = -eps' a^1 > 0 (one sign per line).
+QUANTA_HD bool w_from_left(const PhaseGrid& g, const TransportInputs& in, int v, int p, int i, int mm) {
+  return -in.deps_dx[(v * g.nsbn + p) * g.nx + i] * cos(mm * g.dphi) > 0;
+}
+
 // rhs -= d(a^2 Phi)/dw along the w line of (v, p, i, m) and of the opposite angle m + nphi/2 (m < nphi/2),
-// which share the w = 0 face.
+// which share the w = 0 face: its flux is made antisymmetric, (F_m - F_{m+nphi/2}) / 2 and its opposite, so
+// that what leaves one angle there arrives at the other. The top face is closed.
 QUANTA_HD void add_w_transport(const PhaseGrid& g, const TransportInputs& in, const double* phi, double* rhs, int v, int p, int i, int m) {
   const int half = g.nphi / 2;
-  const double force = -in.deps_dx[(v * g.nsbn + p) * g.nx + i];
-  const KaneValley& val = in.valleys[v];
-  // The point fluxes of angle mm: below w = 0 the point reflected through the origin (cell -l-1 at the
-  // opposite angle, with this angle's velocity), above the top the last cell's.
-  const auto line_flux = [&](int mm) {
-    const double* line = phi + phase_index(g, v, p, i, 0, mm);
-    const double* mirror = phi + phase_index(g, v, p, i, 0, (mm + half) % g.nphi);
-    return [=, &val](int l) {
-      if (l < 0) return force * velocity_x(val, (-l - 0.5) * g.dw, mm * g.dphi) * mirror[(-l - 1) * g.nphi];
-      const int c = l < g.nw ? l : g.nw - 1;
-      return force * velocity_x(val, (c + 0.5) * g.dw, mm * g.dphi) * line[c * g.nphi];
-    };
+  const auto face = [&](int mm, int l) {
+    return weno_face([&](int k) { return w_point_flux(g, in, phi, v, p, i, mm, k); }, l, w_from_left(g, in, v, p, i, mm));
   };
-  const double face0[2] = {weno_face(line_flux(m), 0, force * cos(m * g.dphi) > 0),
-                           weno_face(line_flux(m + half), 0, force * cos((m + half) * g.dphi) > 0)};
+  const double f0 = 0.5 * (face(m, 0) - face(m + half, 0));
   for (int side = 0; side < 2; ++side) {
     const int mm = m + side * half;
-    const auto flux = line_flux(mm);
-    const bool from_left = force * cos(mm * g.dphi) > 0;
     double* out = rhs + phase_index(g, v, p, i, 0, mm);
-    double left = 0.5 * (side == 0 ? face0[0] - face0[1] : face0[1] - face0[0]);
+    double left = side == 0 ? f0 : -f0;
     for (int l = 0; l < g.nw; ++l) {
-      const double right = l + 1 < g.nw ? weno_face(flux, l + 1, from_left) : 0.0;  // closed top
+      const double right = l + 1 < g.nw ? face(mm, l + 1) : 0.0;
       out[l * g.nphi] -= (right - left) / g.dw;
       left = right;
     }

@@ -3,6 +3,7 @@
 // cell. The distribution and the right-hand side stay on the device; the Schroedinger-Poisson state (a few
 // thousand numbers) comes up once per evaluation of the block.
 #include <span>
+#include <string>
 
 #include "../../src/transport_engine.hpp"
 #include "quanta/core/buffer.hpp"
@@ -43,14 +44,36 @@ __global__ void x_transport_kernel(kernels::PhaseGrid g, Valleys val, const doub
   kernels::add_x_transport(g, in, phi, rhs, vp / g.nsbn, vp % g.nsbn, l, m);
 }
 
+// One block per pair of opposite w lines (v, p, i, m and m + nphi/2), which share the w = 0 face: the point
+// fluxes of both lines (ghosts included) into shared memory, then one thread per face, then one per cell.
+// The same point fluxes and reconstruction as kernels::add_w_transport, so the same numbers.
 __global__ void w_transport_kernel(kernels::PhaseGrid g, Valleys val, const double* deps, const double* contact, double a3, bool periodic,
                                    const double* phi, double* rhs) {
-  const int half = g.nphi / 2;
-  const long t = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x, n = static_cast<long>(kernels::kValleys) * g.nsbn * g.nx * half;
-  if (t >= n) return;
-  const int m = t % half, i = (t / half) % g.nx, vp = static_cast<int>(t / (static_cast<long>(half) * g.nx));
+  extern __shared__ double shared[];
+  const int half = g.nphi / 2, stencil = g.nw + 6;
+  double* point = shared;               // [2][nw + 6]: cells -3 .. nw + 2
+  double* faces = shared + 2 * stencil;  // [2][nw + 1]
+  const int pair = blockIdx.x;
+  const int m = pair % half, i = (pair / half) % g.nx, vp = pair / (half * g.nx), v = vp / g.nsbn, p = vp % g.nsbn;
   const kernels::TransportInputs in{val.v, deps, contact, a3, periodic};
-  kernels::add_w_transport(g, in, phi, rhs, vp / g.nsbn, vp % g.nsbn, i, m);
+  for (int k = threadIdx.x; k < 2 * stencil; k += blockDim.x) {
+    const int side = k / stencil, l = k % stencil - 3;
+    point[k] = kernels::w_point_flux(g, in, phi, v, p, i, m + side * half, l);
+  }
+  __syncthreads();
+  for (int k = threadIdx.x; k < 2 * (g.nw + 1); k += blockDim.x) {
+    const int side = k / (g.nw + 1), f = k % (g.nw + 1), mm = m + side * half;
+    const double* line = point + side * stencil + 3;
+    faces[k] = f == g.nw ? 0.0 : kernels::weno_face([&](int c) { return line[c]; }, f, kernels::w_from_left(g, in, v, p, i, mm));
+  }
+  __syncthreads();
+  const double f0 = 0.5 * (faces[0] - faces[g.nw + 1]);  // the antisymmetric w = 0 face
+  for (int k = threadIdx.x; k < 2 * g.nw; k += blockDim.x) {
+    const int side = k / g.nw, l = k % g.nw, mm = m + side * half;
+    const double* face = faces + side * (g.nw + 1);
+    const double left = l == 0 ? (side == 0 ? f0 : -f0) : face[l];
+    rhs[kernels::phase_index(g, v, p, i, l, mm)] -= (face[l + 1] - left) / g.dw;
+  }
 }
 
 __global__ void phi_transport_kernel(kernels::PhaseGrid g, Valleys val, const double* deps, const double* contact, double a3, bool periodic,
@@ -75,6 +98,10 @@ class CudaTransportEngine final : public TransportEngine {
         overlaps_(nvp_ * nvp_ * s.grid.nx, "subband overlaps"),
         deps_(nvp_ * s.grid.nx, "subband energy slopes"),
         contact_(nvp_ * 2, "contact rescaling") {
+    // The w kernel holds two lines of point and face fluxes in shared memory: (4 N_w + 14) doubles.
+    if ((4 * static_cast<std::size_t>(s.grid.nw) + 14) * sizeof(double) > 48 * 1024)
+      throw Error("transport (GPU): N_w = " + std::to_string(s.grid.nw) + " energy cells need " +
+                  std::to_string((4 * s.grid.nw + 14) * sizeof(double) / 1024) + " KiB of shared memory per block; at most 48 KiB (N_w <= 1532)");
     for (int v = 0; v < kernels::kValleys; ++v) {
       val_.v[v] = s.valleys[v];
       rate_max_[v] = kernels::angle_rate_max(s.grid, s.valleys[v]);
@@ -114,8 +141,9 @@ class CudaTransportEngine final : public TransportEngine {
     x_transport_kernel<<<blocks(static_cast<long>(nvp_) * g.nw * g.nphi), kThreads>>>(g, val_, deps_.data(), contact_.data(), a3_max_,
                                                                                     s_.periodic_x, phi_.data(), rhs_.data());
     QUANTA_CUDA_LAUNCH_CHECK("x_transport_kernel");
-    w_transport_kernel<<<blocks(static_cast<long>(nvp_) * g.nx * (g.nphi / 2)), kThreads>>>(g, val_, deps_.data(), contact_.data(), a3_max_,
-                                                                                          s_.periodic_x, phi_.data(), rhs_.data());
+    const std::size_t w_shared = (2 * (g.nw + 6) + 2 * (g.nw + 1)) * sizeof(double);
+    w_transport_kernel<<<static_cast<unsigned>(nvp_ * g.nx * (g.nphi / 2)), kThreads, w_shared>>>(g, val_, deps_.data(), contact_.data(),
+                                                                                                  a3_max_, s_.periodic_x, phi_.data(), rhs_.data());
     QUANTA_CUDA_LAUNCH_CHECK("w_transport_kernel");
     phi_transport_kernel<<<blocks(cells), kThreads>>>(g, val_, deps_.data(), contact_.data(), a3_max_, s_.periodic_x, phi_.data(), rhs_.data());
     QUANTA_CUDA_LAUNCH_CHECK("phi_transport_kernel");
