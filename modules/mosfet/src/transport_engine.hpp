@@ -35,6 +35,14 @@ class TransportEngine {
   virtual void finish() {}
 };
 
+// From a Schroedinger-Poisson state's energies eps [nx][3][nsbn]: eps' [3][nsbn][nx] (kernels::energy_slope)
+// and the Lax-Friedrichs speed along phi, A3 = max |eps'| |sin phi| / (sqrt(m_x) R(w)).
+struct BlockSlopes {
+  std::vector<double> deps_dx;
+  double a3_max = 0;
+};
+BlockSlopes block_slopes(const TransportSetup& setup, const std::vector<double>& eps);
+
 // Refuses a Schroedinger-Poisson state whose arrays do not have the grid's sizes.
 void check_block_sizes(const kernels::PhaseGrid& g, const std::vector<double>& eps, const std::vector<double>& overlaps,
                        const std::vector<double>& contact_scale);

@@ -17,8 +17,6 @@ class CpuTransportEngine final : public TransportEngine {
     phi_.assign(n_, 0.0);
     rhs_.assign(n_, 0.0);
     pi_.assign(static_cast<std::size_t>(g.nx) * kernels::kValleys * g.nsbn * g.nw, 0.0);
-    deps_.assign(static_cast<std::size_t>(kernels::kValleys) * g.nsbn * g.nx, 0.0);
-    for (int v = 0; v < kernels::kValleys; ++v) rate_max_[v] = kernels::angle_rate_max(g, s.valleys[v]);
   }
   void upload_distribution(const std::vector<double>& phi) override {
     if (phi.size() != n_) throw Error("transport: a distribution of the wrong size");
@@ -31,14 +29,7 @@ class CpuTransportEngine final : public TransportEngine {
     eps_ = eps;
     overlaps_ = overlaps;
     contact_ = contact_scale;
-    a3_max_ = 0;
-    for (int v = 0; v < kernels::kValleys; ++v)
-      for (int p = 0; p < g.nsbn; ++p)
-        for (int i = 0; i < g.nx; ++i) {
-          const double d = kernels::energy_slope(g, eps_.data(), v, p, i);
-          deps_[(v * g.nsbn + p) * g.nx + i] = d;
-          a3_max_ = std::max(a3_max_, std::abs(d) * rate_max_[v]);
-        }
+    slopes_ = block_slopes(s_, eps);
   }
   void evaluate_rhs() override {
     const auto& g = s_.grid;
@@ -52,7 +43,7 @@ class CpuTransportEngine final : public TransportEngine {
       for (int il = 0; il < g.nx * g.nw; ++il)
         kernels::add_scattering(g, s_.scattering, s_.valleys, eps_.data(), overlaps_.data(), pi_.data(), phi_.data(), rhs_.data(),
                                 vp / g.nsbn, vp % g.nsbn, il / g.nw, il % g.nw);
-    const kernels::TransportInputs in{s_.valleys, deps_.data(), contact_.data(), a3_max_, s_.periodic_x};
+    const kernels::TransportInputs in{s_.valleys, slopes_.deps_dx.data(), contact_.data(), slopes_.a3_max, s_.periodic_x};
     kernels::add_transport_cpu(g, in, phi_.data(), rhs_.data());
   }
   std::vector<double> download_rhs() override { return rhs_; }
@@ -60,12 +51,27 @@ class CpuTransportEngine final : public TransportEngine {
  private:
   TransportSetup s_;
   std::size_t n_ = 0;
-  std::vector<double> phi_, rhs_, pi_, eps_, overlaps_, contact_, deps_;
-  double rate_max_[kernels::kValleys] = {0, 0, 0};
-  double a3_max_ = 0;
+  std::vector<double> phi_, rhs_, pi_, eps_, overlaps_, contact_;
+  BlockSlopes slopes_;
 };
 
 }  // namespace
+
+BlockSlopes block_slopes(const TransportSetup& setup, const std::vector<double>& eps) {
+  const auto& g = setup.grid;
+  BlockSlopes b;
+  b.deps_dx.resize(static_cast<std::size_t>(kernels::kValleys) * g.nsbn * g.nx);
+  for (int v = 0; v < kernels::kValleys; ++v) {
+    const double rate_max = kernels::angle_rate_max(g, setup.valleys[v]);
+    for (int p = 0; p < g.nsbn; ++p)
+      for (int i = 0; i < g.nx; ++i) {
+        const double d = kernels::energy_slope(g, eps.data(), v, p, i);
+        b.deps_dx[(v * g.nsbn + p) * g.nx + i] = d;
+        b.a3_max = std::max(b.a3_max, std::abs(d) * rate_max);
+      }
+  }
+  return b;
+}
 
 void check_block_sizes(const kernels::PhaseGrid& g, const std::vector<double>& eps, const std::vector<double>& overlaps,
                        const std::vector<double>& contact_scale) {

@@ -25,6 +25,13 @@
 namespace quanta::phonon {
 namespace {
 
+// The note announcing FourPhonon's sampling estimator for one process order ("three-phonon", per "sign").
+std::string sampling_note(const char* order, const char* per, long long rates, long long space, unsigned long long seed) {
+  return std::string(order) + " sampling estimator (seed " + std::to_string(seed) + "): " +
+         (rates > 0 ? std::to_string(rates) + " draws per mode and " + per + " for the rates" : std::string("exact rates")) + ", " +
+         (space > 0 ? std::to_string(space) + " for the counts and phase spaces" : std::string("exact counts and phase spaces"));
+}
+
 // "12.34 s", for the stage reports.
 std::string seconds_text(double seconds) {
   char text[32];
@@ -148,12 +155,7 @@ RunSummary run(const RunOptions& options) {
     // candidates, the counts and phase spaces from another sample or from every candidate.
     const bool sampled3 = control.sample_3ph > 0 || control.sample_3ph_phase_space > 0;
     if (sampled3)
-      note("phonon", opt.quiet,
-           "three-phonon sampling estimator (seed " + std::to_string(opt.sample_seed) + "): " +
-               (control.sample_3ph > 0 ? std::to_string(control.sample_3ph) + " draws per mode and sign for the rates" : std::string("exact rates")) +
-               ", " +
-               (control.sample_3ph_phase_space > 0 ? std::to_string(control.sample_3ph_phase_space) + " for the counts and phase spaces"
-                                                   : std::string("exact counts and phase spaces")));
+      note("phonon", opt.quiet, sampling_note("three-phonon", "sign", control.sample_3ph, control.sample_3ph_phase_space, opt.sample_seed));
     so3.sample = {control.sample_3ph, opt.sample_seed, 1};
     const ThreePhononProcesses processes = three_phonon_processes(crystal, grid, spectrum, fc3, control.scalebroad, so3, &s.scattering);
     ThreePhononProcesses space_sample;
@@ -197,12 +199,7 @@ RunSummary run(const RunOptions& options) {
       sc.four_phonon = true;
       const FourPhononSampling sampling{control.sample_4ph, control.sample_4ph_phase_space, opt.sample_seed};
       if (sampling.rates > 0 || sampling.phase_space > 0)
-        note("phonon", opt.quiet,
-             "four-phonon sampling estimator (seed " + std::to_string(sampling.seed) + "): " +
-                 (sampling.rates > 0 ? std::to_string(sampling.rates) + " draws per mode and class for the rates" : std::string("exact rates")) +
-                 ", " +
-                 (sampling.phase_space > 0 ? std::to_string(sampling.phase_space) + " for the counts and phase spaces"
-                                           : std::string("exact counts and phase spaces")));
+        note("phonon", opt.quiet, sampling_note("four-phonon", "class", sampling.rates, sampling.phase_space, sampling.seed));
       // Checkpoints of the stage belong to these inputs and to the options that change its results.
       FourPhononCheckpointSpec checkpoint{opt.output_dir, "", opt.resume};
       for (const auto& [file, digest] : meta.input_hashes) checkpoint.fingerprint += file + "=" + digest + ";";

@@ -49,16 +49,6 @@ Totals totals(const FourPhononScattering& r) {
   return t;
 }
 
-struct Spread {
-  double mean, sd;
-};
-Spread spread(const std::vector<double>& x) {
-  const double mean = std::accumulate(x.begin(), x.end(), 0.0) / double(x.size());
-  double v = 0;
-  for (double a : x) v += (a - mean) * (a - mean);
-  return {mean, std::sqrt(v / double(x.size() - 1))};
-}
-
 constexpr int kSeeds = 6;
 
 TEST(FourPhononSampling, EstimatesAreUnbiasedWithTheStatedSpread) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 #include <random>
 #include <sstream>
 #include <string>
@@ -104,8 +105,8 @@ inline void write_text(const std::filesystem::path& p, const std::string& text) 
   out << text;
 }
 
-// The example's CONTROL asks for four-phonon scattering, which quanta refuses; its harmonic and
-// three-phonon outputs are those of four_phonon=.false., the CONTROL these tests run.
+// The example's CONTROL asks for four-phonon scattering; these tests compare the harmonic and three-phonon
+// outputs, which are those of four_phonon=.false., the CONTROL they run.
 inline std::string si_control_text() {
   std::string t = read_text(si_reference() / "input/CONTROL");
   const std::string on = "four_phonon=.TRUE.";
@@ -128,6 +129,17 @@ inline Control si_control() {
 }
 
 // The harmonic stage of a run, for experiments on the four-phonon step alone.
+// The mean and the sample standard deviation of a set of estimates (the sampling estimator's tests).
+struct Spread {
+  double mean, sd;
+};
+inline Spread spread(const std::vector<double>& x) {
+  const double mean = std::accumulate(x.begin(), x.end(), 0.0) / double(x.size());
+  double v = 0;
+  for (double a : x) v += (a - mean) * (a - mean);
+  return {mean, std::sqrt(v / double(x.size() - 1))};
+}
+
 struct Harmonic {
   Control control;
   SymmetryInfo sym;

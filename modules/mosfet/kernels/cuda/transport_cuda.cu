@@ -20,18 +20,26 @@ struct Valleys {
   kernels::KaneValley v[kernels::kValleys];
 };
 
+// Thread t of a launch over the energy cells (v p, i, l), l fastest; false past the last.
+__device__ bool energy_cell(const kernels::PhaseGrid& g, int& vp, int& i, int& l) {
+  const long t = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
+  if (t >= static_cast<long>(kernels::kValleys) * g.nsbn * g.nx * g.nw) return false;
+  l = static_cast<int>(t % g.nw);
+  i = static_cast<int>((t / g.nw) % g.nx);
+  vp = static_cast<int>(t / (static_cast<long>(g.nw) * g.nx));
+  return true;
+}
+
 __global__ void angle_integral_kernel(kernels::PhaseGrid g, const double* phi, double* pi) {
-  const long t = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x, n = static_cast<long>(kernels::kValleys) * g.nsbn * g.nx * g.nw;
-  if (t >= n) return;
-  const int l = t % g.nw, i = (t / g.nw) % g.nx, vp = static_cast<int>(t / (static_cast<long>(g.nw) * g.nx));
+  int vp, i, l;
+  if (!energy_cell(g, vp, i, l)) return;
   kernels::angle_integral(g, phi, pi, vp / g.nsbn, vp % g.nsbn, i, l);
 }
 
 __global__ void scattering_kernel(kernels::PhaseGrid g, kernels::PhononScattering s, Valleys val, const double* eps, const double* overlaps,
                                   const double* pi, const double* phi, double* rhs) {
-  const long t = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x, n = static_cast<long>(kernels::kValleys) * g.nsbn * g.nx * g.nw;
-  if (t >= n) return;
-  const int l = t % g.nw, i = (t / g.nw) % g.nx, vp = static_cast<int>(t / (static_cast<long>(g.nw) * g.nx));
+  int vp, i, l;
+  if (!energy_cell(g, vp, i, l)) return;
   kernels::add_scattering(g, s, val.v, eps, overlaps, pi, phi, rhs, vp / g.nsbn, vp % g.nsbn, i, l);
 }
 
@@ -78,9 +86,8 @@ __global__ void w_transport_kernel(kernels::PhaseGrid g, Valleys val, const doub
 
 __global__ void phi_transport_kernel(kernels::PhaseGrid g, Valleys val, const double* deps, const double* contact, double a3, bool periodic,
                                      const double* phi, double* rhs) {
-  const long t = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x, n = static_cast<long>(kernels::kValleys) * g.nsbn * g.nx * g.nw;
-  if (t >= n) return;
-  const int l = t % g.nw, i = (t / g.nw) % g.nx, vp = static_cast<int>(t / (static_cast<long>(g.nw) * g.nx));
+  int vp, i, l;
+  if (!energy_cell(g, vp, i, l)) return;
   const kernels::TransportInputs in{val.v, deps, contact, a3, periodic};
   kernels::add_phi_transport(g, in, phi, rhs, vp / g.nsbn, vp % g.nsbn, i, l);
 }
@@ -102,10 +109,7 @@ class CudaTransportEngine final : public TransportEngine {
     if ((4 * static_cast<std::size_t>(s.grid.nw) + 14) * sizeof(double) > 48 * 1024)
       throw Error("transport (GPU): N_w = " + std::to_string(s.grid.nw) + " energy cells need " +
                   std::to_string((4 * s.grid.nw + 14) * sizeof(double) / 1024) + " KiB of shared memory per block; at most 48 KiB (N_w <= 1532)");
-    for (int v = 0; v < kernels::kValleys; ++v) {
-      val_.v[v] = s.valleys[v];
-      rate_max_[v] = kernels::angle_rate_max(s.grid, s.valleys[v]);
-    }
+    for (int v = 0; v < kernels::kValleys; ++v) val_.v[v] = s.valleys[v];
     phi_.zero();
   }
   void upload_distribution(const std::vector<double>& phi) override {
@@ -114,21 +118,13 @@ class CudaTransportEngine final : public TransportEngine {
   }
   std::vector<double> download_distribution() override { return phi_.to_host(); }
   void upload_block(const std::vector<double>& eps, const std::vector<double>& overlaps, const std::vector<double>& contact_scale) override {
-    const auto& g = s_.grid;
-    check_block_sizes(g, eps, overlaps, contact_scale);
-    std::vector<double> deps(nvp_ * g.nx);
-    a3_max_ = 0;
-    for (int v = 0; v < kernels::kValleys; ++v)
-      for (int p = 0; p < g.nsbn; ++p)
-        for (int i = 0; i < g.nx; ++i) {
-          const double d = kernels::energy_slope(g, eps.data(), v, p, i);
-          deps[(v * g.nsbn + p) * g.nx + i] = d;
-          a3_max_ = std::max(a3_max_, std::abs(d) * rate_max_[v]);
-        }
+    check_block_sizes(s_.grid, eps, overlaps, contact_scale);
+    const BlockSlopes slopes = block_slopes(s_, eps);
+    a3_max_ = slopes.a3_max;
     eps_.upload(std::span<const double>(eps));
     overlaps_.upload(std::span<const double>(overlaps));
     contact_.upload(std::span<const double>(contact_scale));
-    deps_.upload(std::span<const double>(deps));
+    deps_.upload(std::span<const double>(slopes.deps_dx));
   }
   void evaluate_rhs() override {
     const auto& g = s_.grid;
@@ -155,7 +151,6 @@ class CudaTransportEngine final : public TransportEngine {
   TransportSetup s_;
   std::size_t n_, nvp_;
   Valleys val_{};
-  double rate_max_[kernels::kValleys] = {0, 0, 0};
   double a3_max_ = 0;
   DeviceBuffer<double> phi_, rhs_, pi_, eps_, overlaps_, deps_, contact_;
 };
