@@ -98,6 +98,9 @@ ThreePhononRates three_phonon_rates(const Crystal& crystal, const QGrid& grid, c
     r.wp3_minus[m] = 0.5 * sums.weight_minus[m] / grid.nptk * sm;
     r.gamma_plus[m] *= sp;
     r.gamma_minus[m] *= 0.5 * sm;
+    if (!std::isfinite(r.gamma_plus[m] + r.gamma_minus[m] + r.wp3_plus[m] + r.wp3_minus[m]))
+      throw Error("three-phonon rates at " + std::to_string(temperature) + " K: a non-finite rate or weighted phase space at irreducible mode " +
+                  std::to_string(m) + " (check the force constants and the spectrum)");
   }
   return r;
 }
