@@ -15,9 +15,11 @@ Subcommand add_mosfet(CLI::App& app) {
   };
   auto v = std::make_shared<Values>();
   Subcommand s;
-  s.app = app.add_subcommand("mosfet", "Schroedinger-Poisson equilibrium of a double-gate MOSFET (subband model)");
+  s.app = app.add_subcommand("mosfet", "double-gate MOSFET: Schroedinger-Poisson equilibrium, or with a [transport] table the "
+                                        "Boltzmann-Schroedinger-Poisson simulation in time");
   s.app->add_option("CONFIG", v->config, "TOML config (docs/mosfet.md lists the keys)")->required();
   s.app->add_option("-o,--output-dir", v->output, "where quanta-mosfet.h5 and quanta-mosfet.txt go (default: the current directory)");
+  s.app->add_flag("--resume", v->run.resume, "continue a transport run from quanta-mosfet-checkpoint.h5 in the output folder");
   add_common_options(s.app, v->common, false);
   s.run = [v] {
     auto& o = v->run;
@@ -28,7 +30,11 @@ Subcommand add_mosfet(CLI::App& app) {
     o.quiet = v->common.quiet;
     // Every failure, non-convergence included, throws and is reported by main() with exit code 1.
     const auto r = mosfet::run(o);
-    if (!o.quiet)
+    if (!o.quiet && r.transport)
+      std::fprintf(stderr, "quanta mosfet: %d x %d grid, %s backend, %ld steps to t = %.4f ps (%.3f ms per step), I_D = %.6e A/m (spread %.2e)%s, %.2f s -> %s\n",
+                   r.nx, r.nz, r.backend.c_str(), r.steps, r.time * 1e12, r.seconds_per_step * 1e3, r.drain_current, r.current_spread,
+                   r.steady ? ", steady" : "", r.seconds_total, r.results.string().c_str());
+    else if (!o.quiet)
       std::fprintf(stderr, "quanta mosfet: %d x %d grid, %s backend, %s solver, converged after %d Newton iterations (last change %.2e V), %.2f s -> %s\n",
                    r.nx, r.nz, r.backend.c_str(), r.linear_solver.c_str(), r.newton_iterations, r.final_change,
                    r.seconds_total, r.results.string().c_str());

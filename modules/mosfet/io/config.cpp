@@ -52,16 +52,60 @@ const Range mass{0.01, 10.0, "an effective mass in m_e"};
 const Range barrier{0.1, 10.0, "a conduction-band offset in eV"};
 const Range kane_alpha{0.0, 5.0, "a non-parabolicity in 1/eV"};
 const Range gate_voltage{-3.0, 3.0, "a voltage in V"};
+const Range drain_voltage{-3.0, 3.0, "a voltage in V"};
 const Range newton_tolerance{1e-13, 1e-3, "a potential change in V"};
 const Range srj_tolerance{1e-15, 1e-6, "a relative residual"};
 const Range eigen_tolerance{1e-15, 1e-6, "an absolute tolerance in eV"};
+
+// A list of exactly six numbers (the intervalley phonons g-TA, g-LA, g-LO, f-TA, f-LA, f-TO), each within the range.
+std::array<double, 6> per_phonon(const TomlReader& r, const std::string& key, std::array<double, 6> fallback, const Range& range) {
+  const std::string table = "transport.phonons", expected = "a list of 6 numbers (g-TA, g-LA, g-LO, f-TA, f-LA, f-TO), each " + range.expected();
+  const toml::node* n = r.get(table, key);
+  if (!n) return fallback;
+  const std::vector<double> v = r.numbers(table, key, expected);
+  if (v.size() != 6) throw InputError(r.file(), r.line(*n), table + "." + key, "a list of " + std::to_string(v.size()) + " numbers", expected);
+  for (double x : v)
+    if (!range.contains(x)) throw InputError(r.file(), r.line(*n), table + "." + key, "the value " + TomlReader::fmt(x), expected);
+  return {v[0], v[1], v[2], v[3], v[4], v[5]};
+}
+
+void parse_transport(const TomlReader& r, TransportRun& t) {
+  t.end_time = number(r, "transport", "end_time", t.end_time * 1e12, Range{1e-6, 1e4, "a time in ps"}) * 1e-12;
+  t.output_interval = number(r, "transport", "output_interval", t.output_interval * 1e12, Range{1e-6, 1e4, "a time in ps"}) * 1e-12;
+  t.steady_tolerance = number(r, "transport", "steady_tolerance", 0.0, Range{0.0, 0.5, "a relative change of the drain current (0: off)"});
+  t.checkpoint_minutes = number(r, "transport", "checkpoint_minutes", t.checkpoint_minutes, Range{0.1, 1e4, "a wall time in minutes"});
+  TransportOptions& o = t.options;
+  o.nw = r.integer("transport", "nw", o.nw, [](std::int64_t v) { return v >= 8 && v <= 1500; }, "an integer 8 <= nw <= 1500 (energy cells)");
+  o.nphi = r.integer("transport", "nphi", o.nphi, [](std::int64_t v) { return v >= 6 && v <= 1024 && v % 2 == 0; },
+                     "an even integer 6 <= nphi <= 1024 (the w = 0 boundary pairs each angle with its opposite)");
+  o.w_max = number(r, "transport", "w_max", 0.0, Range{0.0, 500.0, "the energy grid's extent in k_B T (0: 15 x 63 meV, the seed's)"});
+  if (o.w_max != 0 && o.w_max < 5) {
+    const toml::node* n = r.get("transport", "w_max");
+    throw InputError(r.file(), n ? r.line(*n) : 0, "transport.w_max", "the value " + TomlReader::fmt(o.w_max), "0 or at least 5 (k_B T)");
+  }
+  o.cfl = number(r, "transport", "cfl", o.cfl, Range{0.01, 1.0, "a CFL number (the seed's 0.6)"});
+  o.rates = r.string("transport", "rate_convention", "golden_rule", {"golden_rule", "seed_code"}) == "golden_rule" ? RateConvention::GoldenRule
+                                                                                                                     : RateConvention::SeedCode;
+  o.occupation = r.string("transport", "fphonon_occupation", "bose", {"bose", "seed_code"}) == "bose" ? IntervalleyOccupation::Bose
+                                                                                                      : IntervalleyOccupation::SeedCode;
+  PhononParameters& p = o.phonons;
+  p.acoustic_deformation_potential =
+      number(r, "transport.phonons", "acoustic_deformation_potential", p.acoustic_deformation_potential, Range{0.1, 100.0, "a deformation potential in eV"});
+  p.theta = per_phonon(r, "theta", p.theta, Range{1.0, 2000.0, "a phonon temperature in K"});
+  p.coupling = per_phonon(r, "coupling", p.coupling, Range{0.0, 100.0, "a coupling D_t K in 1e8 eV/cm"});
+  p.mass_density = number(r, "transport.phonons", "mass_density", p.mass_density, Range{100.0, 30000.0, "a mass density in kg/m^3"});
+  p.sound_velocity = number(r, "transport.phonons", "sound_velocity", p.sound_velocity, Range{100.0, 30000.0, "a sound velocity in m/s"});
+}
 
 Config parse_table(const toml::table& root, const std::string& file) {
   if (root.empty())
     throw InputError(file, "the config is empty (expected a mosfet TOML config stating at least the device: [device] "
                            "temperature, [device.geometry], [device.doping] and [bias] gate_voltage; docs/mosfet.md)");
   const TomlReader r(root, file);
-  r.check_keys("", {"device", "bias", "grid", "solver"});
+  r.check_keys("", {"device", "bias", "grid", "solver", "transport"});
+  r.check_keys("transport", {"end_time", "output_interval", "steady_tolerance", "checkpoint_minutes", "nw", "nphi", "w_max", "cfl",
+                             "rate_convention", "fphonon_occupation", "phonons"});
+  r.check_keys("transport.phonons", {"acoustic_deformation_potential", "theta", "coupling", "mass_density", "sound_velocity"});
   r.check_keys("device", {"temperature", "geometry", "doping", "materials", "valleys"});
   r.check_keys("device.geometry", {"source_length", "channel_length", "drain_length", "oxide_thickness",
                                    "silicon_thickness", "gate_start", "gate_end"});
@@ -106,8 +150,12 @@ Config parse_table(const toml::table& root, const std::string& file) {
   const auto alpha = per_valley(r, "alpha", {m.valleys[0].alpha, m.valleys[1].alpha, m.valleys[2].alpha}, kane_alpha);
   for (int v = 0; v < 3; ++v) m.valleys[v] = Valley{mx[v], my[v], mz[v], alpha[v]};
   d.bias.gate_voltage = number(r, "bias", "gate_voltage", required, gate_voltage);
-  d.bias.drain_voltage = r.number("bias", "drain_voltage", 0.0, [](double x) { return x == 0.0; },
-                                  "0 (the equilibrium solution; a source-drain bias needs the transport phase)");
+  c.transport.enabled = r.find_table("transport") != nullptr;
+  if (c.transport.enabled)
+    d.bias.drain_voltage = number(r, "bias", "drain_voltage", 0.0, drain_voltage);
+  else
+    d.bias.drain_voltage = r.number("bias", "drain_voltage", 0.0, [](double x) { return x == 0.0; },
+                                    "0 (the equilibrium solution; a source-drain bias needs the transport phase: a [transport] table)");
   c.grid.nx = r.integer("grid", "nx", c.grid.nx, [](std::int64_t v) { return v >= 3 && v <= 4097; }, "an integer 3 <= nx <= 4097");
   c.grid.nz = r.integer("grid", "nz", c.grid.nz, [](std::int64_t v) { return v >= 9 && v <= 1025; }, "an integer 9 <= nz <= 1025");
   BlockOptions& s = c.solver;
@@ -125,6 +173,7 @@ Config parse_table(const toml::table& root, const std::string& file) {
   s.eigen_tol = number(r, "solver", "eigen_tolerance", s.eigen_tol, eigen_tolerance);
   s.n_multi = r.integer("solver", "multisection_points", s.n_multi, [](std::int64_t v) { return v >= 2 && v <= 33; },
                         "an integer 2 <= multisection_points <= 33 (sub-intervals; 33 fills a warp)");
+  if (c.transport.enabled) parse_transport(r, c.transport);
   return c;
 }
 

@@ -167,6 +167,20 @@ QUANTA_HD void angle_integral(const PhaseGrid& g, const double* phi, double* pi,
   pi[((static_cast<long>(i) * kValleys + v) * g.nsbn + p) * g.nw + l] = sum * g.dphi;
 }
 
+// The moments of one cell (v, p, i, l, m) of the distribution, summed over l and m by the caller and
+// multiplied by dw dphi: the surface density (sum Phi), the current along x (sum a^1 Phi) and the kinetic
+// energy (sum w Phi); `top` sums Phi over the angles of the last energy cell (times dphi: the w_max diagnostic).
+struct CellMoments {
+  double rho = 0, current = 0, energy = 0, top = 0;
+};
+QUANTA_HD void add_cell_moments(const PhaseGrid& g, const KaneValley& v, double phi, int l, int m, CellMoments& s) {
+  const double w = (l + 0.5) * g.dw;
+  s.rho += phi;
+  s.current += velocity_x(v, w, m * g.dphi) * phi;
+  s.energy += w * phi;
+  if (l == g.nw - 1) s.top += phi;
+}
+
 // The CPU backend: adds the three transport terms of every line to rhs (OpenMP over the lines).
 void add_transport_cpu(const PhaseGrid& g, const TransportInputs& in, const double* phi, double* rhs);
 

@@ -130,7 +130,7 @@ void SchrodingerPoisson::equilibrium_populations(double fermi_level) {
     for (int v = 0; v < 3; ++v)
       for (int p = 0; p < opt_.subbands; ++p) {
         const std::size_t k = (static_cast<std::size_t>(i) * 3 + v) * ns + p;
-        const SubbandPopulation s = subband_population(eps[k], fermi_level, grid_.kT, grid_.dos2d[v], grid_.alpha[v]);
+        const SubbandPopulation s = subband_population(opt_.statistics, eps[k], fermi_level, grid_.kT, grid_.dos2d[v], grid_.alpha[v]);
         rho_[k] = s.rho;
         drho_[k] = s.drho;
       }
@@ -236,7 +236,7 @@ std::vector<double> SchrodingerPoisson::density() const { return engine_->downlo
 const KernelTimes& SchrodingerPoisson::kernel_times() const { return engine_->times; }
 void SchrodingerPoisson::set_kernel_timing(bool on) { engine_->timing = on; }
 
-double neutral_contact_potential(const Device& device, const GridSize& size, int subbands) {
+double neutral_contact_potential(const Device& device, const GridSize& size, int subbands, Statistics statistics) {
   const DeviceGrid g = make_device_grid(device, size, 0.0);
   const int n = g.nz - 2;
   // The contact column's matrices at V = 0; a flat V_s lowers every level by V_s.
@@ -251,7 +251,7 @@ double neutral_contact_potential(const Device& device, const GridSize& size, int
     double s = 0.0;
     for (int v = 0; v < 3; ++v)
       for (int q = 0; q < subbands; ++q)
-        s += g.valley_degeneracy * subband_population(eps[v * subbands + q] - vs, 0.0, g.kT, g.dos2d[v], g.alpha[v]).rho;
+        s += g.valley_degeneracy * subband_population(statistics, eps[v * subbands + q] - vs, 0.0, g.kT, g.dos2d[v], g.alpha[v]).rho;
     return s;
   };
   double lo = -5.0, hi = 5.0;  // V; electrons(V_s) grows with V_s

@@ -42,4 +42,16 @@ SubbandPopulation subband_population(double eps, double fermi_level, double kT, 
   return s;
 }
 
+SubbandPopulation subband_population_boltzmann(double eps, double fermi_level, double kT, double dos2d, double alpha) {
+  SubbandPopulation s;
+  s.rho = dos2d * kT * (1.0 + 2.0 * alpha * kT) * std::exp((fermi_level - eps) / kT);
+  s.drho = s.rho / kT;
+  return s;
+}
+
+SubbandPopulation subband_population(Statistics statistics, double eps, double fermi_level, double kT, double dos2d, double alpha) {
+  return statistics == Statistics::FermiDirac ? subband_population(eps, fermi_level, kT, dos2d, alpha)
+                                              : subband_population_boltzmann(eps, fermi_level, kT, dos2d, alpha);
+}
+
 }  // namespace quanta::mosfet

@@ -19,6 +19,14 @@ struct TransportSetup {
   bool periodic_x = false;  // tests: x periodic instead of the contacts
 };
 
+// The moments of the distribution per subband and x node, each [3][nsbn][nx] (the layout of eps'),
+// dimensionless (docs/mosfet-transport-model.md, section 5.1): surface density rho = dw dphi sum Phi,
+// current j = dw dphi sum a^1 Phi, kinetic energy dw dphi sum w Phi, and the angle integral of the last
+// energy cell, dphi sum_m Phi(w_{nw-1}).
+struct TransportMoments {
+  std::vector<double> rho, current, energy, top;
+};
+
 class TransportEngine {
  public:
   virtual ~TransportEngine() = default;
@@ -31,6 +39,11 @@ class TransportEngine {
   // rhs = scattering + transport terms of the current distribution.
   virtual void evaluate_rhs() = 0;
   virtual std::vector<double> download_rhs() = 0;
+  virtual TransportMoments moments() = 0;
+  // A Runge-Kutta step: keep the distribution Phi^n at the step's start, then after each evaluation of the
+  // right-hand side Phi = a Phi^n + b Phi + c rhs.
+  virtual void save_step_start() = 0;
+  virtual void combine(double a, double b, double c) = 0;
   // Waits for the work queued so far (the GPU's kernels run asynchronously); for timing.
   virtual void finish() {}
 };

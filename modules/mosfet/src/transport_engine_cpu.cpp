@@ -47,11 +47,36 @@ class CpuTransportEngine final : public TransportEngine {
     kernels::add_transport_cpu(g, in, phi_.data(), rhs_.data());
   }
   std::vector<double> download_rhs() override { return rhs_; }
+  TransportMoments moments() override {
+    const auto& g = s_.grid;
+    const int lines = kernels::kValleys * g.nsbn * g.nx;
+    TransportMoments out;
+    for (auto* a : {&out.rho, &out.current, &out.energy, &out.top}) a->assign(lines, 0.0);
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < lines; ++k) {
+      const int vp = k / g.nx, i = k % g.nx, v = vp / g.nsbn;
+      kernels::CellMoments c;
+      for (int l = 0; l < g.nw; ++l)
+        for (int m = 0; m < g.nphi; ++m)
+          kernels::add_cell_moments(g, s_.valleys[v], phi_[kernels::phase_index(g, v, vp % g.nsbn, i, l, m)], l, m, c);
+      out.rho[k] = c.rho * g.dw * g.dphi;
+      out.current[k] = c.current * g.dw * g.dphi;
+      out.energy[k] = c.energy * g.dw * g.dphi;
+      out.top[k] = c.top * g.dphi;
+    }
+    return out;
+  }
+  void save_step_start() override { phi_n_ = phi_; }
+  void combine(double a, double b, double c) override {
+    if (phi_n_.size() != n_) throw Error("transport: combine() before save_step_start()");
+#pragma omp parallel for schedule(static)
+    for (std::size_t k = 0; k < n_; ++k) phi_[k] = a * phi_n_[k] + b * phi_[k] + c * rhs_[k];
+  }
 
  private:
   TransportSetup s_;
   std::size_t n_ = 0;
-  std::vector<double> phi_, rhs_, pi_, eps_, overlaps_, contact_;
+  std::vector<double> phi_, phi_n_, rhs_, pi_, eps_, overlaps_, contact_;
   BlockSlopes slopes_;
 };
 

@@ -92,6 +92,37 @@ __global__ void phi_transport_kernel(kernels::PhaseGrid g, Valleys val, const do
   kernels::add_phi_transport(g, in, phi, rhs, vp / g.nsbn, vp % g.nsbn, i, l);
 }
 
+// One block per (v p, i): the moments of its nw x nphi cells, reduced in shared memory (kThreads threads).
+__global__ void moments_kernel(kernels::PhaseGrid g, Valleys val, const double* phi, double* rho, double* current, double* energy, double* top) {
+  __shared__ double sum[4][kThreads];
+  const int k = blockIdx.x, vp = k / g.nx, i = k % g.nx, v = vp / g.nsbn;
+  kernels::CellMoments c;
+  const long base = kernels::phase_index(g, v, vp % g.nsbn, i, 0, 0);
+  for (int t = threadIdx.x; t < g.nw * g.nphi; t += blockDim.x)
+    kernels::add_cell_moments(g, val.v[v], phi[base + t], t / g.nphi, t % g.nphi, c);
+  sum[0][threadIdx.x] = c.rho;
+  sum[1][threadIdx.x] = c.current;
+  sum[2][threadIdx.x] = c.energy;
+  sum[3][threadIdx.x] = c.top;
+  __syncthreads();
+  for (int half = kThreads / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half)
+      for (int q = 0; q < 4; ++q) sum[q][threadIdx.x] += sum[q][threadIdx.x + half];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    rho[k] = sum[0][0] * g.dw * g.dphi;
+    current[k] = sum[1][0] * g.dw * g.dphi;
+    energy[k] = sum[2][0] * g.dw * g.dphi;
+    top[k] = sum[3][0] * g.dphi;
+  }
+}
+
+__global__ void combine_kernel(long n, double a, double b, double c, const double* phi_n, const double* rhs, double* phi) {
+  const long t = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
+  if (t < n) phi[t] = a * phi_n[t] + b * phi[t] + c * rhs[t];
+}
+
 class CudaTransportEngine final : public TransportEngine {
  public:
   explicit CudaTransportEngine(const TransportSetup& s)
@@ -99,12 +130,14 @@ class CudaTransportEngine final : public TransportEngine {
         n_(static_cast<std::size_t>(kernels::kValleys) * s.grid.nsbn * s.grid.nx * s.grid.nw * s.grid.nphi),
         nvp_(static_cast<std::size_t>(kernels::kValleys) * s.grid.nsbn),
         phi_(n_, "transport distribution"),
+        phi_n_(n_, "transport distribution at the step's start"),
         rhs_(n_, "transport right-hand side"),
         pi_(nvp_ * s.grid.nx * s.grid.nw, "transport angle integrals"),
         eps_(nvp_ * s.grid.nx, "subband energies"),
         overlaps_(nvp_ * nvp_ * s.grid.nx, "subband overlaps"),
         deps_(nvp_ * s.grid.nx, "subband energy slopes"),
-        contact_(nvp_ * 2, "contact rescaling") {
+        contact_(nvp_ * 2, "contact rescaling"),
+        moments_(4 * nvp_ * s.grid.nx, "transport moments") {
     // The w kernel holds two lines of point and face fluxes in shared memory: (4 N_w + 14) doubles.
     if ((4 * static_cast<std::size_t>(s.grid.nw) + 14) * sizeof(double) > 48 * 1024)
       throw Error("transport (GPU): N_w = " + std::to_string(s.grid.nw) + " energy cells need " +
@@ -145,6 +178,28 @@ class CudaTransportEngine final : public TransportEngine {
     QUANTA_CUDA_LAUNCH_CHECK("phi_transport_kernel");
   }
   std::vector<double> download_rhs() override { return rhs_.to_host(); }
+  TransportMoments moments() override {
+    const std::size_t lines = nvp_ * s_.grid.nx;
+    double* m = moments_.data();
+    moments_kernel<<<static_cast<unsigned>(lines), kThreads>>>(s_.grid, val_, phi_.data(), m, m + lines, m + 2 * lines, m + 3 * lines);
+    QUANTA_CUDA_LAUNCH_CHECK("moments_kernel");
+    const std::vector<double> all = moments_.to_host();
+    TransportMoments out;
+    out.rho.assign(all.begin(), all.begin() + lines);
+    out.current.assign(all.begin() + lines, all.begin() + 2 * lines);
+    out.energy.assign(all.begin() + 2 * lines, all.begin() + 3 * lines);
+    out.top.assign(all.begin() + 3 * lines, all.end());
+    return out;
+  }
+  void save_step_start() override {
+    QUANTA_CUDA_CHECK(cudaMemcpyAsync(phi_n_.data(), phi_.data(), n_ * sizeof(double), cudaMemcpyDeviceToDevice));
+    saved_ = true;
+  }
+  void combine(double a, double b, double c) override {
+    if (!saved_) throw Error("transport: combine() before save_step_start()");
+    combine_kernel<<<blocks(static_cast<long>(n_)), kThreads>>>(static_cast<long>(n_), a, b, c, phi_n_.data(), rhs_.data(), phi_.data());
+    QUANTA_CUDA_LAUNCH_CHECK("combine_kernel");
+  }
   void finish() override { QUANTA_CUDA_CHECK(cudaDeviceSynchronize()); }
 
  private:
@@ -152,7 +207,8 @@ class CudaTransportEngine final : public TransportEngine {
   std::size_t n_, nvp_;
   Valleys val_{};
   double a3_max_ = 0;
-  DeviceBuffer<double> phi_, rhs_, pi_, eps_, overlaps_, deps_, contact_;
+  bool saved_ = false;
+  DeviceBuffer<double> phi_, phi_n_, rhs_, pi_, eps_, overlaps_, deps_, contact_, moments_;
 };
 
 }  // namespace

@@ -4,8 +4,19 @@
 
 #include "quanta/mosfet/device.hpp"
 #include "quanta/mosfet/schrodinger_poisson.hpp"
+#include "quanta/mosfet/transport.hpp"
 
 namespace quanta::mosfet {
+
+// The Boltzmann-Schroedinger-Poisson run a [transport] table asks for (docs/mosfet.md).
+struct TransportRun {
+  bool enabled = false;        // a [transport] table is present: simulate in time; otherwise the equilibrium
+  TransportOptions options;
+  double end_time = 5e-12;     // s
+  double output_interval = 1e-13;  // s, between stored profiles
+  double steady_tolerance = 0;  // stop when I_D changes by less than this (relative) over an output interval; 0: run to end_time
+  double checkpoint_minutes = 10;  // wall time between checkpoints
+};
 
 // A `quanta mosfet` run: the device (seed defaults), the grid and the block's numerical options.
 struct Config {
@@ -13,6 +24,7 @@ struct Config {
   Device device;
   GridSize grid;
   BlockOptions solver;
+  TransportRun transport;
 };
 
 // Reads and validates a mosfet TOML config (docs/mosfet.md lists the keys). Any problem (syntax, unknown

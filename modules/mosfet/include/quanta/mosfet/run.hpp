@@ -13,6 +13,7 @@ struct RunOptions {
   Backend backend = Backend::Auto;
   int threads = 0;                   // OpenMP threads; 0: default
   bool quiet = false;
+  bool resume = false;               // transport runs: continue from the output folder's checkpoint
 };
 
 struct RunSummary {
@@ -24,9 +25,19 @@ struct RunSummary {
   double source_potential = 0;       // V_s, V
   double seconds_total = 0, seconds_block = 0;
   std::filesystem::path results, summary;
+  // Transport runs ([transport] in the config):
+  bool transport = false;
+  long steps = 0;
+  double time = 0;                   // s, reached
+  double drain_current = 0;          // A/m at the end
+  double current_spread = 0;
+  bool steady = false;               // stopped by steady_tolerance
+  double seconds_per_step = 0, seconds_transport = 0;
+  std::filesystem::path scalars, checkpoint;
 };
 
-// quanta mosfet: the equilibrium solution of the device (see src/run.cpp for the stages).
+// quanta mosfet: the equilibrium solution of the device, or with a [transport] table the Boltzmann-Schroedinger-
+// Poisson simulation in time (see src/run.cpp for the stages).
 RunSummary run(const RunOptions& options);
 
 }  // namespace quanta::mosfet

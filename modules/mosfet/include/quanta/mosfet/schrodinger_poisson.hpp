@@ -16,6 +16,7 @@
 
 #include "quanta/core/backend.hpp"
 #include "quanta/mosfet/device.hpp"
+#include "quanta/mosfet/statistics.hpp"
 
 namespace quanta::mosfet {
 
@@ -34,6 +35,9 @@ struct BlockOptions {
   double eigen_tol = 1e-13;     // eigenvalues, eV (absolute)
   double vector_tol = 1e-12;    // eigenvectors (unit vectors, inf norm)
   int n_multi = 33;             // multi-section sub-intervals
+  // The subbands' statistics at equilibrium (entry b and the neutral contact): Fermi-Dirac, or Maxwell-Boltzmann
+  // for the equilibrium that starts the Boltzmann transport phase.
+  Statistics statistics = Statistics::FermiDirac;
   int states() const { return frechet_states > subbands ? frechet_states : subbands; }
 };
 
@@ -119,6 +123,7 @@ std::size_t host_bytes(const DeviceGrid& grid, const BlockOptions& options, Back
 
 // The source contact's potential V_s: the flat-potential column of the contact holds exactly the
 // donors of the film, g sum_{v,p} rho_{v,p} = N_D t_si (subband statistics at Fermi level 0).
-double neutral_contact_potential(const Device& device, const GridSize& grid, int subbands);
+double neutral_contact_potential(const Device& device, const GridSize& grid, int subbands,
+                                 Statistics statistics = Statistics::FermiDirac);
 
 }  // namespace quanta::mosfet

@@ -17,4 +17,13 @@ struct SubbandPopulation {
 };
 SubbandPopulation subband_population(double eps, double fermi_level, double kT, double dos2d, double alpha);
 
+// The same subband in Maxwell-Boltzmann statistics, the only equilibrium of the Boltzmann transport phase's
+// linear collision operator (docs/mosfet-transport-model.md, section 3.7):
+//   rho = D kT (1 + 2 alpha kT) e^eta,     -d rho / d eps = rho / kT.
+SubbandPopulation subband_population_boltzmann(double eps, double fermi_level, double kT, double dos2d, double alpha);
+
+// Which of the two the equilibrium of the Schroedinger-Poisson block uses.
+enum class Statistics { FermiDirac, MaxwellBoltzmann };
+SubbandPopulation subband_population(Statistics statistics, double eps, double fermi_level, double kT, double dos2d, double alpha);
+
 }  // namespace quanta::mosfet

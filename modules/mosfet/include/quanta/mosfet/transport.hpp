@@ -1,7 +1,7 @@
 #pragma once
 // The Boltzmann transport phase of the double-gate MOSFET (docs/mosfet-transport-model.md): its
-// dimensionless scales and the electron-phonon scattering operator's constants. Under construction: the
-// operator (kernels/phonon_scattering.hpp) is in place; the transport terms and the time integration follow.
+// dimensionless scales, the electron-phonon scattering operator's constants and the numerical options; the
+// time integration is quanta/mosfet/simulation.hpp.
 #include <array>
 
 #include "../../../kernels/phonon_scattering.hpp"
@@ -36,6 +36,16 @@ enum class RateConvention { GoldenRule, SeedCode };
 // Bose-Einstein factors for every transition, or the seed's code's f-type factors, which are not
 // Bose-Einstein between valleys of different density-of-states masses (section 3.5).
 enum class IntervalleyOccupation { Bose, SeedCode };
+
+// The transport phase's numerics and physics (the [transport] table of a config; docs/mosfet.md).
+struct TransportOptions {
+  int nw = 300, nphi = 48;   // energy cells and angles (the seed's grid)
+  double w_max = 0;          // the energy grid's extent in k_B T; 0: 15 x 63 meV (the seed's code)
+  double cfl = 0.6;
+  PhononParameters phonons;
+  RateConvention rates = RateConvention::GoldenRule;
+  IntervalleyOccupation occupation = IntervalleyOccupation::Bose;
+};
 
 kernels::KaneValley kane_valley(const Valley& v, const TransportScales& scales);
 kernels::PhononScattering make_phonon_scattering(const PhononParameters& phonons, const std::array<Valley, 3>& valleys,

@@ -1,0 +1,137 @@
+// quanta-mosfet.h5 and quanta-mosfet-scalars.dat of a Boltzmann-Schroedinger-Poisson run.
+#include "transport_outputs.hpp"
+
+#include <cstdio>
+
+#include "quanta/core/error.hpp"
+#include "quanta/core/io/atomic_file.hpp"
+#include "quanta/core/version.hpp"
+
+namespace quanta::mosfet {
+namespace {
+
+// The profiles' arrays, each stored [n profiles][...].
+struct ProfileField {
+  const char* name;
+  std::vector<double> Observables::*member;
+  const char* units;
+};
+const ProfileField kProfileFields[] = {
+    {"density", &Observables::density, "m^-2, both spins and both valleys of each pair"},
+    {"current", &Observables::current, "A/m per unit width, electrons from source to drain > 0"},
+    {"subband_density", &Observables::subband_density, "m^-2 per valley of a pair, [valley][subband][x]"},
+    {"subband_current", &Observables::subband_current, "A/m per valley of a pair, [valley][subband][x]"},
+    {"valley_velocity", &Observables::valley_velocity, "m/s, mean velocity along x, [valley][x]"},
+    {"valley_energy", &Observables::valley_energy, "eV, mean kinetic energy, [valley][x]"},
+};
+
+std::vector<double> flatten(const std::vector<StepRecord>& steps) {
+  std::vector<double> out;
+  out.reserve(steps.size() * StepRecord::kFields);
+  for (const StepRecord& s : steps)
+    for (double v : {s.time, s.mass, s.drain_current, s.step, s.dt, s.top_cell, s.excess_source, s.excess_drain, s.newton, s.current_spread})
+      out.push_back(v);
+  return out;
+}
+
+}  // namespace
+
+StepRecord record_of(const Simulation& sim, const Observables& o) {
+  return {o.time, o.mass, o.drain_current, static_cast<double>(o.step), sim.next_dt(), o.top_cell, o.contact_excess[0],
+          o.contact_excess[1], static_cast<double>(sim.last_newton_iterations()), o.current_spread};
+}
+
+void TransportHistory::write(io::H5File& f) const {
+  f.write("history/steps", flatten(steps), {steps.size(), static_cast<std::size_t>(StepRecord::kFields)});
+  f.write_attribute("history/steps", "columns",
+                    "time [s], mass = int density dx [m^-1], drain current = mean_x j [A/m], step, next dt [s], last energy cell "
+                    "(dimensionless), source and drain electrons minus donors [m^-2], Newton iterations, max_x |j - mean| / |mean|");
+  const std::size_t n = profiles.size();
+  std::vector<double> times;
+  for (const Observables& o : profiles) times.push_back(o.time);
+  f.write("profiles/time", times, {n});
+  f.write_attribute("profiles/time", "units", "s");
+  if (n == 0) return;
+  f.write("profiles/x", profiles[0].x, {profiles[0].x.size()});
+  f.write_attribute("profiles/x", "units", "nm");
+  for (const ProfileField& field : kProfileFields) {
+    std::vector<double> all;
+    for (const Observables& o : profiles) all.insert(all.end(), (o.*field.member).begin(), (o.*field.member).end());
+    const std::string name = std::string("profiles/") + field.name;
+    f.write(name, all, {n, all.size() / n});
+    f.write_attribute(name, "units", field.units);
+  }
+}
+
+void TransportHistory::read(const io::H5File& f) {
+  const std::vector<double> flat = f.read_doubles("history/steps");
+  steps.clear();
+  for (std::size_t k = 0; k + StepRecord::kFields <= flat.size(); k += StepRecord::kFields) {
+    const double* v = flat.data() + k;
+    steps.push_back({v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]});
+  }
+  profiles.clear();
+  const std::vector<double> times = f.read_doubles("profiles/time");
+  if (times.empty()) return;
+  const std::vector<double> x = f.read_doubles("profiles/x");
+  profiles.resize(times.size());
+  for (std::size_t p = 0; p < times.size(); ++p) {
+    profiles[p].time = times[p];
+    profiles[p].x = x;
+  }
+  for (const ProfileField& field : kProfileFields) {
+    const std::vector<double> all = f.read_doubles(std::string("profiles/") + field.name);
+    const std::size_t per = all.size() / times.size();
+    for (std::size_t p = 0; p < times.size(); ++p) (profiles[p].*field.member).assign(all.begin() + p * per, all.begin() + (p + 1) * per);
+  }
+}
+
+void write_transport_results(const std::filesystem::path& path, const Config& config, const Simulation& sim, const TransportHistory& history,
+                             const RunMetadata& meta) {
+  const SchrodingerPoisson& block = sim.block();
+  const DeviceGrid& g = block.grid();
+  const std::size_t nx = g.nx, nz = g.nz, ns = config.solver.subbands;
+  io::TemporaryPath temp(path);
+  {
+    io::H5File f(temp.path(), io::H5File::Mode::Create);
+    f.write_scalar("device/source_potential", g.source_potential);
+    f.write_scalar("device/gate_voltage", config.device.bias.gate_voltage);
+    f.write_scalar("device/drain_voltage", config.device.bias.drain_voltage);
+    f.write_scalar("device/temperature", config.device.temperature);
+    f.write("potential", block.potential(), {nx, nz});
+    f.write_attribute("potential", "units", "V, at the last time");
+    f.write("density", block.density(), {nx, nz});
+    f.write_attribute("density", "units", "nm^-3 (electrons), at the last time");
+    f.write("subbands/energies", block.eigenvalues(), {nx, 3, ns});
+    f.write_attribute("subbands/energies", "units", "eV (relative to the contacts' Fermi level), [x][valley][subband], at the last time");
+    history.write(f);
+    f.write_scalar("transport/time", sim.time());
+    f.write_scalar("transport/steps", static_cast<double>(sim.steps()));
+    f.write_scalar("transport/drain_current", history.steps.empty() ? 0.0 : history.steps.back().drain_current);
+    f.write_attribute("transport/drain_current", "units", "A/m (= uA/um) per unit width, the mean over x of j at the last time");
+    f.write_string("metadata/quanta_version", version());
+    f.write_string("metadata/config_file", meta.config_file);
+    f.write_string("metadata/backend", meta.backend);
+    f.write_string("metadata/device", meta.device);
+    for (const auto& [name, s] : meta.timings) f.write_scalar("metadata/timings/" + name, s);
+    f.close();
+  }
+  temp.commit();
+}
+
+void write_scalars(const std::filesystem::path& path, const Config& config, const TransportHistory& history) {
+  io::AtomicFile out(path);
+  auto& s = out.stream();
+  s << "# quanta " << version() << " mosfet transport (" << config.source << "): V_G " << config.device.bias.gate_voltage << " V, V_DS "
+    << config.device.bias.drain_voltage << " V, T " << config.device.temperature << " K\n";
+  s << "# time[s]  mass[m^-1]  I_D[A/m]  step  dt[s]  last_energy_cell  source_excess[m^-2]  drain_excess[m^-2]  newton  current_spread\n";
+  char line[320];
+  for (const StepRecord& r : history.steps) {
+    std::snprintf(line, sizeof line, "%.10e %.10e %.10e %8.0f %.6e %.3e %.6e %.6e %3.0f %.4e\n", r.time, r.mass, r.drain_current, r.step, r.dt,
+                  r.top_cell, r.excess_source, r.excess_drain, r.newton, r.current_spread);
+    s << line;
+  }
+  out.commit();
+}
+
+}  // namespace quanta::mosfet

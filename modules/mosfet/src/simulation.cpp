@@ -1,0 +1,354 @@
+// The Boltzmann-Schroedinger-Poisson simulation, stage by stage (docs/mosfet-transport-model.md, sections 4
+// and 6): the equilibrium start, the Runge-Kutta step with the block after every stage, the CFL step.
+#include "quanta/mosfet/simulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "quanta/core/error.hpp"
+#include "quanta/core/io/atomic_file.hpp"
+#include "quanta/core/io/hdf5.hpp"
+#include "quanta/core/timer.hpp"
+#include "transport_engine.hpp"
+
+namespace quanta::mosfet {
+
+struct Simulation::Setup {
+  TransportSetup transport;
+  DeviceGrid grid;          // the biased device
+  double a1_max = 0;        // max |a^1| over the valleys and the (w, phi) grid
+  double rho_star_nm2 = 0;  // the dimensionless surface density's unit, nm^-2
+  double current_star = 0;  // the dimensionless current's unit, A/m
+  double velocity_star = 0;  // m/s
+};
+
+namespace {
+
+std::string sci(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4e", x);
+  return text;
+}
+
+// [3][nsbn][nx] <-> [nx][3][nsbn]
+std::vector<double> node_major(const std::vector<double>& a, int nvp, int nx) {
+  std::vector<double> out(a.size());
+  for (int vp = 0; vp < nvp; ++vp)
+    for (int i = 0; i < nx; ++i) out[static_cast<std::size_t>(i) * nvp + vp] = a[static_cast<std::size_t>(vp) * nx + i];
+  return out;
+}
+std::vector<double> subband_major(const std::vector<double>& a, int nvp, int nx) {
+  std::vector<double> out(a.size());
+  for (int vp = 0; vp < nvp; ++vp)
+    for (int i = 0; i < nx; ++i) out[static_cast<std::size_t>(vp) * nx + i] = a[static_cast<std::size_t>(i) * nvp + vp];
+  return out;
+}
+
+// The overlaps int chi^2 chi'^2 dz/L_z of the block's wave functions psi [nx][3][nsbn][nz] (nm^-1/2): L_z dz sum_j
+// psi^2 psi'^2 (docs/mosfet-transport-model.md, section 3.2), [nx][3 nsbn][3 nsbn].
+std::vector<double> overlaps_of(const std::vector<double>& psi, int nx, int nvp, int nz, double dz, double length_z) {
+  std::vector<double> w(static_cast<std::size_t>(nx) * nvp * nvp);
+  for (int i = 0; i < nx; ++i)
+    for (int a = 0; a < nvp; ++a)
+      for (int b = a; b < nvp; ++b) {
+        const double* pa = psi.data() + (static_cast<std::size_t>(i) * nvp + a) * nz;
+        const double* pb = psi.data() + (static_cast<std::size_t>(i) * nvp + b) * nz;
+        double s = 0;
+        for (int j = 0; j < nz; ++j) s += pa[j] * pa[j] * pb[j] * pb[j];
+        w[(static_cast<std::size_t>(i) * nvp + a) * nvp + b] = w[(static_cast<std::size_t>(i) * nvp + b) * nvp + a] = s * dz * length_z;
+      }
+  return w;
+}
+
+Device without_drain_bias(Device d) {
+  d.bias.drain_voltage = 0;
+  return d;
+}
+
+}  // namespace
+
+Simulation::Simulation(const Config& config, const TransportOptions& options, Backend backend)
+    : config_(config), opt_(options), backend_(backend), setup_(std::make_unique<Setup>()) {
+  config_.solver.statistics = Statistics::MaxwellBoltzmann;
+  // With the populations held, the Frechet derivative's pair sum over the populated subbands alone (the seed)
+  // leaves the Newton iteration slow and, on coarse z grids, oscillating: measured on the 17 x 25 test grid
+  // with 3 subbands, 8-9 iterations per stage and no convergence by step 132; with 6 states 3-4, with 12 2-3.
+  if (config_.solver.frechet_states == 0) config_.solver.frechet_states = std::min(config_.grid.nz - 2, 2 * config_.solver.subbands);
+  const Device& d = config_.device;
+  scales_ = TransportScales{d.temperature, d.geometry.length(), d.geometry.width()};
+  if (opt_.nphi < 6 || opt_.nphi % 2 != 0 || opt_.nw < 6)
+    throw Error("mosfet: the transport grid needs an even nphi >= 6 and nw >= 6 (nw " + std::to_string(opt_.nw) + ", nphi " +
+                std::to_string(opt_.nphi) + ")");
+  const double w_max = opt_.w_max > 0 ? opt_.w_max : 15 * 0.063 / scales_.kT_eV();
+  const int ns = config_.solver.subbands, nx = config_.grid.nx;
+  TransportSetup& ts = setup_->transport;
+  ts.grid = kernels::PhaseGrid{ns, nx, opt_.nw, opt_.nphi, 1.0 / (nx - 1), w_max / (opt_.nw - 1), 2 * constants::pi / opt_.nphi};
+  for (int v = 0; v < kernels::kValleys; ++v) ts.valleys[v] = kane_valley(d.materials.valleys[v], scales_);
+  ts.scattering = make_phonon_scattering(opt_.phonons, d.materials.valleys, scales_, opt_.rates, opt_.occupation);
+  for (int v = 0; v < kernels::kValleys; ++v)
+    for (int l = 0; l < opt_.nw; ++l)
+      for (int m = 0; m < opt_.nphi; ++m)
+        setup_->a1_max = std::max(setup_->a1_max, std::abs(kernels::velocity_x(ts.valleys[v], (l + 0.5) * ts.grid.dw, m * ts.grid.dphi)));
+  using namespace constants;
+  const double kT = kB * d.temperature, rho_star = electron_mass * kT / (hbar * hbar);
+  setup_->rho_star_nm2 = rho_star * 1e-18;
+  setup_->velocity_star = std::sqrt(kT / electron_mass);
+  setup_->current_star = eV * rho_star * setup_->velocity_star;
+#ifdef QUANTA_HAVE_CUDA
+  if (backend_ == Backend::Cuda) engine_ = make_cuda_transport_engine(ts);
+#endif
+  if (!engine_) {
+    if (backend_ == Backend::Cuda) throw Error("mosfet: built without the CUDA backend");
+    engine_ = make_cpu_transport_engine(ts);
+  }
+}
+
+Simulation::~Simulation() = default;
+
+double Simulation::time() const { return t_ * scales_.time(); }
+double Simulation::next_dt() const { return dt_ * scales_.time(); }
+double Simulation::time_scale() const { return scales_.time(); }
+std::vector<double> Simulation::distribution() const { return engine_->download_distribution(); }
+
+void Simulation::start() {
+  const Device& d = config_.device;
+  const kernels::PhaseGrid& g = setup_->transport.grid;
+  const int nvp = kernels::kValleys * g.nsbn;
+  WallTimer timer;
+  // 1. The zero-bias equilibrium: the contact potential that makes the source column neutral, and the
+  //    self-consistent Maxwell-Boltzmann subbands at the contacts' Fermi level.
+  const double vs = neutral_contact_potential(d, config_.grid, g.nsbn, Statistics::MaxwellBoltzmann);
+  std::vector<double> potential;
+  {
+    SchrodingerPoisson eq(make_device_grid(without_drain_bias(d), config_.grid, vs), config_.solver, backend_);
+    const BlockResult r = eq.solve_equilibrium(0.0);
+    if (!r.converged) throw Error("mosfet: the zero-bias equilibrium that starts the transport phase: " + not_converged_message(r, config_.solver));
+    rho_eq_ = eq.populations();  // [nx][3][nsbn] nm^-2
+    potential = eq.potential();
+  }
+  for (double& r : rho_eq_) r /= setup_->rho_star_nm2;
+  rho_eq_ = subband_major(rho_eq_, nvp, g.nx);
+  // 2. The distribution: each subband's discrete Maxwellian at its equilibrium density.
+  std::vector<double> phi(static_cast<std::size_t>(nvp) * g.nx * g.nw * g.nphi);
+  for (int v = 0; v < kernels::kValleys; ++v) {
+    const kernels::KaneValley& val = setup_->transport.valleys[v];
+    double norm = 0;
+    for (int l = 0; l < g.nw; ++l) norm += kernels::kane_jacobian(val, (l + 0.5) * g.dw) * std::exp(-(l + 0.5) * g.dw);
+    norm *= g.dw * g.dphi * g.nphi;
+    for (int p = 0; p < g.nsbn; ++p)
+      for (int i = 0; i < g.nx; ++i)
+        for (int l = 0; l < g.nw; ++l) {
+          const double w = (l + 0.5) * g.dw, value = rho_eq_[(v * g.nsbn + p) * g.nx + i] * kernels::kane_jacobian(val, w) * std::exp(-w) / norm;
+          std::fill_n(phi.begin() + kernels::phase_index(g, v, p, i, l, 0), g.nphi, value);
+        }
+  }
+  engine_->upload_distribution(phi);
+  // 3. The bias: the block of the biased device, from the equilibrium potential, on the equilibrium densities.
+  setup_->grid = make_device_grid(d, config_.grid, vs);
+  block_ = std::make_unique<SchrodingerPoisson>(setup_->grid, config_.solver, backend_);
+  block_->set_kernel_timing(false);
+  block_->set_potential(potential);
+  t_ = 0;
+  step_ = 0;
+  solve_block("the biased device at t = 0");
+  dt_ = cfl_step();
+  transport_seconds_ = block_seconds_ = 0;
+}
+
+void Simulation::solve_block(const std::string& where) {
+  const kernels::PhaseGrid& g = setup_->transport.grid;
+  const int nvp = kernels::kValleys * g.nsbn;
+  WallTimer timer;
+  TransportMoments m = engine_->moments();
+  transport_seconds_ += timer.seconds();
+  for (std::size_t k = 0; k < m.rho.size(); ++k)
+    if (!std::isfinite(m.rho[k]) || !std::isfinite(m.current[k]))
+      throw Error("mosfet: " + where + ": the distribution of valley " + std::to_string(k / (g.nsbn * g.nx) + 1) + ", subband " +
+                  std::to_string(k / g.nx % g.nsbn) + " at x node " + std::to_string(k % g.nx) + " is not finite (surface density " +
+                  sci(m.rho[k]) + ", current " + sci(m.current[k]) + ")");
+  rho_ = std::move(m.rho);
+  current_ = std::move(m.current);
+  energy_ = std::move(m.energy);
+  top_ = std::move(m.top);
+  std::vector<double> rho_nm2 = node_major(rho_, nvp, g.nx);
+  for (double& r : rho_nm2) r *= setup_->rho_star_nm2;
+  timer.reset();
+  BlockResult r;
+  try {
+    r = block_->solve(rho_nm2);
+  } catch (const Error& e) {
+    throw Error("mosfet: " + where + ": " + e.what());
+  }
+  block_seconds_ += timer.seconds();
+  if (!r.converged) throw Error("mosfet: " + where + ": " + not_converged_message(r, config_.solver));
+  newton_iterations_ = static_cast<int>(r.history.size());
+  eps_ = block_->eigenvalues();
+  const double kT = scales_.kT_eV();
+  for (double& e : eps_) e /= kT;
+  overlaps_ = overlaps_of(block_->eigenvectors(), g.nx, nvp, setup_->grid.nz, setup_->grid.dz, scales_.length_z);
+}
+
+// The inflow factors rho_eq / rho of every subband at the source (x node 0) and the drain (nx - 1), [3][nsbn][2].
+std::vector<double> Simulation::contact_scale() const {
+  const int nx = setup_->transport.grid.nx, nvp = kernels::kValleys * setup_->transport.grid.nsbn;
+  std::vector<double> s(2 * nvp);
+  for (int vp = 0; vp < nvp; ++vp)
+    for (int side = 0; side < 2; ++side) {
+      const std::size_t k = static_cast<std::size_t>(vp) * nx + (side == 0 ? 0 : nx - 1);
+      s[2 * vp + side] = rho_[k] > 0 ? rho_eq_[k] / rho_[k] : 1.0;
+    }
+  return s;
+}
+
+// dt = CFL / (A1/dx + A2/dw + A3/dphi) (section 4.5), from the current state's eps'.
+double Simulation::cfl_step() const {
+  const kernels::PhaseGrid& g = setup_->transport.grid;
+  const BlockSlopes s = block_slopes(setup_->transport, eps_);
+  double slope = 0;
+  for (double d : s.deps_dx) slope = std::max(slope, std::abs(d));
+  const double a1 = setup_->a1_max, a2 = slope * a1;
+  return opt_.cfl / (a1 / g.dx + a2 / g.dw + s.a3_max / g.dphi);
+}
+
+// Phi^(1) = Phi^n + dt L(Phi^n),  Phi^(2) = 3/4 Phi^n + 1/4 Phi^(1) + 1/4 dt L(Phi^(1)),
+// Phi^{n+1} = 1/3 Phi^n + 2/3 Phi^(2) + 2/3 dt L(Phi^(2)); the block after every stage (section 4.4).
+void Simulation::step(double at_most) {
+  static constexpr double a[3] = {1.0, 0.75, 1.0 / 3}, b[3] = {0.0, 0.25, 2.0 / 3}, c[3] = {1.0, 0.25, 2.0 / 3};
+  const double dt = std::min(dt_, at_most / scales_.time());
+  if (!(dt > 0)) throw Error("mosfet: a time step of " + sci(dt * scales_.time()) + " s (the CFL step " + sci(dt_ * scales_.time()) + " s)");
+  WallTimer timer;
+  engine_->save_step_start();
+  for (int s = 0; s < 3; ++s) {
+    timer.reset();
+    engine_->upload_block(eps_, overlaps_, contact_scale());
+    engine_->evaluate_rhs();
+    engine_->combine(a[s], b[s], c[s] * dt);
+    transport_seconds_ += timer.seconds();
+    char where[96];
+    std::snprintf(where, sizeof where, "step %ld, Runge-Kutta stage %d (t = %.6g ps)", step_ + 1, s + 1, (t_ + dt) * scales_.time() * 1e12);
+    solve_block(where);
+  }
+  t_ += dt;
+  ++step_;
+  dt_ = cfl_step();
+}
+
+Observables Simulation::observe() const {
+  const kernels::PhaseGrid& g = setup_->transport.grid;
+  const int nx = g.nx, ns = g.nsbn;
+  Observables o;
+  o.time = time();
+  o.step = step_;
+  const double dx_nm = config_.device.geometry.length() / (nx - 1), rho_si = setup_->rho_star_nm2 * 1e18, kT = scales_.kT_eV();
+  o.x.resize(nx);
+  for (int i = 0; i < nx; ++i) o.x[i] = i * dx_nm;
+  o.subband_density = rho_;
+  o.subband_current = current_;
+  for (double& r : o.subband_density) r *= rho_si;
+  for (double& j : o.subband_current) j *= setup_->current_star;
+  o.density.assign(nx, 0.0);
+  o.current.assign(nx, 0.0);
+  o.valley_velocity.assign(3 * nx, 0.0);
+  o.valley_energy.assign(3 * nx, 0.0);
+  for (int v = 0; v < kernels::kValleys; ++v)
+    for (int i = 0; i < nx; ++i) {
+      double r = 0, j = 0, e = 0;
+      for (int p = 0; p < ns; ++p) {
+        const std::size_t k = static_cast<std::size_t>(v * ns + p) * nx + i;
+        r += rho_[k];
+        j += current_[k];
+        e += energy_[k];
+      }
+      o.density[i] += 2 * r * rho_si;
+      o.current[i] += 2 * j * setup_->current_star;
+      o.valley_velocity[v * nx + i] = r > 0 ? j / r * setup_->velocity_star : 0.0;
+      o.valley_energy[v * nx + i] = r > 0 ? e / r * kT : 0.0;
+    }
+  // Trapezoid over the nodes for the means and the mass.
+  double mean = 0, mass = 0;
+  for (int i = 0; i < nx; ++i) {
+    const double weight = (i == 0 || i == nx - 1) ? 0.5 : 1.0;
+    mean += weight * o.current[i] / (nx - 1);
+    mass += weight * o.density[i] * dx_nm * 1e-9;
+  }
+  o.drain_current = mean;
+  o.mass = mass;
+  if (mean != 0)
+    for (int i = 0; i < nx; ++i) o.current_spread = std::max(o.current_spread, std::abs(o.current[i] - mean) / std::abs(mean));
+  for (double t : top_) o.top_cell = std::max(o.top_cell, std::abs(t));
+  const DeviceGrid& dg = setup_->grid;
+  for (int side = 0; side < 2; ++side) {
+    const int i = side == 0 ? 0 : nx - 1;
+    double donors = 0;
+    for (int j = 0; j < dg.nz; ++j) donors += dg.doping[static_cast<std::size_t>(i) * dg.nz + j] * dg.dz;  // nm^-2
+    o.contact_excess[side] = o.density[i] - donors * 1e18;
+  }
+  return o;
+}
+
+// What must match for a resume: the device, the bias, the grids and the physics.
+std::vector<std::pair<std::string, double>> Simulation::run_keys() const {
+  const Device& d = config_.device;
+  const kernels::PhaseGrid& g = setup_->transport.grid;
+  const kernels::PhononScattering& s = setup_->transport.scattering;
+  return {{"gate_voltage", d.bias.gate_voltage}, {"drain_voltage", d.bias.drain_voltage}, {"temperature", d.temperature},
+          {"length", d.geometry.length()},       {"width", d.geometry.width()},          {"nz", static_cast<double>(setup_->grid.nz)},
+          {"w_max", g.dw * (g.nw - 1)},          {"cfl", opt_.cfl},                      {"rate_constant_0", s.C[0]},
+          {"rate_constant_5", s.C[5]},           {"occupation_0_2_4", s.occupation[0][2][4]}};
+}
+
+void Simulation::save_checkpoint(const std::filesystem::path& file, const std::function<void(io::H5File&)>& extra) const {
+  const kernels::PhaseGrid& g = setup_->transport.grid;
+  io::TemporaryPath temp(file);
+  {
+    io::H5File f(temp.path(), io::H5File::Mode::Create);
+    const std::vector<std::size_t> full{3, static_cast<std::size_t>(g.nsbn), static_cast<std::size_t>(g.nx), static_cast<std::size_t>(g.nw),
+                                        static_cast<std::size_t>(g.nphi)};
+    f.write("distribution", engine_->download_distribution(), full);
+    f.write_scalar("time", t_);
+    f.write_scalar("dt", dt_);
+    f.write_scalar("step", static_cast<double>(step_));
+    f.write("potential", block_->potential(), {static_cast<std::size_t>(setup_->grid.nx), static_cast<std::size_t>(setup_->grid.nz)});
+    f.write("rho_eq", rho_eq_, {rho_eq_.size()});
+    f.write("eps", eps_, {eps_.size()});
+    f.write("overlaps", overlaps_, {overlaps_.size()});
+    for (const auto& [name, a] : {std::pair{"rho", &rho_}, {"current", &current_}, {"energy", &energy_}, {"top", &top_}})
+      f.write(std::string("moments/") + name, *a, {a->size()});
+    for (const auto& [k, v] : run_keys()) f.write_scalar("run/" + k, v);
+    if (extra) extra(f);
+    f.close();
+  }
+  temp.commit();
+}
+
+void Simulation::load_checkpoint(const std::filesystem::path& file, const std::function<void(const io::H5File&)>& extra) {
+  if (!block_) throw Error("mosfet: load_checkpoint() before start()");
+  const kernels::PhaseGrid& g = setup_->transport.grid;
+  const io::H5File f(file, io::H5File::Mode::Read);
+  for (const auto& [k, v] : run_keys()) {
+    const double stored = f.read_doubles("run/" + k).at(0);
+    if (std::abs(stored - v) > 1e-12 * std::max(1.0, std::abs(v)))
+      throw InputError(file.string(), 0, "run/" + k, "the checkpoint's " + sci(stored), "this run's " + sci(v) + " (a checkpoint of the same config)");
+  }
+  const std::vector<std::size_t> dims = f.dims("distribution");
+  const std::vector<std::size_t> want{3, static_cast<std::size_t>(g.nsbn), static_cast<std::size_t>(g.nx), static_cast<std::size_t>(g.nw),
+                                      static_cast<std::size_t>(g.nphi)};
+  if (dims != want)
+    throw InputError(file.string(), "the checkpoint's distribution has another shape than this run's grid (subbands, nx, nw, nphi)");
+  engine_->upload_distribution(f.read_doubles("distribution"));
+  t_ = f.read_doubles("time").at(0);
+  dt_ = f.read_doubles("dt").at(0);
+  step_ = static_cast<long>(f.read_doubles("step").at(0));
+  block_->set_potential(f.read_doubles("potential"));
+  rho_eq_ = f.read_doubles("rho_eq");
+  eps_ = f.read_doubles("eps");
+  overlaps_ = f.read_doubles("overlaps");
+  rho_ = f.read_doubles("moments/rho");
+  current_ = f.read_doubles("moments/current");
+  energy_ = f.read_doubles("moments/energy");
+  top_ = f.read_doubles("moments/top");
+  if (extra) extra(f);
+}
+
+}  // namespace quanta::mosfet
