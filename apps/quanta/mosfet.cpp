@@ -18,7 +18,7 @@ Subcommand add_mosfet(CLI::App& app) {
   s.app = app.add_subcommand("mosfet", "double-gate MOSFET: Schroedinger-Poisson equilibrium, or with a [transport] table the "
                                         "Boltzmann-Schroedinger-Poisson simulation in time");
   s.app->add_option("CONFIG", v->config, "TOML config (docs/mosfet.md lists the keys)")->required();
-  s.app->add_option("-o,--output-dir", v->output, "where quanta-mosfet.h5 and quanta-mosfet.txt go (default: the current directory)");
+  s.app->add_option("-o,--output-dir", v->output, "where quanta-mosfet.h5 and the text outputs go (default: the current directory)");
   s.app->add_flag("--resume", v->run.resume, "continue a transport run from quanta-mosfet-checkpoint.h5 in the output folder");
   add_common_options(s.app, v->common, false);
   s.run = [v] {

@@ -141,10 +141,10 @@ QUANTA_HD double energy_slope(const PhaseGrid& g, const double* eps, int v, int 
 }
 
 // max over w and phi of |sin phi| / (sqrt(m_x) R(w)) in valley v: A3 = max |eps'| times the largest of these.
+// R(w) = sqrt(2 w (1 + alpha w)) grows with w (alpha >= 0), so the maximum lies in the first energy cell.
 QUANTA_HD double angle_rate_max(const PhaseGrid& g, const KaneValley& v) {
   double m = 0;
-  for (int l = 0; l < g.nw; ++l)
-    for (int k = 0; k < g.nphi; ++k) m = fmax(m, fabs(angle_rate(v, (l + 0.5) * g.dw, k * g.dphi)));
+  for (int k = 0; k < g.nphi; ++k) m = fmax(m, fabs(angle_rate(v, 0.5 * g.dw, k * g.dphi)));
   return m;
 }
 

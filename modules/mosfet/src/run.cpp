@@ -99,6 +99,14 @@ RunSummary run_transport(const RunOptions& opt, const Config& config, Backend ba
   s.drain_current = history.steps.back().drain_current;
   s.current_spread = history.steps.back().current_spread;
   s.converged = true;
+  if (sim->steps() > first_step) {
+    const double n = static_cast<double>(sim->steps() - first_step);
+    char line[200];
+    std::snprintf(line, sizeof line, "per step: %.3f ms, of which transport phase %.3f ms, Schroedinger-Poisson phase %.3f ms (3 calls, %d Newton "
+                  "iterations in the last)", 1e3 * s.seconds_per_step, 1e3 * sim->transport_seconds() / n, 1e3 * sim->block_seconds() / n,
+                  sim->last_newton_iterations());
+    note("mosfet", opt.quiet, line);
+  }
   meta.timings.emplace_back("time_steps", s.seconds_transport);
   meta.timings.emplace_back("transport_phase", sim->transport_seconds());
   meta.timings.emplace_back("schrodinger_poisson_phase", sim->block_seconds());

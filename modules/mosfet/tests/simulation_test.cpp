@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -150,7 +149,8 @@ TEST(Simulation, GpuFollowsCpu) {
   Simulation cpu(seed_device(0.1), small_grid(), Backend::Cpu), gpu(seed_device(0.1), small_grid(), Backend::Cuda);
   cpu.start();
   gpu.start();
-  EXPECT_DOUBLE_EQ(gpu.next_dt(), cpu.next_dt());
+  // The eigenvalues, and so eps' and the CFL step, agree to round-off (measured 5e-15).
+  EXPECT_NEAR(gpu.next_dt(), cpu.next_dt(), 1e-12 * cpu.next_dt());
   run_steps(cpu, 10);
   run_steps(gpu, 10);
   const double d = max_rel(gpu.distribution(), cpu.distribution());
@@ -166,22 +166,3 @@ TEST(Simulation, GpuFollowsCpu) {
 
 }  // namespace
 }  // namespace quanta::mosfet
-namespace quanta::mosfet {
-TEST(Probe, ZeroBias) {
-  if (!std::getenv("PROBE")) GTEST_SKIP();
-  TransportOptions t = small_grid();
-  t.nw = std::atoi(std::getenv("NW"));
-  t.w_max = std::atof(std::getenv("WMAX"));
-  Config c = seed_device(std::atof(std::getenv("VDS")), std::atoi(std::getenv("NX")));
-  Simulation sim(c, t, Backend::Cpu);
-  sim.start();
-  const Observables o0 = sim.observe();
-  const int steps = std::atoi(std::getenv("STEPS"));
-  for (int n = 0; n < steps; ++n) sim.step();
-  const Observables o = sim.observe();
-  std::printf("t %.3e s I %.4e\n", o.time, o.drain_current);
-  for (std::size_t i = 0; i < o.x.size(); ++i)
-    std::printf("%6.2f rho %.5e -> %.5e (%+.3e)  j %+.4e  v0 %+.3e E0 %.4f\n", o.x[i], o0.density[i], o.density[i], o.density[i] / o0.density[i] - 1,
-                o.current[i], o.valley_velocity[i], o.valley_energy[i]);
-}
-}
