@@ -49,6 +49,7 @@ std::vector<double> subband_major(const std::vector<double>& a, int nvp, int nx)
 // psi^2 psi'^2 (docs/mosfet-transport-model.md, section 3.2), [nx][3 nsbn][3 nsbn].
 std::vector<double> overlaps_of(const std::vector<double>& psi, int nx, int nvp, int nz, double dz, double length_z) {
   std::vector<double> w(static_cast<std::size_t>(nx) * nvp * nvp);
+#pragma omp parallel for schedule(static)
   for (int i = 0; i < nx; ++i)
     for (int a = 0; a < nvp; ++a)
       for (int b = a; b < nvp; ++b) {

@@ -101,6 +101,7 @@ BlockSlopes block_slopes(const TransportSetup& setup, const std::vector<double>&
 void check_block_sizes(const kernels::PhaseGrid& g, const std::vector<double>& eps, const std::vector<double>& overlaps,
                        const std::vector<double>& contact_scale) {
   const std::size_t nvp = static_cast<std::size_t>(kernels::kValleys) * g.nsbn;
+  if (g.nx < 2) throw Error("transport: " + std::to_string(g.nx) + " x node; eps' needs at least 2");
   if (eps.size() != nvp * g.nx || overlaps.size() != nvp * nvp * g.nx || contact_scale.size() != nvp * 2)
     throw Error("transport: a Schroedinger-Poisson state of the wrong size (" + std::to_string(eps.size()) + " energies, " +
                 std::to_string(overlaps.size()) + " overlaps, " + std::to_string(contact_scale.size()) + " contact factors; expected " +

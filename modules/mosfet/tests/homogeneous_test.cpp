@@ -265,7 +265,7 @@ struct Film {
 // ---------------------------------------------------------------------------------------------------------
 // No force: everything starts in subband 0 of valley 0 (1.7 k_B T above the lowest), with a Gaussian energy
 // profile around 3 k_B T and the anisotropy 1 + 0.6 cos phi + 0.3 sin 2 phi, and relaxes to the Maxwellian of
-// section 3.7. Two subbands per valley (eps = 1.715, 8.104; 1.715, 8.104; 0, 1.237 k_B T); dw = 0.25, w_max = 16,
+// section 3.7. Two subbands per valley (eps = 1.714, 8.094; 1.714, 8.094; 0, 1.237 k_B T); dw = 0.25, w_max = 16,
 // 8 angles (without force nothing moves along phi); 25 t* = 7.4 ps.
 TEST(HomogeneousFilm, RelaxesToTheMaxwellianWithoutForce) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -281,8 +281,8 @@ TEST(HomogeneousFilm, RelaxesToTheMaxwellianWithoutForce) {
   // (c) Without force the transport terms vanish and the gain is isotropic, so the deviation of each cell from
   // its angular mean decays by exactly the RK3 factor r(z) = 1 - z + z^2/2 - z^3/6, z = Lambda(w_l) dt, per step:
   // the engine's anisotropy after n steps is predicted from the reference loss rate cell by cell. Rounding
-  // only (relative 1e-9 asked; measured ~1e-13), and it fails if the loss rate of any cell or the isotropy
-  // of the gain were wrong.
+  // only (relative 1e-9 asked; measured 3e-13); it fails if the loss rate of any cell or the isotropy of the
+  // gain is wrong.
   const LossRate loss(nsbn, RateConvention::GoldenRule);
   f.run_until(3.0);
   double mean_shape = 0, deviation = 0, predicted = 0, fastest = 0;
@@ -298,6 +298,7 @@ TEST(HomogeneousFilm, RelaxesToTheMaxwellianWithoutForce) {
               f.time, predicted, anisotropy / predicted - 1);
   EXPECT_NEAR(anisotropy, predicted, 1e-9 * predicted);
   EXPECT_LT(anisotropy, 1e-2 * anisotropy0);
+  std::printf("largest Lambda dt %.3f\n", fastest);
   EXPECT_LT(fastest, 2.5);  // the scattering stays inside RK3's real stability interval (it does not enter dt)
 
   // Stationary: the Maxwellian's populations rho_{v,p} ~ sqrt(m_x m_y) (1 + 2 alpha) e^{-eps} (section 3.7; alpha
@@ -313,14 +314,16 @@ TEST(HomogeneousFilm, RelaxesToTheMaxwellianWithoutForce) {
     const double fraction = end.rho[a] / end.total_rho, expected = mb[a] / mb_total;
     std::printf("subband %d,%d: population %.6e, Maxwell-Boltzmann %.6e (%+.2e)\n", a / nsbn, a % nsbn, fraction, expected, fraction / expected - 1);
     // (b) The discrete operator is in detailed balance only up to its interpolation error, which the stationary
-    // populations keep: +0.26%, +0.26%, -0.27%, +0.21% for the four populated subbands, +2.5% for the two at
-    // 8.1 k_B T (3e-4 of the particles); the slowest population mode (0.37 / t*) adds about 0.2% at 20 t*.
-    // Started at 0 or 1 (errors of order 1 to 1e3), 1% and 5%.
+    // populations keep (measured after 40 t*: +0.26%, +0.26%, -0.27%, +0.21% for the four populated subbands,
+    // +2.5% for the two at 8.1 k_B T, 3e-4 of the particles); the slowest population mode decays at 0.37 / t*.
+    // Measured at 25 t*: +0.37%, +0.34%, -0.44%, +0.50%, and +2.7%. Started at 0 or 1, errors of order 1 to
+    // 1e3. Tolerances 1% and 5%.
     EXPECT_NEAR(fraction, expected, (expected > 1e-2 ? 0.01 : 0.05) * expected) << "subband " << a / nsbn << "," << a % nsbn;
   }
   // (d) The mean kinetic energy: (1 + 4 alpha) / (1 + 2 alpha) = 1.02520 k_B T (section 5.1), 1.03027 for the
-  // Maxwellian sampled at the cell centres (midpoint rule, dw = 0.25); the engine's stationary state sits 0.36%
-  // above it (interpolation) and 0.2% more is still relaxing at 20 t*. It started at 3.03. 1%.
+  // Maxwellian sampled at the cell centres (midpoint rule, dw = 0.25). The engine's stationary state sits 0.36%
+  // above the latter (interpolation); measured 1.03483 (+0.44%) at 25 t*, from 3.03. 1% from the grid's value,
+  // 2% from the continuous one.
   const double alpha = f.setup.valleys[0].alpha;
   double sum_w = 0, sum = 0;
   for (int l = 0; l < g.nw; ++l) {
@@ -331,14 +334,14 @@ TEST(HomogeneousFilm, RelaxesToTheMaxwellianWithoutForce) {
   std::printf("mean kinetic energy %.5f -> %.5f k_B T; Maxwellian %.5f, on the grid %.5f\n", start.mean_energy(), end.mean_energy(),
               (1 + 4 * alpha) / (1 + 2 * alpha), sum_w / sum);
   EXPECT_NEAR(end.mean_energy(), sum_w / sum, 0.01 * sum_w / sum);
-  EXPECT_NEAR(end.mean_energy(), (1 + 4 * alpha) / (1 + 2 * alpha), 0.015);
+  EXPECT_NEAR(end.mean_energy(), (1 + 4 * alpha) / (1 + 2 * alpha), 0.02 * (1 + 4 * alpha) / (1 + 2 * alpha));
   EXPECT_LT(std::abs(end.velocity()), 1e-12);  // no force, no current
   // (a) Particles: the scheme of section 3.6 is not conservative (the gain is interpolated; the loss has its
   // thresholds in closed form). Section 7.3 measured a defect of 1.8e-4 / t* for the Maxwellian with the seed's
   // constants at dw = 0.122; golden-rule rates are 2 pi faster, and the defect grows as dw^2, so about
-  // 2 pi (0.25 / 0.122)^2 1.8e-4 = 4.7e-3 / t* here. Measured: 3.7e-3 / t* at the end, and 14% over the run,
-  // most of it while the distribution is hot (the thresholds then cut where Pi is large). Bounds 5e-3 / t*
-  // and 20%; a leak through the boundaries of w or phi, or along x, would show on top of it.
+  // 2 pi (0.25 / 0.122)^2 1.8e-4 = 4.7e-3 / t* here. Measured: 3.7e-3 / t* at the end, and +16.5% over the
+  // 25 t*, most of it while the distribution is hot (the loss's thresholds then cut where Pi is large). Bounds
+  // 5e-3 / t* and 20%; a leak through the boundaries of w or phi, or along x, would show on top of it.
   const double rate = std::log(end.total_rho / before.total_rho) / (f.time - 24.0);
   std::printf("particles %.6e -> %.6e (%+.2f%%), stationary rate %+.2e / t*\n", start.total_rho, end.total_rho,
               100 * (end.total_rho / start.total_rho - 1), rate);
@@ -373,9 +376,10 @@ TEST(HomogeneousFilm, LowFieldMobilityMatchesTheLinearisedEquation) {
   // For information (section 7.5): phonon-limited electron mobility in Si inversion layers and 5-10 nm
   // double-gate films at 300 K, about 400-700 cm^2/Vs (Takagi et al., IEEE TED 41, 2357 (1994); Gamiz &
   // Fischetti, J. Appl. Phys. 89, 5478 (2001)); bulk Si with the same phonon set about 1400-1450 cm^2/Vs.
-  // The model's film has no roughness or Coulomb scattering and is lightly populated: its golden-rule value
-  // (1495 with 2, 1427 cm^2/Vs with 6 subbands) is near the bulk one, above the universal curve, as section 7.5
-  // expects; the seed's constants give 6.3 times that, above any silicon value.
+  // The model's film has no roughness or Coulomb scattering: its golden-rule value (1495 with 2, 1427 cm^2/Vs
+  // with 6 subbands) is near the bulk one, above the universal curve, as section 7.5 expects; the seed's
+  // constants give 6.3 times that, above any silicon value. Loose bounds on the reference itself, around the
+  // bulk value: a slip in its units or a lost 2 pi would leave them.
   EXPECT_GT(to_cm2_per_Vs(exact), 1000);
   EXPECT_LT(to_cm2_per_Vs(exact), 2000);
 
@@ -398,22 +402,22 @@ TEST(HomogeneousFilm, LowFieldMobilityMatchesTheLinearisedEquation) {
     if (&r == &runs[0]) coarse_state = f.engine->download_distribution();
     std::printf("engine, dw = %.3f, %d angles: %.1f cm^2/Vs (%+.2f%% from exact; %+.1e in the last t*)\n", r.dw, r.nphi, to_cm2_per_Vs(r.v_over_F),
                 100 * (r.v_over_F / exact - 1), r.drift);
-    EXPECT_GT(r.v_over_F, 0.0);             // electrons move along the force
-    EXPECT_LT(std::abs(r.drift), 1e-3);      // steady
+    EXPECT_GT(r.v_over_F, 0.0);         // electrons move along the force
+    EXPECT_LT(std::abs(r.drift), 1e-3);  // steady: measured +5e-4 in the last t*
   }
-  // The engine's error is first order in dw (measured +7.6% at dw = 0.25, +3.1% at 0.125; the angle count does
-  // not matter, 16 or 32 angles change it by 0.02%): the drift terms are not smooth at w = 0, where a^3 grows as
-  // w^{-1/2} and a^2 Phi as w^{1/2}, and in the first energy cell the discrete drift of the Maxwellian is several
-  // times the exact one. It must shrink (to at most 0.6 of the coarse error; first order gives 0.5) and be
-  // below 4.5% on the finer grid.
+  // The engine's error is first order in dw: measured +7.6% at dw = 0.25 with 8 angles, +3.5% at dw = 0.125 with
+  // 12 (+3.1% with 8; at dw = 0.25, 16 or 32 angles differ by 0.02%). The drift terms are not smooth at w = 0,
+  // where a^3 grows as w^{-1/2} and a^2 Phi as w^{1/2}: in the first energy cell the discrete drift of the
+  // Maxwellian is 3 to 5 times the exact one, which weighs about dw in the current. The error must shrink (to
+  // at most 0.6 of the coarse one; first order gives 0.5) and be below 4.5% on the finer grid.
   const double coarse = runs[0].v_over_F / exact - 1, fine = runs[1].v_over_F / exact - 1;
   EXPECT_LT(std::abs(fine), 0.6 * std::abs(coarse));
   EXPECT_LT(std::abs(fine), 0.045);
 
   // The seed's constants are 1 / (2 pi) of the golden rule's (test_mosfet_phonon_scattering), so at F / (2 pi) the
   // equation is the golden-rule one with time stretched by 2 pi: the same steady state, mobility 2 pi larger.
-  // From the golden-rule steady state (coarse grid), 2 t* under the seed's constants must leave it in place:
-  // 0.5% (it would move by tens of percent if the steady state differed).
+  // From the golden-rule steady state (coarse grid), 2 t* under the seed's constants must leave it in place
+  // (measured 2 pi x 0.9988; 0.5%). The same holds at every field: v_seed(E) = v_golden(2 pi E).
   Film seed(nsbn, runs[0].dw, 16, runs[0].nphi, F / (2 * kPi), RateConvention::SeedCode);
   seed.engine->upload_distribution(coarse_state);
   seed.run_until(2.0);
@@ -449,21 +453,21 @@ TEST(HomogeneousFilm, DriftVelocitySaturates) {
     state = f.engine->download_distribution();
     std::printf("E = %.0e V/cm (F = %.3f): v = %.4e cm/s (%+.2f%% in the last 0.5 t*), mean kinetic energy %.2f k_B T, last energy cell %.1e\n",
                 fields[k], force_of(fields[k]), v[k], 100 * (s.velocity() / before - 1), energy[k], s.top);
-    // Steady to a few percent: the velocity overshoots and then settles with the energy (measured -0.8% and -1.1%
+    // Steady to a few percent: the velocity overshoots and then settles with the energy (measured -0.9% and -1.2%
     // in the last 0.5 t*; 3%).
     EXPECT_LT(std::abs(s.velocity() / before - 1), 0.03);
-    // w_max large enough: measured 1e-7 and 2e-4 of the particles in the last cell (w = 79.5 k_B T); 1e-3.
+    // w_max large enough: measured 1e-7 and 2.2e-4 of the particles in the last cell (w = 79.5 k_B T); 1e-3.
     EXPECT_LT(s.top, 1e-3);
   }
   // The saturation velocity of silicon electrons at 300 K is about 1e7 cm/s (Canali et al., IEEE TED 22, 1045
   // (1975): 1.07e7 cm/s; Jacoboni & Reggiani 1983); section 7.5 expects 0.8-1.1e7 from this 2-D model.
-  // Measured: 1.03e7 cm/s at 5e4 and 0.99e7 at 1e5 V/cm (1.0e7 with six subbands, mean energy 12 k_B T). The
-  // window 0.5-1.5e7 cm/s is the order of magnitude: a rate off by 2 pi (the seed's constants) moves the
-  // velocity at 1e5 V/cm by far less than that, but missing mechanisms or a wrong density of states moves it out.
+  // Measured: 1.02e7 cm/s at 5e4 and 1.00e7 at 1e5 V/cm (with six subbands 1.02e7 and 1.01e7, mean energy
+  // 12 k_B T at 1e5). The window 0.5-1.5e7 cm/s asks for the order of magnitude only, as the literature range
+  // is indicative.
   EXPECT_GT(v[1], 0.5e7);
   EXPECT_LT(v[1], 1.5e7);
-  // Saturation: doubling the field leaves the velocity where it was (measured ratio 0.97; 2 if linear), and at
-  // 1e5 V/cm it is a small fraction of the low-field mobility times the field (1495 cm^2/Vs x 1e5 V/cm).
+  // Saturation: doubling the field leaves the velocity where it was (measured ratio 0.977; 2 if linear), and at
+  // 1e5 V/cm it is a small fraction (0.07) of the low-field mobility times the field (1430 cm^2/Vs x 1e5 V/cm).
   EXPECT_LT(v[1] / v[0], 1.3);
   EXPECT_GT(v[1] / v[0], 0.7);
   EXPECT_LT(v[1], 0.2 * to_cm2_per_Vs(exact_mobility(LossRate(nsbn, RateConvention::GoldenRule))) * fields[1]);
