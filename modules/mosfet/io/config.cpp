@@ -102,7 +102,8 @@ Config parse_table(const toml::table& root, const std::string& file) {
     throw InputError(file, "the config is empty (expected a mosfet TOML config stating at least the device: [device] "
                            "temperature, [device.geometry], [device.doping] and [bias] gate_voltage; docs/mosfet.md)");
   const TomlReader r(root, file);
-  r.check_keys("", {"device", "bias", "grid", "solver", "transport"});
+  r.check_keys("", {"device", "bias", "grid", "solver", "transport", "sweep"});
+  r.check_keys("sweep", {"drain_voltages", "gate_voltages"});
   r.check_keys("transport", {"end_time", "output_interval", "steady_tolerance", "checkpoint_minutes", "nw", "nphi", "w_max", "cfl",
                              "rate_convention", "fphonon_occupation", "phonons"});
   r.check_keys("transport.phonons", {"acoustic_deformation_potential", "theta", "coupling", "mass_density", "sound_velocity"});
@@ -174,6 +175,26 @@ Config parse_table(const toml::table& root, const std::string& file) {
   s.n_multi = r.integer("solver", "multisection_points", s.n_multi, [](std::int64_t v) { return v >= 2 && v <= 33; },
                         "an integer 2 <= multisection_points <= 33 (sub-intervals; 33 fills a warp)");
   if (c.transport.enabled) parse_transport(r, c.transport);
+  c.sweep.enabled = r.find_table("sweep") != nullptr;
+  if (c.sweep.enabled) {
+    const std::string expected = "a list of voltages in V, each in [-3, 3]";
+    for (auto [key, list] : {std::pair{"drain_voltages", &c.sweep.drain_voltages}, {"gate_voltages", &c.sweep.gate_voltages}}) {
+      const toml::node* n = r.get("sweep", key);
+      if (!n) continue;
+      *list = r.numbers("sweep", key, expected);
+      for (double v : *list)
+        if (!drain_voltage.contains(v)) throw InputError(file, r.line(*n), std::string("sweep.") + key, "the value " + TomlReader::fmt(v), expected);
+    }
+    const toml::table* t = r.find_table("sweep");
+    const int line = t ? static_cast<int>(t->source().begin.line) : 0;
+    if (c.sweep.drain_voltages.empty() && c.sweep.gate_voltages.empty())
+      throw InputError(file, line, "sweep", "no bias points", "drain_voltages and/or gate_voltages, each a non-empty list of voltages");
+    if (!c.transport.enabled)
+      throw InputError(file, line, "sweep", "a [sweep] table without [transport]", "a [transport] table (each bias point is a transport run)");
+    if (!(c.transport.steady_tolerance > 0))
+      throw InputError(file, line, "transport.steady_tolerance", "0 (off)",
+                       "a relative change of I_D > 0: each point of a sweep runs to steady state (end_time is then the limit per point)");
+  }
   return c;
 }
 

@@ -134,4 +134,62 @@ void write_scalars(const std::filesystem::path& path, const Config& config, cons
   out.commit();
 }
 
+void write_sweep(const std::filesystem::path& table, const std::filesystem::path& results, const Config& config,
+                 const std::vector<SweepPoint>& points, const RunMetadata& meta) {
+  {
+    io::AtomicFile out(table);
+    auto& s = out.stream();
+    s << "# quanta " << version() << " mosfet sweep (" << config.source << "): T " << config.device.temperature
+      << " K; each point from the previous one's steady state (steady: I_D changed by less than " << config.transport.steady_tolerance
+      << " over " << config.transport.output_interval * 1e12 << " ps)\n";
+    s << "# curve  V_GS[V]  V_DS[V]  I_D[A/m=uA/um]  spread  simulated[ps]  steps  steady\n";
+    char line[200];
+    for (const SweepPoint& p : points) {
+      std::snprintf(line, sizeof line, "%s %.6f %.6f %.9e %.4e %.6f %ld %s\n", p.curve.c_str(), p.gate_voltage, p.drain_voltage, p.drain_current,
+                    p.current_spread, p.time * 1e12, p.steps, p.steady ? "yes" : "no");
+      s << line;
+    }
+    out.commit();
+  }
+  io::TemporaryPath temp(results);
+  {
+    io::H5File f(temp.path(), io::H5File::Mode::Create);
+    const std::size_t n = points.size();
+    std::vector<double> vg, vd, id, spread, steady, curve;
+    for (const SweepPoint& p : points) {
+      vg.push_back(p.gate_voltage);
+      vd.push_back(p.drain_voltage);
+      id.push_back(p.drain_current);
+      spread.push_back(p.current_spread);
+      steady.push_back(p.steady ? 1.0 : 0.0);
+      curve.push_back(p.curve == "id_vds" ? 0.0 : 1.0);
+    }
+    f.write("iv/gate_voltage", vg, {n});
+    f.write("iv/drain_voltage", vd, {n});
+    f.write("iv/drain_current", id, {n});
+    f.write_attribute("iv/drain_current", "units", "A/m (= uA/um) per unit width");
+    f.write("iv/current_spread", spread, {n});
+    f.write("iv/steady", steady, {n});
+    f.write("iv/curve", curve, {n});
+    f.write_attribute("iv/curve", "meaning", "0: I_D-V_DS at the [bias] gate voltage, 1: I_D-V_GS at the [bias] drain voltage");
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::string g = "points/" + std::to_string(k) + "/";
+      const Observables& o = points[k].profile;
+      f.write(g + "x", o.x, {o.x.size()});
+      for (const ProfileField& field : kProfileFields) {
+        f.write(g + field.name, o.*field.member, {(o.*field.member).size()});
+        f.write_attribute(g + field.name, "units", field.units);
+      }
+      f.write(g + "potential", points[k].potential, {static_cast<std::size_t>(config.grid.nx), static_cast<std::size_t>(config.grid.nz)});
+      f.write_attribute(g + "potential", "units", "V");
+    }
+    f.write_string("metadata/quanta_version", version());
+    f.write_string("metadata/config_file", meta.config_file);
+    f.write_string("metadata/backend", meta.backend);
+    f.write_string("metadata/device", meta.device);
+    f.close();
+  }
+  temp.commit();
+}
+
 }  // namespace quanta::mosfet

@@ -3,6 +3,7 @@
 // and the step history) and quanta-mosfet-scalars.dat (one line per step, the columns of the seed's code's
 // scalars.dat), each written under a temporary name and renamed when complete.
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "outputs.hpp"
@@ -26,6 +27,22 @@ struct TransportHistory {
   void write(io::H5File& f) const;
   void read(const io::H5File& f);
 };
+
+// One bias point of a sweep at its steady state (or where end_time stopped it).
+struct SweepPoint {
+  std::string curve;                  // "id_vds" or "id_vgs"
+  double gate_voltage = 0, drain_voltage = 0;  // V
+  double drain_current = 0, current_spread = 0;  // A/m, relative
+  double time = 0;                    // s of simulated time this point ran
+  long steps = 0;
+  bool steady = false;
+  Observables profile;                // at the end of the point
+  std::vector<double> potential;      // [nx][nz] V
+};
+// quanta-mosfet-iv.dat (one line per point) and quanta-mosfet-sweep.h5 (the table and each point's profiles
+// and potential map).
+void write_sweep(const std::filesystem::path& table, const std::filesystem::path& results, const Config& config,
+                 const std::vector<SweepPoint>& points, const RunMetadata& meta);
 
 void write_transport_results(const std::filesystem::path& path, const Config& config, const Simulation& sim, const TransportHistory& history,
                              const RunMetadata& meta);

@@ -18,6 +18,72 @@ namespace quanta::mosfet {
 
 namespace {
 
+struct Integration {
+  bool steady = false;
+  long steps = 0;
+  double seconds = 0, transport_seconds = 0, block_seconds = 0;
+};
+
+// Runge-Kutta steps from the simulation's time to `until` (s) or to steady state (I_D changing by less than
+// steady_tolerance over an output interval, after at least two intervals of this integration), appending each
+// step's scalars and the profiles at the output times to `history`; a checkpoint every checkpoint_minutes.
+Integration integrate(Simulation& sim, const TransportRun& tr, double until, TransportHistory& history, const std::filesystem::path& checkpoint,
+                      bool quiet, const std::string& stage) {
+  Integration r;
+  WallTimer wall, since_checkpoint;
+  const long first_step = sim.steps();
+  const double t0 = sim.time(), transport0 = sim.transport_seconds(), block0 = sim.block_seconds();
+  const std::size_t first_profile = history.profiles.size();
+  Progress progress(stage, static_cast<std::size_t>(std::ceil((until - t0) / tr.output_interval - 1e-9)), quiet, 5.0);
+  progress.set_total_work((until - t0) * 1e15);
+  double next_output = (std::floor(t0 / tr.output_interval + 1e-9) + 1) * tr.output_interval;
+  while (sim.time() < until * (1 - 1e-12) && !r.steady) {
+    const double before = sim.time();
+    sim.step(std::min(until, next_output) - sim.time());
+    const Observables o = sim.observe();
+    history.steps.push_back(record_of(sim, o));
+    progress.advance(0, (sim.time() - before) * 1e15);
+    if (sim.time() >= next_output * (1 - 1e-12)) {
+      const double previous = history.profiles.empty() ? 0.0 : history.profiles.back().drain_current;
+      history.profiles.push_back(o);
+      progress.advance(1, 0.0);
+      next_output += tr.output_interval;
+      r.steady = tr.steady_tolerance > 0 && history.profiles.size() >= first_profile + 2 &&
+                 std::abs(o.drain_current - previous) <= tr.steady_tolerance * std::abs(o.drain_current);
+    }
+    if (since_checkpoint.seconds() > 60 * tr.checkpoint_minutes) {
+      sim.save_checkpoint(checkpoint, [&](io::H5File& f) { history.write(f); });
+      since_checkpoint.reset();
+    }
+  }
+  progress.finish();
+  r.steps = sim.steps() - first_step;
+  r.seconds = wall.seconds();
+  r.transport_seconds = sim.transport_seconds() - transport0;
+  r.block_seconds = sim.block_seconds() - block0;
+  return r;
+}
+
+std::string step_costs(const Simulation& sim, const Integration& run) {
+  const double n = static_cast<double>(run.steps);
+  char line[200];
+  std::snprintf(line, sizeof line, "per step: %.3f ms, of which transport phase %.3f ms, Schroedinger-Poisson phase %.3f ms (3 calls, %d Newton "
+                "iterations in the last)", 1e3 * run.seconds / n, 1e3 * run.transport_seconds / n, 1e3 * run.block_seconds / n,
+                sim.last_newton_iterations());
+  return line;
+}
+
+// The simulation on the configured backend, or on the CPU when its arrays do not fit the device.
+std::unique_ptr<Simulation> make_simulation(const Config& config, Backend& backend, bool quiet) {
+  try {
+    return std::make_unique<Simulation>(config, config.transport.options, backend);
+  } catch (const OutOfDeviceMemory& e) {
+    note("mosfet", quiet, std::string(e.what()) + ": simulating on the CPU");
+    backend = Backend::Cpu;
+    return std::make_unique<Simulation>(config, config.transport.options, backend);
+  }
+}
+
 // The Boltzmann-Schroedinger-Poisson simulation (seed, section 2), stage by stage.
 RunSummary run_transport(const RunOptions& opt, const Config& config, Backend backend, RunMetadata meta) {
   WallTimer total;
@@ -34,14 +100,7 @@ RunSummary run_transport(const RunOptions& opt, const Config& config, Backend ba
     throw Error("mosfet: --resume: no checkpoint " + s.checkpoint.string() + " (a run of this config writes it every checkpoint_minutes)");
 
   // 1. The simulation on the device (the distribution resident on the GPU), or on the CPU when it does not fit.
-  std::unique_ptr<Simulation> sim;
-  try {
-    sim = std::make_unique<Simulation>(config, tr.options, backend);
-  } catch (const OutOfDeviceMemory& e) {
-    note("mosfet", opt.quiet, std::string(e.what()) + ": simulating on the CPU");
-    backend = Backend::Cpu;
-    sim = std::make_unique<Simulation>(config, tr.options, backend);
-  }
+  std::unique_ptr<Simulation> sim = make_simulation(config, backend, opt.quiet);
   meta.backend = to_string(backend);
   meta.device = device_description(backend);
   s.backend = meta.backend;
@@ -65,47 +124,24 @@ RunSummary run_transport(const RunOptions& opt, const Config& config, Backend ba
 
   // 3. Runge-Kutta steps to end_time or to steady state, profiles every output_interval, checkpoints every
   //    checkpoint_minutes of wall time.
-  t.reset();
-  const long first_step = sim->steps();
-  Progress progress("mosfet transport", static_cast<std::size_t>(std::ceil(tr.end_time / tr.output_interval - 1e-9)), opt.quiet, 5.0);
-  progress.set_total_work(tr.end_time * 1e15);
-  progress.advance(0, sim->time() * 1e15);
-  WallTimer since_checkpoint;
-  double next_output = (std::floor(sim->time() / tr.output_interval + 1e-9) + 1) * tr.output_interval;
-  while (sim->time() < tr.end_time * (1 - 1e-12) && !s.steady) {
-    const double before = sim->time();
-    sim->step(std::min(tr.end_time, next_output) - sim->time());
-    const Observables o = sim->observe();
-    history.steps.push_back(record_of(*sim, o));
-    progress.advance(0, (sim->time() - before) * 1e15);
-    if (sim->time() >= next_output * (1 - 1e-12)) {
-      const double previous = history.profiles.back().drain_current;
-      history.profiles.push_back(o);
-      progress.advance(1, 0.0);
-      next_output += tr.output_interval;
-      s.steady = tr.steady_tolerance > 0 && history.profiles.size() > 2 &&
-                 std::abs(o.drain_current - previous) <= tr.steady_tolerance * std::abs(o.drain_current);
-    }
-    if (since_checkpoint.seconds() > 60 * tr.checkpoint_minutes) {
-      sim->save_checkpoint(s.checkpoint, [&](io::H5File& f) { history.write(f); });
-      since_checkpoint.reset();
-    }
-  }
-  progress.finish();
-  s.seconds_transport = t.seconds();
+  const Integration run = integrate(*sim, tr, tr.end_time, history, s.checkpoint, opt.quiet, "mosfet transport");
+  s.steady = run.steady;
+  s.seconds_transport = run.seconds;
   s.steps = sim->steps();
-  s.seconds_per_step = sim->steps() > first_step ? s.seconds_transport / (sim->steps() - first_step) : 0.0;
+  s.seconds_per_step = run.steps > 0 ? run.seconds / run.steps : 0.0;
   s.time = sim->time();
   s.drain_current = history.steps.back().drain_current;
   s.current_spread = history.steps.back().current_spread;
   s.converged = true;
-  if (sim->steps() > first_step) {
-    const double n = static_cast<double>(sim->steps() - first_step);
-    char line[200];
-    std::snprintf(line, sizeof line, "per step: %.3f ms, of which transport phase %.3f ms, Schroedinger-Poisson phase %.3f ms (3 calls, %d Newton "
-                  "iterations in the last)", 1e3 * s.seconds_per_step, 1e3 * sim->transport_seconds() / n, 1e3 * sim->block_seconds() / n,
-                  sim->last_newton_iterations());
-    note("mosfet", opt.quiet, line);
+  if (run.steps > 0) {
+    note("mosfet", opt.quiet, step_costs(*sim, run));
+    std::string kernels = "Schroedinger-Poisson kernels per step (ms):";
+    for (const auto& [name, seconds] : sim->block().kernel_times().seconds) {
+      char item[96];
+      std::snprintf(item, sizeof item, " %s %.3f", name.c_str(), 1e3 * seconds / run.steps);
+      kernels += item;
+    }
+    note("mosfet", opt.quiet, kernels);
   }
   meta.timings.emplace_back("time_steps", s.seconds_transport);
   meta.timings.emplace_back("transport_phase", sim->transport_seconds());
@@ -118,6 +154,85 @@ RunSummary run_transport(const RunOptions& opt, const Config& config, Backend ba
   write_transport_results(s.results, config, *sim, history, meta);
   write_scalars(s.scalars, config, history);
   sim->save_checkpoint(s.checkpoint, [&](io::H5File& f) { history.write(f); });
+  return s;
+}
+
+// I-V characteristics: each bias point of a curve run to steady state from the previous point's.
+RunSummary run_sweep(const RunOptions& opt, const Config& config, Backend backend, RunMetadata meta) {
+  WallTimer total;
+  RunSummary s;
+  s.transport = true;
+  s.nx = config.grid.nx;
+  s.nz = config.grid.nz;
+  s.results = opt.output_dir / "quanta-mosfet-sweep.h5";
+  s.summary = opt.output_dir / "quanta-mosfet-iv.dat";
+  s.checkpoint = opt.output_dir / "quanta-mosfet-checkpoint.h5";
+  const TransportRun& tr = config.transport;
+  std::vector<SweepPoint> points;
+  struct Curve {
+    const char* name;
+    const std::vector<double>* voltages;
+    bool drain;  // the drain voltage varies (else the gate)
+  };
+  for (const Curve curve : {Curve{"id_vds", &config.sweep.drain_voltages, true}, Curve{"id_vgs", &config.sweep.gate_voltages, false}}) {
+    if (curve.voltages->empty()) continue;
+    const auto bias_at = [&](double v) {
+      Bias b = config.device.bias;
+      (curve.drain ? b.drain_voltage : b.gate_voltage) = v;
+      return b;
+    };
+    // 1. The curve's first point from the zero-bias equilibrium, like a transport run.
+    Config first = config;
+    first.device.bias = bias_at(curve.voltages->front());
+    std::unique_ptr<Simulation> sim = make_simulation(first, backend, opt.quiet);
+    meta.backend = to_string(backend);
+    meta.device = device_description(backend);
+    sim->start();
+    // 2. Each point to steady state (end_time of simulated time at most), the next from where it ended.
+    for (std::size_t k = 0; k < curve.voltages->size(); ++k) {
+      if (k > 0) sim->set_bias(bias_at((*curve.voltages)[k]));
+      const Bias& b = sim->bias();
+      char stage[96];
+      std::snprintf(stage, sizeof stage, "mosfet sweep V_GS = %.3f V, V_DS = %.3f V", b.gate_voltage, b.drain_voltage);
+      TransportHistory history;
+      history.profiles.push_back(sim->observe());
+      const double t0 = sim->time();
+      const Integration run = integrate(*sim, tr, t0 + tr.end_time, history, s.checkpoint, opt.quiet, stage);
+      SweepPoint p;
+      p.curve = curve.name;
+      p.gate_voltage = b.gate_voltage;
+      p.drain_voltage = b.drain_voltage;
+      p.profile = sim->observe();
+      p.drain_current = p.profile.drain_current;
+      p.current_spread = p.profile.current_spread;
+      p.time = sim->time() - t0;
+      p.steps = run.steps;
+      p.steady = run.steady;
+      p.potential = sim->block().potential();
+      points.push_back(p);
+      s.steps += run.steps;
+      s.seconds_transport += run.seconds;
+      char line[200];
+      std::snprintf(line, sizeof line, "%s: I_D = %.6e A/m (spread %.2e) after %.4f ps, %ld steps, %s; ", stage + 7, p.drain_current, p.current_spread,
+                    p.time * 1e12, p.steps, p.steady ? "steady" : "NOT steady within end_time");
+      if (run.steps > 0) note("mosfet", opt.quiet, line + step_costs(*sim, run));
+    }
+  }
+  // 3. The table and the points' profiles; a point that did not reach steady state is marked in both and
+  //    makes the command exit non-zero.
+  s.backend = meta.backend;
+  s.linear_solver = to_string(config.solver.linear_solver);
+  s.sweep_points = static_cast<int>(points.size());
+  for (const SweepPoint& p : points) s.sweep_steady += p.steady ? 1 : 0;
+  s.seconds_per_step = s.steps > 0 ? s.seconds_transport / s.steps : 0.0;
+  s.seconds_total = total.seconds();
+  meta.timings.emplace_back("total", s.seconds_total);
+  write_sweep(s.summary, s.results, config, points, meta);
+  if (s.sweep_steady < s.sweep_points)
+    throw Error("mosfet sweep: " + std::to_string(s.sweep_points - s.sweep_steady) + " of " + std::to_string(s.sweep_points) +
+                " bias points did not reach steady state (steady_tolerance " + std::to_string(tr.steady_tolerance) + ") within end_time = " +
+                std::to_string(tr.end_time * 1e12) + " ps; " + s.summary.string() + " marks them (steady = no)");
+  s.converged = true;
   return s;
 }
 
@@ -138,6 +253,14 @@ RunSummary run(const RunOptions& opt) {
   s.summary = opt.output_dir / "quanta-mosfet.txt";
   s.nx = config.grid.nx;
   s.nz = config.grid.nz;
+  if (opt.sweep) {
+    if (!config.sweep.enabled)
+      throw InputError(opt.config.string(), "has no [sweep] table (quanta mosfet sweep runs its drain_voltages and gate_voltages; docs/mosfet.md)");
+    if (opt.resume) throw Error("mosfet sweep: --resume is not available for sweeps");
+    return run_sweep(opt, config, backend, meta);
+  }
+  if (config.sweep.enabled)
+    throw InputError(opt.config.string(), "holds a [sweep] table, which `quanta mosfet sweep` runs; `quanta mosfet` would ignore it");
   if (config.transport.enabled) return run_transport(opt, config, backend, meta);
   if (opt.resume) throw Error("mosfet: --resume continues a transport run; this config has no [transport] table");
 

@@ -111,6 +111,7 @@ double Simulation::time() const { return t_ * scales_.time(); }
 double Simulation::next_dt() const { return dt_ * scales_.time(); }
 double Simulation::time_scale() const { return scales_.time(); }
 std::vector<double> Simulation::distribution() const { return engine_->download_distribution(); }
+void Simulation::set_distribution(const std::vector<double>& phi) { engine_->upload_distribution(phi); }
 
 void Simulation::start() {
   const Device& d = config_.device;
@@ -119,17 +120,8 @@ void Simulation::start() {
   WallTimer timer;
   // 1. The zero-bias equilibrium: the contact potential that makes the source column neutral, and the
   //    self-consistent Maxwell-Boltzmann subbands at the contacts' Fermi level.
-  const double vs = neutral_contact_potential(d, config_.grid, g.nsbn, Statistics::MaxwellBoltzmann);
-  std::vector<double> potential;
-  {
-    SchrodingerPoisson eq(make_device_grid(without_drain_bias(d), config_.grid, vs), config_.solver, backend_);
-    const BlockResult r = eq.solve_equilibrium(0.0);
-    if (!r.converged) throw Error("mosfet: the zero-bias equilibrium that starts the transport phase: " + not_converged_message(r, config_.solver));
-    rho_eq_ = eq.populations();  // [nx][3][nsbn] nm^-2
-    potential = eq.potential();
-  }
-  for (double& r : rho_eq_) r /= setup_->rho_star_nm2;
-  rho_eq_ = subband_major(rho_eq_, nvp, g.nx);
+  source_potential_ = neutral_contact_potential(d, config_.grid, g.nsbn, Statistics::MaxwellBoltzmann);
+  const std::vector<double> potential = zero_bias_equilibrium();
   // 2. The distribution: each subband's discrete Maxwellian at its equilibrium density.
   std::vector<double> phi(static_cast<std::size_t>(nvp) * g.nx * g.nw * g.nphi);
   for (int v = 0; v < kernels::kValleys; ++v) {
@@ -146,15 +138,40 @@ void Simulation::start() {
   }
   engine_->upload_distribution(phi);
   // 3. The bias: the block of the biased device, from the equilibrium potential, on the equilibrium densities.
-  setup_->grid = make_device_grid(d, config_.grid, vs);
+  setup_->grid = make_device_grid(d, config_.grid, source_potential_);
   block_ = std::make_unique<SchrodingerPoisson>(setup_->grid, config_.solver, backend_);
-  block_->set_kernel_timing(false);
   block_->set_potential(potential);
   t_ = 0;
   step_ = 0;
   solve_block("the biased device at t = 0");
   dt_ = cfl_step();
   transport_seconds_ = block_seconds_ = 0;
+}
+
+std::vector<double> Simulation::zero_bias_equilibrium() {
+  const int nvp = kernels::kValleys * config_.solver.subbands, nx = config_.grid.nx;
+  SchrodingerPoisson eq(make_device_grid(without_drain_bias(config_.device), config_.grid, source_potential_), config_.solver, backend_);
+  const BlockResult r = eq.solve_equilibrium(0.0);
+  if (!r.converged) throw Error("mosfet: the zero-bias equilibrium that starts the transport phase: " + not_converged_message(r, config_.solver));
+  rho_eq_ = eq.populations();  // [nx][3][nsbn] nm^-2
+  for (double& rho : rho_eq_) rho /= setup_->rho_star_nm2;
+  rho_eq_ = subband_major(rho_eq_, nvp, nx);
+  return eq.potential();
+}
+
+void Simulation::set_bias(const Bias& bias) {
+  if (!block_) throw Error("mosfet: set_bias() before start()");
+  const std::vector<double> potential = block_->potential();
+  const bool new_gate = bias.gate_voltage != config_.device.bias.gate_voltage;
+  config_.device.bias = bias;
+  if (new_gate) zero_bias_equilibrium();
+  setup_->grid = make_device_grid(config_.device, config_.grid, source_potential_);
+  block_ = std::make_unique<SchrodingerPoisson>(setup_->grid, config_.solver, backend_);
+  block_->set_potential(potential);
+  char where[96];
+  std::snprintf(where, sizeof where, "the bias V_GS = %.4g V, V_DS = %.4g V at t = %.6g ps", bias.gate_voltage, bias.drain_voltage, time() * 1e12);
+  solve_block(where);
+  dt_ = cfl_step();
 }
 
 void Simulation::solve_block(const std::string& where) {
@@ -172,8 +189,30 @@ void Simulation::solve_block(const std::string& where) {
   current_ = std::move(m.current);
   energy_ = std::move(m.energy);
   top_ = std::move(m.top);
+  // WENO5 is not positivity-preserving: a subband that is empty in practice (densities of 1e-22 of the node's
+  // total were seen in its highest subbands near the drain) can dip below zero by round-off. The block is
+  // given zero there; a negative density above 1e-9 of the node's total (the size of the block's own Newton
+  // tolerance in relative density) is not round-off, and stops the run.
   std::vector<double> rho_nm2 = node_major(rho_, nvp, g.nx);
-  for (double& r : rho_nm2) r *= setup_->rho_star_nm2;
+  double worst = 0;  // the most negative density relative to its column's total, and where
+  int worst_i = 0, worst_vp = 0;
+  for (int i = 0; i < g.nx; ++i) {
+    double* column = rho_nm2.data() + static_cast<std::size_t>(i) * nvp;
+    double total = 0;
+    for (int vp = 0; vp < nvp; ++vp) total += std::abs(column[vp]);
+    for (int vp = 0; vp < nvp; ++vp) {
+      if (column[vp] < 0 && column[vp] / total < worst) {
+        worst = column[vp] / total;
+        worst_i = i;
+        worst_vp = vp;
+      }
+      column[vp] = std::max(column[vp], 0.0) * setup_->rho_star_nm2;
+    }
+  }
+  if (worst < -1e-9)
+    throw Error("mosfet: " + where + ": the surface density of valley " + std::to_string(worst_vp / g.nsbn + 1) + ", subband " +
+                std::to_string(worst_vp % g.nsbn) + " at x node " + std::to_string(worst_i) + " is negative (" + sci(worst) +
+                " of the column's total): the distribution has lost positivity beyond round-off");
   timer.reset();
   BlockResult r;
   try {

@@ -2,6 +2,7 @@
 // kernels/transport_terms.hpp and phonon_scattering.hpp functions with one thread per line or per energy
 // cell. The distribution and the right-hand side stay on the device; the Schroedinger-Poisson state (a few
 // thousand numbers) comes up once per evaluation of the block.
+#include <algorithm>
 #include <span>
 #include <string>
 
@@ -15,6 +16,16 @@ namespace {
 
 constexpr int kThreads = 128;
 unsigned blocks(long n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
+
+// Shared memory of the w kernel for `pairs` pairs of opposite lines: point fluxes (N_w + 6) and faces (N_w + 1) each.
+constexpr std::size_t kSharedLimit = 48 * 1024;
+std::size_t w_shared_bytes(int nw, int pairs) { return 2 * static_cast<std::size_t>(pairs) * (2 * nw + 7) * sizeof(double); }
+// Up to 4 pairs (4 neighbouring angles: one 32-byte sector per energy cell read) as shared memory allows.
+int w_pairs(const kernels::PhaseGrid& g) {
+  int pairs = std::min(4, g.nphi / 2);
+  while (pairs > 1 && w_shared_bytes(g.nw, pairs) > kSharedLimit) --pairs;
+  return pairs;
+}
 
 struct Valleys {
   kernels::KaneValley v[kernels::kValleys];
@@ -52,44 +63,71 @@ __global__ void x_transport_kernel(kernels::PhaseGrid g, Valleys val, const doub
   kernels::add_x_transport(g, in, phi, rhs, vp / g.nsbn, vp % g.nsbn, l, m);
 }
 
-// One block per pair of opposite w lines (v, p, i, m and m + nphi/2), which share the w = 0 face: the point
-// fluxes of both lines (ghosts included) into shared memory, then one thread per face, then one per cell.
-// The same point fluxes and reconstruction as kernels::add_w_transport, so the same numbers.
+// One block per group of `pairs` pairs of opposite w lines (v p, i; angles m0 .. m0 + pairs - 1 and the
+// opposite ones), which share the w = 0 face: the point fluxes of the lines (ghosts included) into shared
+// memory, read with the angle fastest (neighbouring angles are neighbours in memory), then one thread per face,
+// then one per cell. The same point fluxes and reconstruction as kernels::add_w_transport, so the same numbers.
 __global__ void w_transport_kernel(kernels::PhaseGrid g, Valleys val, const double* deps, const double* contact, double a3, bool periodic,
-                                   const double* phi, double* rhs) {
+                                   int pairs, const double* phi, double* rhs) {
   extern __shared__ double shared[];
-  const int half = g.nphi / 2, stencil = g.nw + 6;
-  double* point = shared;               // [2][nw + 6]: cells -3 .. nw + 2
-  double* faces = shared + 2 * stencil;  // [2][nw + 1]
-  const int pair = blockIdx.x;
-  const int m = pair % half, i = (pair / half) % g.nx, vp = pair / (half * g.nx), v = vp / g.nsbn, p = vp % g.nsbn;
+  const int half = g.nphi / 2, stencil = g.nw + 6, groups = (half + pairs - 1) / pairs;
+  const int group = blockIdx.x % groups, vi = blockIdx.x / groups, i = vi % g.nx, vp = vi / g.nx, v = vp / g.nsbn, p = vp % g.nsbn;
+  const int m0 = group * pairs, count = min(pairs, half - m0);
+  double* point = shared;                           // [2 count][nw + 6]: cells -3 .. nw + 2; line q = side count + j
+  double* faces = shared + 2 * pairs * stencil;     // [2 count][nw + 1]
   const kernels::TransportInputs in{val.v, deps, contact, a3, periodic};
-  for (int k = threadIdx.x; k < 2 * stencil; k += blockDim.x) {
-    const int side = k / stencil, l = k % stencil - 3;
-    point[k] = kernels::w_point_flux(g, in, phi, v, p, i, m + side * half, l);
+  for (int k = threadIdx.x; k < 2 * count * stencil; k += blockDim.x) {
+    const int j = k % count, rest = k / count, side = rest % 2, l = rest / 2 - 3;
+    point[(side * count + j) * stencil + l + 3] = kernels::w_point_flux(g, in, phi, v, p, i, m0 + j + side * half, l);
   }
   __syncthreads();
-  for (int k = threadIdx.x; k < 2 * (g.nw + 1); k += blockDim.x) {
-    const int side = k / (g.nw + 1), f = k % (g.nw + 1), mm = m + side * half;
-    const double* line = point + side * stencil + 3;
+  for (int k = threadIdx.x; k < 2 * count * (g.nw + 1); k += blockDim.x) {
+    const int q = k / (g.nw + 1), f = k % (g.nw + 1), mm = m0 + q % count + (q / count) * half;
+    const double* line = point + q * stencil + 3;
     faces[k] = f == g.nw ? 0.0 : kernels::weno_face([&](int c) { return line[c]; }, f, kernels::w_from_left(g, in, v, p, i, mm));
   }
   __syncthreads();
-  const double f0 = 0.5 * (faces[0] - faces[g.nw + 1]);  // the antisymmetric w = 0 face
-  for (int k = threadIdx.x; k < 2 * g.nw; k += blockDim.x) {
-    const int side = k / g.nw, l = k % g.nw, mm = m + side * half;
-    const double* face = faces + side * (g.nw + 1);
+  for (int k = threadIdx.x; k < 2 * count * g.nw; k += blockDim.x) {
+    const int j = k % count, rest = k / count, side = rest % 2, l = rest / 2, q = side * count + j;
+    const double* face = faces + q * (g.nw + 1);
+    const double f0 = 0.5 * (faces[j * (g.nw + 1)] - faces[(count + j) * (g.nw + 1)]);  // the antisymmetric w = 0 face
     const double left = l == 0 ? (side == 0 ? f0 : -f0) : face[l];
-    rhs[kernels::phase_index(g, v, p, i, l, mm)] -= (face[l + 1] - left) / g.dw;
+    rhs[kernels::phase_index(g, v, p, i, l, m0 + j + side * half)] -= (face[l + 1] - left) / g.dw;
   }
 }
 
-__global__ void phi_transport_kernel(kernels::PhaseGrid g, Valleys val, const double* deps, const double* contact, double a3, bool periodic,
-                                     const double* phi, double* rhs) {
-  int vp, i, l;
-  if (!energy_cell(g, vp, i, l)) return;
-  const kernels::TransportInputs in{val.v, deps, contact, a3, periodic};
-  kernels::add_phi_transport(g, in, phi, rhs, vp / g.nsbn, vp % g.nsbn, i, l);
+// Blocks of `lines` phi lines (v p, i, l .. l + lines - 1): the split point fluxes of the lines (periodic ghosts
+// included) into shared memory, then one thread per face, then one per cell. The same split fluxes and
+// reconstruction as kernels::add_phi_transport, so the same numbers.
+__global__ void phi_transport_kernel(kernels::PhaseGrid g, Valleys val, const double* deps, double a3, int lines, const double* phi, double* rhs) {
+  extern __shared__ double shared[];
+  const int stencil = g.nphi + 6, chunks = (g.nw + lines - 1) / lines;
+  double* plus = shared;                    // [lines][nphi + 6]: angles -3 .. nphi + 2
+  double* minus = plus + lines * stencil;   // [lines][nphi + 6]
+  double* faces = minus + lines * stencil;  // [lines][nphi + 1]
+  const int chunk = blockIdx.x % chunks, vi = blockIdx.x / chunks, i = vi % g.nx, vp = vi / g.nx, v = vp / g.nsbn, p = vp % g.nsbn;
+  const int l0 = chunk * lines, count = min(lines, g.nw - l0);
+  const double eps_x = deps[vp * g.nx + i];
+  for (int k = threadIdx.x; k < count * stencil; k += blockDim.x) {
+    const int line = k / stencil, m = k % stencil - 3, mm = (m % g.nphi + g.nphi) % g.nphi, l = l0 + line;
+    const double w = (l + 0.5) * g.dw, value = phi[kernels::phase_index(g, v, p, i, l, mm)];
+    const double rate = eps_x * kernels::angle_rate(val.v[v], w, mm * g.dphi);
+    plus[k] = 0.5 * (rate + a3) * value;
+    minus[k] = 0.5 * (rate - a3) * value;
+  }
+  __syncthreads();
+  for (int k = threadIdx.x; k < count * (g.nphi + 1); k += blockDim.x) {
+    const int line = k / (g.nphi + 1), f = k % (g.nphi + 1);
+    const double* gp = plus + line * stencil + 3;
+    const double* gm = minus + line * stencil + 3;
+    faces[k] = kernels::weno_face([&](int c) { return gp[c]; }, f, true) + kernels::weno_face([&](int c) { return gm[c]; }, f, false);
+  }
+  __syncthreads();
+  for (int k = threadIdx.x; k < count * g.nphi; k += blockDim.x) {
+    const int line = k / g.nphi, m = k % g.nphi;
+    const double* face = faces + line * (g.nphi + 1);
+    rhs[kernels::phase_index(g, v, p, i, l0 + line, m)] -= (face[m + 1] - face[m]) / g.dphi;
+  }
 }
 
 // One block per (v p, i): the moments of its nw x nphi cells, reduced in shared memory (kThreads threads).
@@ -138,10 +176,10 @@ class CudaTransportEngine final : public TransportEngine {
         deps_(nvp_ * s.grid.nx, "subband energy slopes"),
         contact_(nvp_ * 2, "contact rescaling"),
         moments_(4 * nvp_ * s.grid.nx, "transport moments") {
-    // The w kernel holds two lines of point and face fluxes in shared memory: (4 N_w + 14) doubles.
-    if ((4 * static_cast<std::size_t>(s.grid.nw) + 14) * sizeof(double) > 48 * 1024)
-      throw Error("transport (GPU): N_w = " + std::to_string(s.grid.nw) + " energy cells need " +
-                  std::to_string((4 * s.grid.nw + 14) * sizeof(double) / 1024) + " KiB of shared memory per block; at most 48 KiB (N_w <= 1532)");
+    // The w kernel holds at least one pair of lines of point and face fluxes in shared memory: (4 N_w + 14) doubles.
+    if (w_shared_bytes(s.grid.nw, 1) > kSharedLimit)
+      throw Error("transport (GPU): N_w = " + std::to_string(s.grid.nw) + " energy cells need " + std::to_string(w_shared_bytes(s.grid.nw, 1) / 1024) +
+                  " KiB of shared memory per block; at most 48 KiB (N_w <= 1532)");
     for (int v = 0; v < kernels::kValleys; ++v) val_.v[v] = s.valleys[v];
     phi_.zero();
   }
@@ -170,11 +208,14 @@ class CudaTransportEngine final : public TransportEngine {
     x_transport_kernel<<<blocks(static_cast<long>(nvp_) * g.nw * g.nphi), kThreads>>>(g, val_, deps_.data(), contact_.data(), a3_max_,
                                                                                     s_.periodic_x, phi_.data(), rhs_.data());
     QUANTA_CUDA_LAUNCH_CHECK("x_transport_kernel");
-    const std::size_t w_shared = (2 * (g.nw + 6) + 2 * (g.nw + 1)) * sizeof(double);
-    w_transport_kernel<<<static_cast<unsigned>(nvp_ * g.nx * (g.nphi / 2)), kThreads, w_shared>>>(g, val_, deps_.data(), contact_.data(),
-                                                                                                  a3_max_, s_.periodic_x, phi_.data(), rhs_.data());
+    const int pairs = w_pairs(g), groups = (g.nphi / 2 + pairs - 1) / pairs;
+    w_transport_kernel<<<static_cast<unsigned>(nvp_ * g.nx * groups), kThreads, w_shared_bytes(g.nw, pairs)>>>(
+        g, val_, deps_.data(), contact_.data(), a3_max_, s_.periodic_x, pairs, phi_.data(), rhs_.data());
     QUANTA_CUDA_LAUNCH_CHECK("w_transport_kernel");
-    phi_transport_kernel<<<blocks(cells), kThreads>>>(g, val_, deps_.data(), contact_.data(), a3_max_, s_.periodic_x, phi_.data(), rhs_.data());
+    const int lines = std::max(1, 256 / g.nphi), chunks = (g.nw + lines - 1) / lines;
+    const std::size_t phi_shared = static_cast<std::size_t>(lines) * (3 * g.nphi + 13) * sizeof(double);
+    phi_transport_kernel<<<static_cast<unsigned>(nvp_ * g.nx * chunks), 256, phi_shared>>>(g, val_, deps_.data(), a3_max_, lines, phi_.data(),
+                                                                                         rhs_.data());
     QUANTA_CUDA_LAUNCH_CHECK("phi_transport_kernel");
   }
   std::vector<double> download_rhs() override { return rhs_.to_host(); }

@@ -1,6 +1,7 @@
 #pragma once
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "quanta/mosfet/device.hpp"
 #include "quanta/mosfet/schrodinger_poisson.hpp"
@@ -18,6 +19,13 @@ struct TransportRun {
   double checkpoint_minutes = 10;  // wall time between checkpoints
 };
 
+// The bias points of `quanta mosfet sweep` (a [sweep] table): an I_D-V_DS curve at the [bias] gate voltage and an
+// I_D-V_GS curve at the [bias] drain voltage, each point started from the previous point's steady state.
+struct SweepPlan {
+  bool enabled = false;
+  std::vector<double> drain_voltages, gate_voltages;  // V, in the order run
+};
+
 // A `quanta mosfet` run: the device (seed defaults), the grid and the block's numerical options.
 struct Config {
   std::string source;  // file name, for messages and metadata
@@ -25,6 +33,7 @@ struct Config {
   GridSize grid;
   BlockOptions solver;
   TransportRun transport;
+  SweepPlan sweep;
 };
 
 // Reads and validates a mosfet TOML config (docs/mosfet.md lists the keys). Any problem (syntax, unknown

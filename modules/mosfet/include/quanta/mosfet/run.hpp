@@ -14,6 +14,7 @@ struct RunOptions {
   int threads = 0;                   // OpenMP threads; 0: default
   bool quiet = false;
   bool resume = false;               // transport runs: continue from the output folder's checkpoint
+  bool sweep = false;                // quanta mosfet sweep: the bias points of the config's [sweep] table
 };
 
 struct RunSummary {
@@ -33,6 +34,7 @@ struct RunSummary {
   double current_spread = 0;
   bool steady = false;               // stopped by steady_tolerance
   double seconds_per_step = 0, seconds_transport = 0;
+  int sweep_points = 0, sweep_steady = 0;
   std::filesystem::path scalars, checkpoint;
 };
 

@@ -53,6 +53,11 @@ class Simulation {
   Simulation& operator=(const Simulation&) = delete;
 
   void start();
+  // A new bias on the current state (a sweep's next point): the block of the device at the new voltages from the
+  // current potential; the contacts' equilibrium densities those of the zero-bias equilibrium at the new gate
+  // voltage. The distribution is kept.
+  void set_bias(const Bias& bias);
+  const Bias& bias() const { return config_.device.bias; }
   // One step of the CFL size, or of `at_most` seconds when that is shorter (to land on an output time).
   void step(double at_most = std::numeric_limits<double>::infinity());
   // The state after the last step into `file` (written under a temporary name, renamed when complete), with
@@ -69,6 +74,8 @@ class Simulation {
   double time_scale() const;  // t*, s
   Observables observe() const;
   std::vector<double> distribution() const;  // [3][nsbn][nx][nw][nphi], dimensionless
+  // Replaces the distribution (of the same grid); the next step's first stage still uses the current block state.
+  void set_distribution(const std::vector<double>& phi);
   const SchrodingerPoisson& block() const { return *block_; }
   Backend backend() const { return backend_; }
   // Wall seconds spent in the transport phase (right-hand sides, Runge-Kutta combinations and moments) and in the
@@ -78,6 +85,7 @@ class Simulation {
 
  private:
   void solve_block(const std::string& where);  // moments -> block -> eps, overlaps (the current stage's state)
+  std::vector<double> zero_bias_equilibrium();  // rho_eq_ for the current gate voltage; returns its potential
   std::vector<double> contact_scale() const;
   double cfl_step() const;  // dimensionless
   std::vector<std::pair<std::string, double>> run_keys() const;
@@ -91,6 +99,7 @@ class Simulation {
   struct Setup;
   std::unique_ptr<Setup> setup_;
   double t_ = 0, dt_ = 0;  // dimensionless
+  double source_potential_ = 0;  // V_s, V
   long step_ = 0;
   int newton_iterations_ = 0;
   double transport_seconds_ = 0, block_seconds_ = 0;
