@@ -245,6 +245,11 @@ RunSummary run(const RunOptions& opt) {
 
   // 1. Config, validated before anything is computed or written.
   const Config config = read_config(opt.config);
+  if (opt.sweep && !config.sweep.enabled)
+    throw InputError(opt.config.string(), "has no [sweep] table (quanta mosfet sweep runs its drain_voltages and gate_voltages; docs/mosfet.md)");
+  if (opt.sweep && opt.resume) throw Error("mosfet sweep: --resume is not available for sweeps");
+  if (!opt.sweep && config.sweep.enabled)
+    throw InputError(opt.config.string(), "holds a [sweep] table, which `quanta mosfet sweep` runs; `quanta mosfet` would ignore it");
   Backend backend = resolve_backend(opt.backend);
   RunMetadata meta;
   meta.config_file = opt.config.string();
@@ -253,14 +258,7 @@ RunSummary run(const RunOptions& opt) {
   s.summary = opt.output_dir / "quanta-mosfet.txt";
   s.nx = config.grid.nx;
   s.nz = config.grid.nz;
-  if (opt.sweep) {
-    if (!config.sweep.enabled)
-      throw InputError(opt.config.string(), "has no [sweep] table (quanta mosfet sweep runs its drain_voltages and gate_voltages; docs/mosfet.md)");
-    if (opt.resume) throw Error("mosfet sweep: --resume is not available for sweeps");
-    return run_sweep(opt, config, backend, meta);
-  }
-  if (config.sweep.enabled)
-    throw InputError(opt.config.string(), "holds a [sweep] table, which `quanta mosfet sweep` runs; `quanta mosfet` would ignore it");
+  if (opt.sweep) return run_sweep(opt, config, backend, meta);
   if (config.transport.enabled) return run_transport(opt, config, backend, meta);
   if (opt.resume) throw Error("mosfet: --resume continues a transport run; this config has no [transport] table");
 

@@ -305,6 +305,77 @@ TEST(MosfetCommand, FailingRunsExitOneAndWriteNothing) {
   }
 }
 
+// A transport run on a coarse grid writes its outputs, continues with --resume to a later end time, and its
+// sweep refuses what it cannot do: a [sweep] table given to a plain run, a sweep without a steady-state
+// criterion, and points that do not settle (marked in the table, exit 1).
+TEST(MosfetCommand, TransportRunResumeAndSweep) {
+  std::string config = slurp(fs::path(QUANTA_SOURCE_DIR) / "examples/mosfet/dg-transport/mosfet.toml");
+  auto set = [&](const std::string& from, const std::string& to) {
+    const auto at = config.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    config.replace(at, from.size(), to);
+  };
+  set("nx = 65", "nx = 9");
+  set("nz = 65", "nz = 17");
+  set("subbands = 6", "subbands = 2");
+  set("nw = 300", "nw = 24\nw_max = 14");
+  set("nphi = 48", "nphi = 8");
+  set("end_time = 0.1", "end_time = 0.004");
+  set("output_interval = 0.01", "output_interval = 0.002");
+  const fs::path dir = fresh_dir("transport");
+  std::ofstream(dir / "input.toml") << config;
+  Outcome o = run_mosfet(dir, "input.toml --backend cpu -o out");
+  ASSERT_EQ(o.code, 0) << o.err;
+  for (const char* f : {"quanta-mosfet.h5", "quanta-mosfet-scalars.dat", "quanta-mosfet-checkpoint.h5"})
+    EXPECT_TRUE(fs::exists(dir / "out" / f)) << f;
+  const auto lines = [&] {
+    std::ifstream in(dir / "out/quanta-mosfet-scalars.dat");
+    int n = 0;
+    for (std::string line; std::getline(in, line);) n += !line.empty() && line[0] != '#';
+    return n;
+  };
+  const int first = lines();
+  EXPECT_GT(first, 3);
+  {
+    const quanta::io::H5File f(dir / "out/quanta-mosfet.h5", quanta::io::H5File::Mode::Read);
+    EXPECT_EQ(f.read_doubles("profiles/time").size(), 3u);  // t = 0, 0.002, 0.004 ps
+    EXPECT_NEAR(f.read_doubles("transport/time").at(0), 4e-15, 1e-27);
+    EXPECT_GT(f.read_doubles("transport/drain_current").at(0), 0.0);  // electrons from source to drain
+  }
+  set("end_time = 0.004", "end_time = 0.006");
+  std::ofstream(dir / "input.toml") << config;
+  o = run_mosfet(dir, "input.toml --backend cpu -o out --resume");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("resumed at step"), std::string::npos) << o.err;
+  EXPECT_GT(lines(), first);  // the history goes on from the checkpoint's
+  {
+    const quanta::io::H5File f(dir / "out/quanta-mosfet.h5", quanta::io::H5File::Mode::Read);
+    EXPECT_EQ(f.read_doubles("profiles/time").size(), 4u);
+  }
+  // The sweep's refusals and its unsettled points.
+  const std::string with_sweep = config + "\n[sweep]\ndrain_voltages = [0.05, 0.1]\n";
+  std::ofstream(dir / "input.toml") << with_sweep;
+  o = run_mosfet(dir, "sweep input.toml --backend cpu -o sweep");
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.err.find("transport.steady_tolerance"), std::string::npos) << o.err;
+  std::string settled = with_sweep;
+  settled.replace(settled.find("cfl = 0.6"), 9, "cfl = 0.6\nsteady_tolerance = 1e-6");
+  std::ofstream(dir / "input.toml") << settled;
+  o = run_mosfet(dir, "input.toml --backend cpu -o plain");
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.err.find("holds a [sweep] table, which `quanta mosfet sweep` runs"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(dir / "plain") || fs::exists(dir / "sweep"));
+  o = run_mosfet(dir, "sweep input.toml --backend cpu -o sweep");
+  EXPECT_EQ(o.code, 1) << o.err;
+  EXPECT_NE(o.err.find("2 of 2 bias points did not reach steady state"), std::string::npos) << o.err;
+  const std::string table = slurp(dir / "sweep/quanta-mosfet-iv.dat");
+  EXPECT_NE(table.find("id_vds 0.500000 0.050000"), std::string::npos) << table;
+  EXPECT_NE(table.find("id_vds 0.500000 0.100000"), std::string::npos) << table;
+  EXPECT_NE(table.find(" no\n"), std::string::npos) << table;
+  EXPECT_TRUE(fs::exists(dir / "sweep/quanta-mosfet-sweep.h5"));
+  fs::remove_all(dir);
+}
+
 // docs/mosfet.md shows the options exactly as `quanta mosfet --help` prints them.
 TEST(MosfetCommand, DocsShowTheHelpText) {
   const fs::path dir = fresh_dir("help");
