@@ -26,7 +26,8 @@ struct Integration {
 
 // Runge-Kutta steps from the simulation's time to `until` (s) or to steady state (I_D changing by less than
 // steady_tolerance over an output interval, after at least two intervals of this integration), appending each
-// step's scalars and the profiles at the output times to `history`; a checkpoint every checkpoint_minutes.
+// step's scalars and the profiles at the output times to `history`; a checkpoint every checkpoint_minutes
+// (none when `checkpoint` is empty).
 Integration integrate(Simulation& sim, const TransportRun& tr, double until, TransportHistory& history, const std::filesystem::path& checkpoint,
                       bool quiet, const std::string& stage) {
   Integration r;
@@ -51,7 +52,7 @@ Integration integrate(Simulation& sim, const TransportRun& tr, double until, Tra
       r.steady = tr.steady_tolerance > 0 && history.profiles.size() >= first_profile + 2 &&
                  std::abs(o.drain_current - previous) <= tr.steady_tolerance * std::abs(o.drain_current);
     }
-    if (since_checkpoint.seconds() > 60 * tr.checkpoint_minutes) {
+    if (!checkpoint.empty() && since_checkpoint.seconds() > 60 * tr.checkpoint_minutes) {
       sim.save_checkpoint(checkpoint, [&](io::H5File& f) { history.write(f); });
       since_checkpoint.reset();
     }
@@ -166,7 +167,6 @@ RunSummary run_sweep(const RunOptions& opt, const Config& config, Backend backen
   s.nz = config.grid.nz;
   s.results = opt.output_dir / "quanta-mosfet-sweep.h5";
   s.summary = opt.output_dir / "quanta-mosfet-iv.dat";
-  s.checkpoint = opt.output_dir / "quanta-mosfet-checkpoint.h5";
   const TransportRun& tr = config.transport;
   std::vector<SweepPoint> points;
   struct Curve {
@@ -197,7 +197,7 @@ RunSummary run_sweep(const RunOptions& opt, const Config& config, Backend backen
       TransportHistory history;
       history.profiles.push_back(sim->observe());
       const double t0 = sim->time();
-      const Integration run = integrate(*sim, tr, t0 + tr.end_time, history, s.checkpoint, opt.quiet, stage);
+      const Integration run = integrate(*sim, tr, t0 + tr.end_time, history, {}, opt.quiet, stage);
       SweepPoint p;
       p.curve = curve.name;
       p.gate_voltage = b.gate_voltage;

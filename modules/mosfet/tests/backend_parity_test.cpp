@@ -11,17 +11,7 @@
 
 using namespace quanta::mosfet;
 using mosfet_test::max_diff;
-
-namespace {
-double max_rel(const std::vector<double>& a, const std::vector<double>& b) {
-  double m = 0, s = 0;
-  for (std::size_t k = 0; k < a.size(); ++k) {
-    m = std::max(m, std::abs(a[k] - b[k]));
-    s = std::max(s, std::abs(b[k]));
-  }
-  return m / s;
-}
-}  // namespace
+using mosfet_test::max_rel;
 
 class MosfetParity : public ::testing::TestWithParam<LinearSolver> {};
 

@@ -14,6 +14,7 @@
 #include "quanta/core/backend.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/mosfet/simulation.hpp"
+#include "test_support.hpp"
 
 namespace quanta::mosfet {
 namespace {
@@ -37,14 +38,7 @@ TransportOptions small_grid() {
   return t;
 }
 
-double max_rel(const std::vector<double>& a, const std::vector<double>& b) {
-  double m = 0, s = 0;
-  for (std::size_t k = 0; k < a.size(); ++k) {
-    m = std::max(m, std::abs(a[k] - b[k]));
-    s = std::max(s, std::abs(b[k]));
-  }
-  return m / s;
-}
+using mosfet_test::max_rel;
 
 // Runs `steps` steps and returns the largest relative change of the density profile from t = 0 and the
 // observables at the end.

@@ -1,5 +1,9 @@
 #pragma once
 // Shared set-up of the mosfet block tests: the seed device on a grid, its neutral contact potential.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
 #include "quanta/mosfet/schrodinger_poisson.hpp"
 
 namespace mosfet_test {
@@ -9,6 +13,16 @@ inline quanta::mosfet::DeviceGrid seed_device(int nx, int nz, double gate_voltag
   dev.bias.gate_voltage = gate_voltage;
   const quanta::mosfet::GridSize size{nx, nz};
   return quanta::mosfet::make_device_grid(dev, size, quanta::mosfet::neutral_contact_potential(dev, size, 6));
+}
+
+// max |a - b| / max |b|
+inline double max_rel(const std::vector<double>& a, const std::vector<double>& b) {
+  double m = 0, s = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    m = std::max(m, std::abs(a[k] - b[k]));
+    s = std::max(s, std::abs(b[k]));
+  }
+  return m / s;
 }
 
 inline double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
