@@ -9,6 +9,7 @@
 //        that what leaves one angle arrives at the opposite one; the top face closed;
 //   phi  periodic, global Lax-Friedrichs splitting (a^3 changes sign along the line).
 #include <cmath>
+#include <vector>
 
 #include "phonon_scattering.hpp"
 #include "quanta/core/hd.hpp"
@@ -41,11 +42,31 @@ QUANTA_HD double weno_face(Flux&& g, int k, bool from_left) {
   return from_left ? weno5_left(s) : weno5_right(s);
 }
 
-// What the transport terms need besides Phi: eps'_{v,p}(x_i) [3][nsbn][nx]; the contacts' rescaling
-// rho_eq / rho per subband at the source and the drain [3][nsbn][2]; A3 = max |a^3| over the device, the
-// Lax-Friedrichs speed along phi; and whether x is periodic instead (tests).
+// The speeds of every (valley, energy cell, angle), [3][nw][nphi], tabulated once (the seed's code keeps the
+// same arrays): a^1 = velocity_x, and a^3 / eps' = angle_rate.
+QUANTA_HD long speed_index(const PhaseGrid& g, int v, int l, int m) { return (static_cast<long>(v) * g.nw + l) * g.nphi + m; }
+struct SpeedTables {
+  std::vector<double> velocity, angle_speed;
+};
+inline SpeedTables speed_tables(const PhaseGrid& g, const KaneValley* valleys) {
+  SpeedTables t;
+  t.velocity.resize(static_cast<std::size_t>(kValleys) * g.nw * g.nphi);
+  t.angle_speed.resize(t.velocity.size());
+  for (int v = 0; v < kValleys; ++v)
+    for (int l = 0; l < g.nw; ++l)
+      for (int m = 0; m < g.nphi; ++m) {
+        t.velocity[speed_index(g, v, l, m)] = velocity_x(valleys[v], (l + 0.5) * g.dw, m * g.dphi);
+        t.angle_speed[speed_index(g, v, l, m)] = angle_rate(valleys[v], (l + 0.5) * g.dw, m * g.dphi);
+      }
+  return t;
+}
+
+// What the transport terms need besides Phi: the speed tables; eps'_{v,p}(x_i) [3][nsbn][nx]; the contacts'
+// rescaling rho_eq / rho per subband at the source and the drain [3][nsbn][2]; A3 = max |a^3| over the
+// device, the Lax-Friedrichs speed along phi; and whether x is periodic instead (tests).
 struct TransportInputs {
-  const KaneValley* valleys;
+  const double* velocity;     // [3][nw][nphi]
+  const double* angle_speed;  // [3][nw][nphi]
   const double* deps_dx;
   const double* contact_scale;
   double a3_max;
@@ -54,7 +75,7 @@ struct TransportInputs {
 
 // rhs[(v, p, ., l, m)] -= d(a^1 Phi)/dx along the x line of (v, p, l, m).
 QUANTA_HD void add_x_transport(const PhaseGrid& g, const TransportInputs& in, const double* phi, double* rhs, int v, int p, int l, int m) {
-  const double a1 = velocity_x(in.valleys[v], (l + 0.5) * g.dw, m * g.dphi);
+  const double a1 = in.velocity[speed_index(g, v, l, m)];
   const long stride = static_cast<long>(g.nw) * g.nphi;
   const double* line = phi + phase_index(g, v, p, 0, l, m);
   const double source = in.contact_scale[(v * g.nsbn + p) * 2], drain = in.contact_scale[(v * g.nsbn + p) * 2 + 1];
@@ -79,9 +100,9 @@ QUANTA_HD void add_x_transport(const PhaseGrid& g, const TransportInputs& in, co
 QUANTA_HD double w_point_flux(const PhaseGrid& g, const TransportInputs& in, const double* phi, int v, int p, int i, int mm, int l) {
   const double force = -in.deps_dx[(v * g.nsbn + p) * g.nx + i];
   if (l < 0)
-    return force * velocity_x(in.valleys[v], (-l - 0.5) * g.dw, mm * g.dphi) * phi[phase_index(g, v, p, i, -l - 1, (mm + g.nphi / 2) % g.nphi)];
+    return force * in.velocity[speed_index(g, v, -l - 1, mm)] * phi[phase_index(g, v, p, i, -l - 1, (mm + g.nphi / 2) % g.nphi)];
   const int c = l < g.nw ? l : g.nw - 1;
-  return force * velocity_x(in.valleys[v], (c + 0.5) * g.dw, mm * g.dphi) * phi[phase_index(g, v, p, i, c, mm)];
+  return force * in.velocity[speed_index(g, v, c, mm)] * phi[phase_index(g, v, p, i, c, mm)];
 }
 // Upwinding along w: from the left when a^2 = -eps' a^1 > 0 (one sign per line).
 QUANTA_HD bool w_from_left(const PhaseGrid& g, const TransportInputs& in, int v, int p, int i, int mm) {
@@ -111,11 +132,12 @@ QUANTA_HD void add_w_transport(const PhaseGrid& g, const TransportInputs& in, co
 
 // rhs -= d(a^3 Phi)/dphi along the phi line of (v, p, i, l).
 QUANTA_HD void add_phi_transport(const PhaseGrid& g, const TransportInputs& in, const double* phi, double* rhs, int v, int p, int i, int l) {
-  const double eps_x = in.deps_dx[(v * g.nsbn + p) * g.nx + i], w = (l + 0.5) * g.dw;
+  const double eps_x = in.deps_dx[(v * g.nsbn + p) * g.nx + i];
   const double* line = phi + phase_index(g, v, p, i, l, 0);
+  const double* speed = in.angle_speed + speed_index(g, v, l, 0);
   const auto split = [&](int m, double sign) {
     const int mm = (m % g.nphi + g.nphi) % g.nphi;
-    return 0.5 * (eps_x * angle_rate(in.valleys[v], w, mm * g.dphi) + sign * in.a3_max) * line[mm];
+    return 0.5 * (eps_x * speed[mm] + sign * in.a3_max) * line[mm];
   };
   const auto plus = [&](int m) { return split(m, 1.0); };
   const auto minus = [&](int m) { return split(m, -1.0); };
@@ -173,10 +195,10 @@ QUANTA_HD void angle_integral(const PhaseGrid& g, const double* phi, double* pi,
 struct CellMoments {
   double rho = 0, current = 0, energy = 0, top = 0;
 };
-QUANTA_HD void add_cell_moments(const PhaseGrid& g, const KaneValley& v, double phi, int l, int m, CellMoments& s) {
+QUANTA_HD void add_cell_moments(const PhaseGrid& g, double velocity, double phi, int l, CellMoments& s) {
   const double w = (l + 0.5) * g.dw;
   s.rho += phi;
-  s.current += velocity_x(v, w, m * g.dphi) * phi;
+  s.current += velocity * phi;
   s.energy += w * phi;
   if (l == g.nw - 1) s.top += phi;
 }

@@ -209,7 +209,16 @@ std::string not_converged_message(const BlockResult& r, const BlockOptions& opt)
                 "mosfet: Newton-Raphson did not converge: it reached max_newton = %d iterations with the last potential "
                 "change %.3e V above newton_tolerance %.3e V (residual before the last step %.3e V/nm^2)",
                 opt.max_newton, last.change, opt.newton_tol, last.residual);
-  return text;
+  // The last changes show whether the iteration stalled or cycled.
+  std::string out = text;
+  const std::size_t n = r.history.size(), from = n > 6 ? n - 6 : 0;
+  out += "; the last changes:";
+  for (std::size_t k = from; k < n; ++k) {
+    std::snprintf(text, sizeof text, " %.3e", r.history[k].change);
+    out += text;
+  }
+  out += " V";
+  return out;
 }
 
 namespace {

@@ -75,7 +75,9 @@ Simulation::Simulation(const Config& config, const TransportOptions& options, Ba
   // With the populations held, the Frechet derivative's pair sum over the populated subbands alone (the seed)
   // leaves the Newton iteration slow and, on coarse z grids, oscillating: measured on the 17 x 25 test grid
   // with 3 subbands, 8-9 iterations per stage and no convergence by step 132; with 6 states 3-4, with 12 2-3.
-  if (config_.solver.frechet_states == 0) config_.solver.frechet_states = std::min(config_.grid.nz - 2, 2 * config_.solver.subbands);
+  // On the seed's grid (6 subbands) 12 states stalled once at step 2565 (changes wandering between 5e-8 and
+  // 7e-7 V for 60 iterations); 24 states converge there in 2 iterations: 4 x subbands.
+  if (config_.solver.frechet_states == 0) config_.solver.frechet_states = std::min(config_.grid.nz - 2, 4 * config_.solver.subbands);
   const Device& d = config_.device;
   scales_ = TransportScales{d.temperature, d.geometry.length(), d.geometry.width()};
   if (opt_.nphi < 6 || opt_.nphi % 2 != 0 || opt_.nw < 6)
@@ -221,7 +223,22 @@ void Simulation::solve_block(const std::string& where) {
     throw Error("mosfet: " + where + ": " + e.what());
   }
   block_seconds_ += timer.seconds();
-  if (!r.converged) throw Error("mosfet: " + where + ": " + not_converged_message(r, config_.solver));
+  if (!r.converged) {
+    // The closest pair of subbands of one valley, where populations held per level are most sensitive.
+    const std::vector<double> levels = block_->eigenvalues();
+    double gap = 1e300;
+    int at = 0;
+    for (int k = 0; k < g.nx * kernels::kValleys; ++k)
+      for (int p = 0; p + 1 < g.nsbn; ++p) {
+        const double d = levels[k * g.nsbn + p + 1] - levels[k * g.nsbn + p];
+        if (d < gap) {
+          gap = d;
+          at = k;
+        }
+      }
+    throw Error("mosfet: " + where + ": " + not_converged_message(r, config_.solver) + " (closest subbands of one valley: " + sci(gap) +
+                " eV apart at x node " + std::to_string(at / kernels::kValleys) + ", valley " + std::to_string(at % kernels::kValleys + 1) + ")");
+  }
   newton_iterations_ = static_cast<int>(r.history.size());
   eps_ = block_->eigenvalues();
   const double kT = scales_.kT_eV();

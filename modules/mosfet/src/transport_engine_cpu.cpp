@@ -11,7 +11,7 @@ namespace {
 
 class CpuTransportEngine final : public TransportEngine {
  public:
-  explicit CpuTransportEngine(const TransportSetup& s) : s_(s) {
+  explicit CpuTransportEngine(const TransportSetup& s) : s_(s), speeds_(kernels::speed_tables(s.grid, s.valleys)) {
     const auto& g = s.grid;
     n_ = static_cast<std::size_t>(kernels::kValleys) * g.nsbn * g.nx * g.nw * g.nphi;
     phi_.assign(n_, 0.0);
@@ -43,7 +43,8 @@ class CpuTransportEngine final : public TransportEngine {
       for (int il = 0; il < g.nx * g.nw; ++il)
         kernels::add_scattering(g, s_.scattering, s_.valleys, eps_.data(), overlaps_.data(), pi_.data(), phi_.data(), rhs_.data(),
                                 vp / g.nsbn, vp % g.nsbn, il / g.nw, il % g.nw);
-    const kernels::TransportInputs in{s_.valleys, slopes_.deps_dx.data(), contact_.data(), slopes_.a3_max, s_.periodic_x};
+    const kernels::TransportInputs in{speeds_.velocity.data(), speeds_.angle_speed.data(), slopes_.deps_dx.data(), contact_.data(), slopes_.a3_max,
+                                      s_.periodic_x};
     kernels::add_transport_cpu(g, in, phi_.data(), rhs_.data());
   }
   std::vector<double> download_rhs() override { return rhs_; }
@@ -58,7 +59,7 @@ class CpuTransportEngine final : public TransportEngine {
       kernels::CellMoments c;
       for (int l = 0; l < g.nw; ++l)
         for (int m = 0; m < g.nphi; ++m)
-          kernels::add_cell_moments(g, s_.valleys[v], phi_[kernels::phase_index(g, v, vp % g.nsbn, i, l, m)], l, m, c);
+          kernels::add_cell_moments(g, speeds_.velocity[kernels::speed_index(g, v, l, m)], phi_[kernels::phase_index(g, v, vp % g.nsbn, i, l, m)], l, c);
       out.rho[k] = c.rho * g.dw * g.dphi;
       out.current[k] = c.current * g.dw * g.dphi;
       out.energy[k] = c.energy * g.dw * g.dphi;
@@ -75,6 +76,7 @@ class CpuTransportEngine final : public TransportEngine {
 
  private:
   TransportSetup s_;
+  kernels::SpeedTables speeds_;
   std::size_t n_ = 0;
   std::vector<double> phi_, phi_n_, rhs_, pi_, eps_, overlaps_, contact_;
   BlockSlopes slopes_;

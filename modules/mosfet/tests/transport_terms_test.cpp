@@ -34,6 +34,7 @@ struct Box {
                   kernels::kane_jacobian(valleys[v], w) * std::exp(-w) * (1 + 0.3 * std::cos(m * g.dphi + 0.4 * i) + 0.1 * p);
             }
   }
+  kernels::SpeedTables speeds = kernels::speed_tables(g, valleys);
   kernels::TransportInputs inputs(bool periodic) const {
     double a3 = 0;
     for (int v = 0; v < 3; ++v)
@@ -42,7 +43,7 @@ struct Box {
           for (int l = 0; l < g.nw; ++l)
             for (int m = 0; m < g.nphi; ++m)
               a3 = std::max(a3, std::abs(deps[(v * g.nsbn + p) * g.nx + i] * kernels::angle_rate(valleys[v], (l + 0.5) * g.dw, m * g.dphi)));
-    return {valleys, deps.data(), scale.data(), a3, periodic};
+    return {speeds.velocity.data(), speeds.angle_speed.data(), deps.data(), scale.data(), a3, periodic};
   }
 };
 

@@ -54,12 +54,10 @@ __global__ void scattering_kernel(kernels::PhaseGrid g, kernels::PhononScatterin
   kernels::add_scattering(g, s, val.v, eps, overlaps, pi, phi, rhs, vp / g.nsbn, vp % g.nsbn, i, l);
 }
 
-__global__ void x_transport_kernel(kernels::PhaseGrid g, Valleys val, const double* deps, const double* contact, double a3, bool periodic,
-                                   const double* phi, double* rhs) {
+__global__ void x_transport_kernel(kernels::PhaseGrid g, kernels::TransportInputs in, const double* phi, double* rhs) {
   const long t = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x, n = static_cast<long>(kernels::kValleys) * g.nsbn * g.nw * g.nphi;
   if (t >= n) return;
   const int m = t % g.nphi, l = (t / g.nphi) % g.nw, vp = static_cast<int>(t / (static_cast<long>(g.nphi) * g.nw));
-  const kernels::TransportInputs in{val.v, deps, contact, a3, periodic};
   kernels::add_x_transport(g, in, phi, rhs, vp / g.nsbn, vp % g.nsbn, l, m);
 }
 
@@ -67,15 +65,13 @@ __global__ void x_transport_kernel(kernels::PhaseGrid g, Valleys val, const doub
 // opposite ones), which share the w = 0 face: the point fluxes of the lines (ghosts included) into shared
 // memory, read with the angle fastest (neighbouring angles are neighbours in memory), then one thread per face,
 // then one per cell. The same point fluxes and reconstruction as kernels::add_w_transport, so the same numbers.
-__global__ void w_transport_kernel(kernels::PhaseGrid g, Valleys val, const double* deps, const double* contact, double a3, bool periodic,
-                                   int pairs, const double* phi, double* rhs) {
+__global__ void w_transport_kernel(kernels::PhaseGrid g, kernels::TransportInputs in, int pairs, const double* phi, double* rhs) {
   extern __shared__ double shared[];
   const int half = g.nphi / 2, stencil = g.nw + 6, groups = (half + pairs - 1) / pairs;
   const int group = blockIdx.x % groups, vi = blockIdx.x / groups, i = vi % g.nx, vp = vi / g.nx, v = vp / g.nsbn, p = vp % g.nsbn;
   const int m0 = group * pairs, count = min(pairs, half - m0);
   double* point = shared;                           // [2 count][nw + 6]: cells -3 .. nw + 2; line q = side count + j
   double* faces = shared + 2 * pairs * stencil;     // [2 count][nw + 1]
-  const kernels::TransportInputs in{val.v, deps, contact, a3, periodic};
   for (int k = threadIdx.x; k < 2 * count * stencil; k += blockDim.x) {
     const int j = k % count, rest = k / count, side = rest % 2, l = rest / 2 - 3;
     point[(side * count + j) * stencil + l + 3] = kernels::w_point_flux(g, in, phi, v, p, i, m0 + j + side * half, l);
@@ -99,7 +95,7 @@ __global__ void w_transport_kernel(kernels::PhaseGrid g, Valleys val, const doub
 // Blocks of `lines` phi lines (v p, i, l .. l + lines - 1): the split point fluxes of the lines (periodic ghosts
 // included) into shared memory, then one thread per face, then one per cell. The same split fluxes and
 // reconstruction as kernels::add_phi_transport, so the same numbers.
-__global__ void phi_transport_kernel(kernels::PhaseGrid g, Valleys val, const double* deps, double a3, int lines, const double* phi, double* rhs) {
+__global__ void phi_transport_kernel(kernels::PhaseGrid g, kernels::TransportInputs in, int lines, const double* phi, double* rhs) {
   extern __shared__ double shared[];
   const int stencil = g.nphi + 6, chunks = (g.nw + lines - 1) / lines;
   double* plus = shared;                    // [lines][nphi + 6]: angles -3 .. nphi + 2
@@ -107,11 +103,11 @@ __global__ void phi_transport_kernel(kernels::PhaseGrid g, Valleys val, const do
   double* faces = minus + lines * stencil;  // [lines][nphi + 1]
   const int chunk = blockIdx.x % chunks, vi = blockIdx.x / chunks, i = vi % g.nx, vp = vi / g.nx, v = vp / g.nsbn, p = vp % g.nsbn;
   const int l0 = chunk * lines, count = min(lines, g.nw - l0);
-  const double eps_x = deps[vp * g.nx + i];
+  const double eps_x = in.deps_dx[vp * g.nx + i], a3 = in.a3_max;
   for (int k = threadIdx.x; k < count * stencil; k += blockDim.x) {
     const int line = k / stencil, m = k % stencil - 3, mm = (m % g.nphi + g.nphi) % g.nphi, l = l0 + line;
-    const double w = (l + 0.5) * g.dw, value = phi[kernels::phase_index(g, v, p, i, l, mm)];
-    const double rate = eps_x * kernels::angle_rate(val.v[v], w, mm * g.dphi);
+    const double value = phi[kernels::phase_index(g, v, p, i, l, mm)];
+    const double rate = eps_x * in.angle_speed[kernels::speed_index(g, v, l, mm)];
     plus[k] = 0.5 * (rate + a3) * value;
     minus[k] = 0.5 * (rate - a3) * value;
   }
@@ -131,13 +127,14 @@ __global__ void phi_transport_kernel(kernels::PhaseGrid g, Valleys val, const do
 }
 
 // One block per (v p, i): the moments of its nw x nphi cells, reduced in shared memory (kThreads threads).
-__global__ void moments_kernel(kernels::PhaseGrid g, Valleys val, const double* phi, double* rho, double* current, double* energy, double* top) {
+__global__ void moments_kernel(kernels::PhaseGrid g, const double* velocity, const double* phi, double* rho, double* current, double* energy,
+                               double* top) {
   __shared__ double sum[4][kThreads];
   const int k = blockIdx.x, vp = k / g.nx, i = k % g.nx, v = vp / g.nsbn;
   kernels::CellMoments c;
   const long base = kernels::phase_index(g, v, vp % g.nsbn, i, 0, 0);
   for (int t = threadIdx.x; t < g.nw * g.nphi; t += blockDim.x)
-    kernels::add_cell_moments(g, val.v[v], phi[base + t], t / g.nphi, t % g.nphi, c);
+    kernels::add_cell_moments(g, velocity[kernels::speed_index(g, v, 0, 0) + t], phi[base + t], t / g.nphi, c);
   sum[0][threadIdx.x] = c.rho;
   sum[1][threadIdx.x] = c.current;
   sum[2][threadIdx.x] = c.energy;
@@ -175,12 +172,17 @@ class CudaTransportEngine final : public TransportEngine {
         overlaps_(nvp_ * nvp_ * s.grid.nx, "subband overlaps"),
         deps_(nvp_ * s.grid.nx, "subband energy slopes"),
         contact_(nvp_ * 2, "contact rescaling"),
-        moments_(4 * nvp_ * s.grid.nx, "transport moments") {
+        moments_(4 * nvp_ * s.grid.nx, "transport moments"),
+        velocity_(static_cast<std::size_t>(kernels::kValleys) * s.grid.nw * s.grid.nphi, "x velocities"),
+        angle_speed_(static_cast<std::size_t>(kernels::kValleys) * s.grid.nw * s.grid.nphi, "angle speeds") {
     // The w kernel holds at least one pair of lines of point and face fluxes in shared memory: (4 N_w + 14) doubles.
     if (w_shared_bytes(s.grid.nw, 1) > kSharedLimit)
       throw Error("transport (GPU): N_w = " + std::to_string(s.grid.nw) + " energy cells need " + std::to_string(w_shared_bytes(s.grid.nw, 1) / 1024) +
                   " KiB of shared memory per block; at most 48 KiB (N_w <= 1532)");
     for (int v = 0; v < kernels::kValleys; ++v) val_.v[v] = s.valleys[v];
+    const kernels::SpeedTables speeds = kernels::speed_tables(s.grid, s.valleys);
+    velocity_.upload(std::span<const double>(speeds.velocity));
+    angle_speed_.upload(std::span<const double>(speeds.angle_speed));
     phi_.zero();
   }
   void upload_distribution(const std::vector<double>& phi) override {
@@ -205,24 +207,23 @@ class CudaTransportEngine final : public TransportEngine {
     QUANTA_CUDA_LAUNCH_CHECK("angle_integral_kernel");
     scattering_kernel<<<blocks(cells), kThreads>>>(g, s_.scattering, val_, eps_.data(), overlaps_.data(), pi_.data(), phi_.data(), rhs_.data());
     QUANTA_CUDA_LAUNCH_CHECK("scattering_kernel");
-    x_transport_kernel<<<blocks(static_cast<long>(nvp_) * g.nw * g.nphi), kThreads>>>(g, val_, deps_.data(), contact_.data(), a3_max_,
-                                                                                    s_.periodic_x, phi_.data(), rhs_.data());
+    const kernels::TransportInputs in{velocity_.data(), angle_speed_.data(), deps_.data(), contact_.data(), a3_max_, s_.periodic_x};
+    x_transport_kernel<<<blocks(static_cast<long>(nvp_) * g.nw * g.nphi), kThreads>>>(g, in, phi_.data(), rhs_.data());
     QUANTA_CUDA_LAUNCH_CHECK("x_transport_kernel");
     const int pairs = w_pairs(g), groups = (g.nphi / 2 + pairs - 1) / pairs;
     w_transport_kernel<<<static_cast<unsigned>(nvp_ * g.nx * groups), kThreads, w_shared_bytes(g.nw, pairs)>>>(
-        g, val_, deps_.data(), contact_.data(), a3_max_, s_.periodic_x, pairs, phi_.data(), rhs_.data());
+        g, in, pairs, phi_.data(), rhs_.data());
     QUANTA_CUDA_LAUNCH_CHECK("w_transport_kernel");
     const int lines = std::max(1, 256 / g.nphi), chunks = (g.nw + lines - 1) / lines;
     const std::size_t phi_shared = static_cast<std::size_t>(lines) * (3 * g.nphi + 13) * sizeof(double);
-    phi_transport_kernel<<<static_cast<unsigned>(nvp_ * g.nx * chunks), 256, phi_shared>>>(g, val_, deps_.data(), a3_max_, lines, phi_.data(),
-                                                                                         rhs_.data());
+    phi_transport_kernel<<<static_cast<unsigned>(nvp_ * g.nx * chunks), 256, phi_shared>>>(g, in, lines, phi_.data(), rhs_.data());
     QUANTA_CUDA_LAUNCH_CHECK("phi_transport_kernel");
   }
   std::vector<double> download_rhs() override { return rhs_.to_host(); }
   TransportMoments moments() override {
     const std::size_t lines = nvp_ * s_.grid.nx;
     double* m = moments_.data();
-    moments_kernel<<<static_cast<unsigned>(lines), kThreads>>>(s_.grid, val_, phi_.data(), m, m + lines, m + 2 * lines, m + 3 * lines);
+    moments_kernel<<<static_cast<unsigned>(lines), kThreads>>>(s_.grid, velocity_.data(), phi_.data(), m, m + lines, m + 2 * lines, m + 3 * lines);
     QUANTA_CUDA_LAUNCH_CHECK("moments_kernel");
     const std::vector<double> all = moments_.to_host();
     TransportMoments out;
@@ -249,7 +250,7 @@ class CudaTransportEngine final : public TransportEngine {
   Valleys val_{};
   double a3_max_ = 0;
   bool saved_ = false;
-  DeviceBuffer<double> phi_, phi_n_, rhs_, pi_, eps_, overlaps_, deps_, contact_, moments_;
+  DeviceBuffer<double> phi_, phi_n_, rhs_, pi_, eps_, overlaps_, deps_, contact_, moments_, velocity_, angle_speed_;
 };
 
 }  // namespace
