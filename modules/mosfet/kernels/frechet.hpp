@@ -36,22 +36,27 @@ QUANTA_HD double pair_coefficient(double rho_p, double rho_q, double eps_p, doub
   return std::fabs(gap) < 1e-12 ? 0.0 : (rho_p - rho_q) / gap;
 }
 
-// Entry (i, j, j') of A.
-QUANTA_HD double frechet_entry(const DensityInput& in, int i, int j, int jp) {
+// Row (i, j) of A, valley by valley: the weights b_pq of the pairs p <= q,
+//   b_pp = w_p psi_p(j)^2,   b_pq = 2 c_pq psi_p(j) psi_q(j)  (q > p; both orders of the pair: c is symmetric),
+// computed once per row, then A_{i,j,j'} = g sum_v sum_{p<=q} b_pq psi_p(j') psi_q(j') for every j'.
+QUANTA_HD double frechet_weight(const DensityInput& in, int i, int j, int v, int p, int q) {
+  const std::size_t base = (static_cast<std::size_t>(i) * 3 + v) * in.ns;
+  const double* psi = in.eigenvectors + base * in.nz;
+  const double pj = psi[p * in.nz + j];
+  if (p == q) return in.drho ? in.drho[base + p] * pj * pj : 0.0;
+  return 2.0 * pair_coefficient(in.rho[base + p], in.rho[base + q], in.eigenvalues[base + p], in.eigenvalues[base + q]) * pj * psi[q * in.nz + j];
+}
+// sum_{p<=q} b_pq psi_p(j') psi_q(j') of valley v, with b [ns][ns] (upper triangle read).
+QUANTA_HD double frechet_row_sum(const DensityInput& in, int i, int v, int jp, const double* b) {
+  const double* psi = in.eigenvectors + (static_cast<std::size_t>(i) * 3 + v) * in.ns * in.nz;
   double sum = 0.0;
-  for (int v = 0; v < 3; ++v) {
-    const std::size_t base = (static_cast<std::size_t>(i) * 3 + v) * in.ns;
-    const double* eps = in.eigenvalues + base;
-    const double* rho = in.rho + base;
-    const double* psi = in.eigenvectors + base * in.nz;
-    for (int p = 0; p < in.ns; ++p) {
-      const double a = psi[p * in.nz + j] * psi[p * in.nz + jp];
-      if (in.drho) sum += in.drho[base + p] * a * a;
-      for (int q = p + 1; q < in.ns; ++q)  // both orders of the pair: c is symmetric
-        sum += 2.0 * pair_coefficient(rho[p], rho[q], eps[p], eps[q]) * a * psi[q * in.nz + j] * psi[q * in.nz + jp];
-    }
+  for (int p = 0; p < in.ns; ++p) {
+    const double pp = psi[p * in.nz + jp];
+    double inner = 0.0;
+    for (int q = p; q < in.ns; ++q) inner += b[p * in.ns + q] * psi[q * in.nz + jp];
+    sum += pp * inner;
   }
-  return in.degeneracy * sum;
+  return sum;
 }
 
 QUANTA_HD double density_entry(const DensityInput& in, int i, int j) {

@@ -203,6 +203,10 @@ class CudaEngine final : public Engine {
 }  // namespace
 
 std::unique_ptr<Engine> make_cuda_engine(const DeviceGrid& grid, const BlockOptions& opt) {
+  // The derivative's kernel keeps one valley's pair weights of a row in shared memory (kernels/cuda/frechet_cuda.cu).
+  if (opt.states() > 78)
+    throw Error("mosfet: " + std::to_string(opt.states()) + " eigenpairs in the Frechet derivative on the GPU; at most 78 (their pair weights, " +
+                std::to_string(opt.states() * opt.states() * 8 / 1024) + " KiB, must fit 48 KiB of shared memory): lower frechet_states");
   return std::make_unique<CudaEngine>(grid, opt);
 }
 

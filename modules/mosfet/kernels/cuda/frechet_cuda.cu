@@ -1,7 +1,11 @@
 // The electron density and its Frechet derivative on the GPU (seed eq. 10; the seed's
-// cuda_compute_frechet): one thread per output entry. Formulas: kernels/frechet.hpp, shared with the CPU.
+// cuda_compute_frechet): the density one thread per node, the derivative one block per row. Formulas:
+// kernels/frechet.hpp, shared with the CPU.
+#include <string>
+
 #include "launch.cuh"
 #include "quanta/core/cuda/check.cuh"
+#include "quanta/core/error.hpp"
 
 namespace quanta::mosfet::kernels {
 namespace {
@@ -17,15 +21,25 @@ __global__ void density_kernel(DensityInput in) {
   in.density[t] = density_entry(in, static_cast<int>(t / in.nz), static_cast<int>(t % in.nz));
 }
 
-// One thread per entry (i, j, j'): grid ceil(nx*nz*nz / 256) x 256. in.frechet [nx][nz][nz].
-// Consecutive threads take consecutive j', so the reads of psi(j') and the writes of A are coalesced and
-// psi(j) is a broadcast.
+// One block per row (i, j) of A: per valley, the pair weights of the row into shared memory (one thread per
+// pair), then one thread per entry j' (coalesced reads of psi(j') and writes of A). in.frechet [nx][nz][nz].
 __global__ void frechet_kernel(DensityInput in) {
-  const std::size_t nz = in.nz;
-  const std::size_t t = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  if (t >= in.nx * nz * nz) return;
-  const int jp = static_cast<int>(t % nz), j = static_cast<int>((t / nz) % nz), i = static_cast<int>(t / (nz * nz));
-  in.frechet[t] = frechet_entry(in, i, j, jp);
+  extern __shared__ double b[];  // [ns][ns], the upper triangle
+  const int ns = in.ns, nz = in.nz, i = blockIdx.x / nz, j = blockIdx.x % nz;
+  double* row = in.frechet + static_cast<std::size_t>(blockIdx.x) * nz;
+  for (int v = 0; v < 3; ++v) {
+    __syncthreads();
+    for (int k = threadIdx.x; k < ns * ns; k += blockDim.x) {
+      const int p = k / ns, q = k % ns;
+      if (q >= p) b[k] = frechet_weight(in, i, j, v, p, q);
+    }
+    __syncthreads();
+    for (int jp = threadIdx.x; jp < nz; jp += blockDim.x) {
+      const double s = frechet_row_sum(in, i, v, jp, b);
+      row[jp] = v == 0 ? s : row[jp] + s;
+    }
+  }
+  for (int jp = threadIdx.x; jp < nz; jp += blockDim.x) row[jp] *= in.degeneracy;
 }
 
 }  // namespace
@@ -38,9 +52,12 @@ void electron_density_cuda(const DensityInput& in) {
 }
 
 void frechet_derivative_cuda(const DensityInput& in) {
-  const std::size_t total = static_cast<std::size_t>(in.nx) * in.nz * in.nz;
-  if (total == 0) return;
-  frechet_kernel<<<blocks(total), kBlock>>>(in);
+  const std::size_t rows = static_cast<std::size_t>(in.nx) * in.nz, weights = static_cast<std::size_t>(in.ns) * in.ns * sizeof(double);
+  if (rows == 0) return;
+  if (weights > 48 * 1024)
+    throw Error("mosfet: " + std::to_string(in.ns) + " eigenpairs in the Frechet derivative need " + std::to_string(weights / 1024) +
+                " KiB of shared memory per block on the GPU; at most 48 KiB (frechet_states <= 78)");
+  frechet_kernel<<<static_cast<unsigned>(rows), 128, weights>>>(in);
   QUANTA_CUDA_LAUNCH_CHECK("mosfet compute_frechet");
 }
 
