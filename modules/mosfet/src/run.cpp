@@ -97,8 +97,6 @@ RunSummary run_transport(const RunOptions& opt, const Config& config, Backend ba
   s.scalars = s.summary;
   s.checkpoint = opt.output_dir / "quanta-mosfet-checkpoint.h5";
   const TransportRun& tr = config.transport;
-  if (opt.resume && !std::filesystem::exists(s.checkpoint))
-    throw Error("mosfet: --resume: no checkpoint " + s.checkpoint.string() + " (a run of this config writes it every checkpoint_minutes)");
 
   // 1. The simulation on the device (the distribution resident on the GPU), or on the CPU when it does not fit.
   std::unique_ptr<Simulation> sim = make_simulation(config, backend, opt.quiet);
@@ -250,6 +248,10 @@ RunSummary run(const RunOptions& opt) {
   if (opt.sweep && opt.resume) throw Error("mosfet sweep: --resume is not available for sweeps");
   if (!opt.sweep && config.sweep.enabled)
     throw InputError(opt.config.string(), "holds a [sweep] table, which `quanta mosfet sweep` runs; `quanta mosfet` would ignore it");
+  if (opt.resume && !config.transport.enabled) throw Error("mosfet: --resume continues a transport run; this config has no [transport] table");
+  if (opt.resume && !std::filesystem::exists(opt.output_dir / "quanta-mosfet-checkpoint.h5"))
+    throw Error("mosfet: --resume: no checkpoint " + (opt.output_dir / "quanta-mosfet-checkpoint.h5").string() +
+                " (a transport run writes it every checkpoint_minutes and at its end)");
   Backend backend = resolve_backend(opt.backend);
   RunMetadata meta;
   meta.config_file = opt.config.string();
@@ -260,7 +262,6 @@ RunSummary run(const RunOptions& opt) {
   s.nz = config.grid.nz;
   if (opt.sweep) return run_sweep(opt, config, backend, meta);
   if (config.transport.enabled) return run_transport(opt, config, backend, meta);
-  if (opt.resume) throw Error("mosfet: --resume continues a transport run; this config has no [transport] table");
 
   // 2. The device on the grid: the source contact's neutral potential, materials, doping, contacts, gates.
   WallTimer t;

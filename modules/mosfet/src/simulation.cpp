@@ -119,7 +119,6 @@ void Simulation::start() {
   const Device& d = config_.device;
   const kernels::PhaseGrid& g = setup_->transport.grid;
   const int nvp = kernels::kValleys * g.nsbn;
-  WallTimer timer;
   // 1. The zero-bias equilibrium: the contact potential that makes the source column neutral, and the
   //    self-consistent Maxwell-Boltzmann subbands at the contacts' Fermi level.
   source_potential_ = neutral_contact_potential(d, config_.grid, g.nsbn, Statistics::MaxwellBoltzmann);

@@ -324,7 +324,12 @@ TEST(MosfetCommand, TransportRunResumeAndSweep) {
   set("output_interval = 0.01", "output_interval = 0.002");
   const fs::path dir = fresh_dir("transport");
   std::ofstream(dir / "input.toml") << config;
-  Outcome o = run_mosfet(dir, "input.toml --backend cpu -o out");
+  // --resume with nothing to resume from: refused before anything is created.
+  Outcome o = run_mosfet(dir, "input.toml --backend cpu -o out --resume");
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.err.find("--resume: no checkpoint"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  o = run_mosfet(dir, "input.toml --backend cpu -o out");
   ASSERT_EQ(o.code, 0) << o.err;
   for (const char* f : {"quanta-mosfet.h5", "quanta-mosfet-scalars.dat", "quanta-mosfet-checkpoint.h5"})
     EXPECT_TRUE(fs::exists(dir / "out" / f)) << f;
