@@ -113,8 +113,9 @@ RunSummary run_transport(const RunOptions& opt, const Config& config, Backend ba
     sim->load_checkpoint(s.checkpoint, [&](const io::H5File& f) { history.read(f); });
     note("mosfet", opt.quiet, "resumed at step " + std::to_string(sim->steps()) + ", t = " + std::to_string(sim->time() * 1e12) + " ps");
   } else {
-    history.steps.push_back(record_of(*sim, sim->observe()));
-    history.profiles.push_back(sim->observe());
+    const Observables first = sim->observe();
+    history.steps.push_back(record_of(*sim, first));
+    history.profiles.push_back(first);
   }
   meta.timings.emplace_back("start", t.seconds());
   note("mosfet", opt.quiet, "transport grid " + std::to_string(config.grid.nx) + " x " + std::to_string(tr.options.nw) + " x " +

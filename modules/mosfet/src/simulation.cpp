@@ -111,7 +111,6 @@ Simulation::~Simulation() = default;
 
 double Simulation::time() const { return t_ * scales_.time(); }
 double Simulation::next_dt() const { return dt_ * scales_.time(); }
-double Simulation::time_scale() const { return scales_.time(); }
 std::vector<double> Simulation::distribution() const { return engine_->download_distribution(); }
 void Simulation::set_distribution(const std::vector<double>& phi) { engine_->upload_distribution(phi); }
 

@@ -71,7 +71,6 @@ class Simulation {
   double next_dt() const;    // s, the CFL step the next step() takes
   long steps() const { return step_; }
   int last_newton_iterations() const { return newton_iterations_; }
-  double time_scale() const;  // t*, s
   Observables observe() const;
   std::vector<double> distribution() const;  // [3][nsbn][nx][nw][nphi], dimensionless
   // Replaces the distribution (of the same grid); the next step's first stage still uses the current block state.
