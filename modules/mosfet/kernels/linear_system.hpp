@@ -53,6 +53,28 @@ struct SystemBuild {
   LinearSystem out;
 };
 
+// The 5-point divergence's coefficients at node (i, j) (permittivities averaged to the half points) and its
+// neighbours, the mirrored ghosts standing in for the Neumann sides.
+struct Stencil {
+  double cw = 0, ce = 0, cs = 0, cn = 0;  // V/nm^2 per V
+  int iw = 0, ie = 0, js = 0, jn = 0;
+};
+QUANTA_HD Stencil stencil(const SystemBuild& b, int i, int j) {
+  const int nz = b.nz;
+  auto eps = [&](int ii, int jj) { return b.eps_r[static_cast<std::size_t>(ii) * nz + jj]; };
+  Stencil st;
+  st.iw = i > 0 ? i - 1 : i + 1;
+  st.ie = i + 1 < b.nx ? i + 1 : i - 1;
+  st.js = j > 0 ? j - 1 : j + 1;
+  st.jn = j + 1 < nz ? j + 1 : j - 1;
+  const double hx = 1.0 / (b.dx * b.dx), hz = 1.0 / (b.dz * b.dz);
+  st.cw = 0.5 * (eps(st.iw, j) + eps(i, j)) * hx;
+  st.ce = 0.5 * (eps(st.ie, j) + eps(i, j)) * hx;
+  st.cs = 0.5 * (eps(i, st.js) + eps(i, j)) * hz;
+  st.cn = 0.5 * (eps(i, st.jn) + eps(i, j)) * hz;
+  return st;
+}
+
 // Row (i, j): see the file comment. Each stored entry is computed whole and written once (the row is not
 // accumulated in place: on the GPU a thread's row is strided across the warp, and read-modify-write
 // passes over it would each wait on memory).
@@ -66,13 +88,7 @@ QUANTA_HD void system_row(const SystemBuild& b, int i, int j) {
     b.out.diag[r] = 1.0;
     return;
   }
-  auto eps = [&](int ii, int jj) { return b.eps_r[static_cast<std::size_t>(ii) * nz + jj]; };
-  // Mirrored ghosts for the Neumann sides.
-  const int iw = i > 0 ? i - 1 : i + 1, ie = i + 1 < b.nx ? i + 1 : i - 1;
-  const int js = j > 0 ? j - 1 : j + 1, jn = j + 1 < nz ? j + 1 : j - 1;
-  const double hx = 1.0 / (b.dx * b.dx), hz = 1.0 / (b.dz * b.dz);
-  const double cw = 0.5 * (eps(iw, j) + eps(i, j)) * hx, ce = 0.5 * (eps(ie, j) + eps(i, j)) * hx;
-  const double cs = 0.5 * (eps(i, js) + eps(i, j)) * hz, cn = 0.5 * (eps(i, jn) + eps(i, j)) * hz;
+  const Stencil st = stencil(b, i, j);
   // The nonlocal term C A_{i,j,j'} w_j' (trapezoid weights), and the entry multiplying V[i][k].
   const double* a = b.frechet ? b.frechet + r * nz : nullptr;
   auto nonlocal = [&](int jp) {
@@ -82,9 +98,9 @@ QUANTA_HD void system_row(const SystemBuild& b, int i, int j) {
   };
   auto column_entry = [&](int k) {
     double v = nonlocal(k);
-    if (k == j) v += cw + ce + cs + cn;
-    if (k == js) v -= cs;
-    if (k == jn) v -= cn;
+    if (k == j) v += st.cw + st.ce + st.cs + st.cn;
+    if (k == st.js) v -= st.cs;
+    if (k == st.jn) v -= st.cn;
     return v;
   };
   const double dg = column_entry(j);
@@ -96,12 +112,34 @@ QUANTA_HD void system_row(const SystemBuild& b, int i, int j) {
     row[k] = column_entry(k) / dg;
   }
   // x neighbours: at a Neumann end both are the same node.
-  const double west = iw == ie ? (i > 0 ? -(cw + ce) : 0.0) : -cw;
-  const double east = iw == ie ? (i > 0 ? 0.0 : -(cw + ce)) : -ce;
+  const double west = st.iw == st.ie ? (i > 0 ? -(st.cw + st.ce) : 0.0) : -st.cw;
+  const double east = st.iw == st.ie ? (i > 0 ? 0.0 : -(st.cw + st.ce)) : -st.ce;
   row[nz] = west / dg;
   row[nz + 1] = east / dg;
   b.out.rhs[r] = rhs / dg;
   b.out.diag[r] = dg;
+}
+
+// The chord (simplified Newton) step's right-hand side at row (i, j), written to b.out.rhs: with the rows of
+// an earlier system (their diagonals b.out.diag), J dV = -P[V] for the current potential and density is
+//   rows dV = -P[V]_r / diag_r,   -P[V] = C (N_D - N) + div(eps grad V)   (the Frechet terms cancel),
+// and dV = value - V at a Dirichlet node. Returns the row's term of |P[V]|_inf (as newton_residual_cpu:
+// |value - V| at a Dirichlet node).
+QUANTA_HD double chord_row(const SystemBuild& b, int i, int j) {
+  const int nz = b.nz;
+  const std::size_t r = static_cast<std::size_t>(i) * nz + j;
+  const double* v = b.potential;
+  if (b.dirichlet[r]) {
+    b.out.rhs[r] = b.boundary_value[r] - v[r];
+    return norm_term(b.out.rhs[r]);
+  }
+  const Stencil st = stencil(b, i, j);
+  const double laplacian = (st.cw + st.ce + st.cs + st.cn) * v[r] - st.cw * v[static_cast<std::size_t>(st.iw) * nz + j] -
+                           st.ce * v[static_cast<std::size_t>(st.ie) * nz + j] - st.cs * v[static_cast<std::size_t>(i) * nz + st.js] -
+                           st.cn * v[static_cast<std::size_t>(i) * nz + st.jn];
+  const double defect = b.source_scale * (b.doping[r] - b.density[r]) - laplacian;
+  b.out.rhs[r] = defect / b.out.diag[r];
+  return norm_term(defect);
 }
 
 // (A u)_r for the stored rows.
@@ -154,32 +192,53 @@ SrjStats srj_solve_cpu(const LinearSystem& s, double* u, double tol, int max_cyc
 // ceil(log2 nx) levels of independent work, against nx dependent steps in block Thomas: the GPU's solve
 // is parallel over the columns of a level. The blocks are eliminated without pivoting (the preconditioned
 // system is block diagonally dominant, and so are its Schur complements); a zero pivot is an Error.
+// Every level's couplings are kept (L and U hold the blocks of the columns k = 0, s, 2s, ... of each stride
+// s), and so are the factored D_j (LU on the CPU, the inverse on the GPU) and XL_j, XU_j: a right-hand side
+// of the same matrix is then solved by replaying the reduction of b alone (direct_resolve), a few
+// matrix-vector products per column instead of the eliminations.
 struct CyclicReduction {
   int nx = 0, nz = 0;
-  double* D = nullptr;   // [nx][nz][nz] row-major: column i's diagonal block at the current level
-  double* L = nullptr;   // [nx][nz][nz] its coupling to the left neighbour
-  double* U = nullptr;   // [nx][nz][nz] its coupling to the right neighbour
+  double* D = nullptr;   // [nx][nz][nz] row-major: column i's diagonal block at the current level; factored once eliminated
+  double* L = nullptr;   // [coupling_blocks(nx)][nz][nz] the coupling to the left neighbour at each level (coupling())
+  double* U = nullptr;   // [coupling_blocks(nx)][nz][nz] the coupling to the right neighbour
   double* b = nullptr;   // [nx][nz]
   double* XL = nullptr;  // [nx][nz][nz] D_j^-1 L_j of an eliminated column j
   double* XU = nullptr;  // [nx][nz][nz] D_j^-1 U_j
   double* Xb = nullptr;  // [nx][nz] D_j^-1 b_j
   QUANTA_HD std::size_t block() const { return static_cast<std::size_t>(nz) * nz; }
+  // Where column k's coupling block at stride s (k a multiple of s) starts in L and U (doubles).
+  QUANTA_HD std::size_t coupling(int s, int k) const {
+    std::size_t before = 0;
+    for (int t = 1; t < s; t *= 2) before += static_cast<std::size_t>((nx - 1) / t + 1);
+    return (before + static_cast<std::size_t>(k / s)) * block();
+  }
+  // The coupling blocks of all levels, the root's included: sum over the strides of ceil(nx / s).
+  static std::size_t coupling_blocks(int nx) {
+    std::size_t n = 0;
+    for (int t = 1;; t *= 2) {
+      n += static_cast<std::size_t>((nx - 1) / t + 1);
+      if (t >= nx) break;
+    }
+    return n;
+  }
 
   // The doubles of the arrays above, carved from one allocation by carve().
   static std::size_t doubles(int nx, int nz) {
-    return static_cast<std::size_t>(nx) * nz * (5 * static_cast<std::size_t>(nz) + 2);
+    const std::size_t blk = static_cast<std::size_t>(nz) * nz;
+    return (3 * static_cast<std::size_t>(nx) + 2 * coupling_blocks(nx)) * blk + 2 * static_cast<std::size_t>(nx) * nz;
   }
   static CyclicReduction carve(int nx, int nz, double* base) {
     CyclicReduction w;
     w.nx = nx;
     w.nz = nz;
     const std::size_t mat = static_cast<std::size_t>(nx) * nz * nz, vec = static_cast<std::size_t>(nx) * nz;
+    const std::size_t couplings = coupling_blocks(nx) * nz * nz;
     w.D = base;
-    w.L = w.D + mat;
-    w.U = w.L + mat;
-    w.XL = w.U + mat;
+    w.XL = w.D + mat;
     w.XU = w.XL + mat;
-    w.b = w.XU + mat;
+    w.L = w.XU + mat;
+    w.U = w.L + couplings;
+    w.b = w.U + couplings;
     w.Xb = w.b + vec;
     return w;
   }
@@ -200,16 +259,21 @@ inline ReductionLevel reduction_level(int nx, int s) {
 QUANTA_HD void reduction_load(const LinearSystem& s, const CyclicReduction& w, int i, int j, int c) {
   const int nz = s.nz, width = nz + 2;
   const std::size_t r = static_cast<std::size_t>(i) * nz + j;
-  const std::size_t at = static_cast<std::size_t>(i) * w.block() + static_cast<std::size_t>(j) * nz + c;
+  const std::size_t entry = static_cast<std::size_t>(j) * nz + c, at = static_cast<std::size_t>(i) * w.block() + entry;
   const double* row = s.rows + r * width;
   w.D[at] = row[c];
-  w.L[at] = c == j ? row[nz] : 0.0;
-  w.U[at] = c == j ? row[nz + 1] : 0.0;
+  w.L[w.coupling(1, i) + entry] = c == j ? row[nz] : 0.0;
+  w.U[w.coupling(1, i) + entry] = c == j ? row[nz + 1] : 0.0;
   if (c == 0) w.b[r] = s.rhs[r];
 }
 
 // Solves the system; work: CyclicReduction::doubles(nx, nz) doubles, resized here. Throws Error on a zero
 // pivot, naming the x column and the row.
 void direct_solve_cpu(const LinearSystem& s, double* u, std::vector<double>& work);
+// Solves the matrix factored by the last direct_solve_cpu on `work` for another right-hand side rhs [nx*nz]
+// (rows preconditioned as that system's), into u [nx*nz].
+void direct_resolve_cpu(int nx, int nz, const double* rhs, double* u, std::vector<double>& work);
+// The chord step's right-hand side (chord_row) into b.out.rhs; returns |P[V]|_inf.
+double chord_rhs_cpu(const SystemBuild& b);
 
 }  // namespace quanta::mosfet::kernels

@@ -33,6 +33,10 @@ class Engine {
     double residual = 0, change = 0;
   };
   virtual StepNorms solve(LinearSolver solver, const BlockOptions& opt, kernels::SrjStats& stats) = 0;
+  // The chord (simplified Newton) step: with the matrix of the last direct solve(), V += dV where
+  // rows dV = -P[V] / diag at the current V and density (kernels::chord_row). Returns |P[V]|_inf before the
+  // step and |dV|_inf.
+  virtual StepNorms chord_step() = 0;
 
   KernelTimes times;
   bool timing = true;  // time each stage (the GPU engine synchronizes for it)

@@ -95,6 +95,27 @@ class CpuEngine final : public Engine {
     return {residual_, change};
   }
 
+  StepNorms chord_step() override {
+    WallTimer t;
+    const std::size_t nodes = v_.size();
+    chord_rhs_.resize(nodes);
+    du_.resize(nodes);
+    kernels::SystemBuild b{g_.nx, g_.nz, g_.dx, g_.dz, g_.eps_r.data(), g_.doping.data(), g_.dirichlet.data(),
+                           g_.boundary_value.data(), v_.data(), density_.data(), nullptr, constants::q_over_eps0,
+                           {g_.nx, g_.nz, rows_.data(), chord_rhs_.data(), diag_.data()}};
+    const double residual = kernels::chord_rhs_cpu(b);
+    times.add("chord_rhs", t.seconds());
+    t.reset();
+    kernels::direct_resolve_cpu(g_.nx, g_.nz, chord_rhs_.data(), du_.data(), work_);
+    double change = 0.0;
+    for (std::size_t k = 0; k < nodes; ++k) {
+      v_[k] += du_[k];
+      change = std::max(change, kernels::norm_term(du_[k]));
+    }
+    times.add("direct_resolve", t.seconds());
+    return {residual, change};
+  }
+
  private:
   kernels::EigenProblem problem() {
     return eigen_problem(g_, opt_, d_.data(), e_.data(), eps_.data(), psi_.data(), scratch_.data());
@@ -109,7 +130,8 @@ class CpuEngine final : public Engine {
   BlockOptions opt_;
   int ns_;
   std::vector<double> v_, old_, d_, e_, eps_, psi_, scratch_, rho_, drho_, density_, frechet_, rows_, rhs_, diag_;
-  std::vector<double> work_;  // the linear solver's scratch
+  std::vector<double> work_;  // the linear solver's scratch (the direct solver's factored blocks)
+  std::vector<double> chord_rhs_, du_;  // the chord step's right-hand side and potential change
   double residual_ = 0;       // |P[V]|_inf at the last assembly
 };
 

@@ -37,7 +37,7 @@ std::size_t host_bytes(const DeviceGrid& g, const BlockOptions& opt, Backend bac
   // The starting potential (laplace_start): the rows, rhs, diagonal and potential, the direct solver's
   // blocks; and the block's copy of the device grid (5 doubles a node).
   add(bytes_of(d, nx, nz, nz + 2));
-  add(bytes_of(d, nx, nz, 5 * nz + 2));
+  add(kernels::CyclicReduction::doubles(g.nx, g.nz) * d);
   add(bytes_of(d, nx, nz, 8));
   add(bytes_of(d, nx, 3, ns, 4));  // the populations and their derivatives, the host eigenvalues
   if (backend == Backend::Cpu) {
@@ -101,6 +101,7 @@ void SchrodingerPoisson::set_potential(const std::vector<double>& v) {
                 std::to_string(grid_.nx) + " x " + std::to_string(grid_.nz));
   engine_->upload_potential(v);
   have_eigenstates_ = false;
+  factored_ = false;
 }
 
 void SchrodingerPoisson::update_eigenstates(int iteration) {
@@ -163,13 +164,22 @@ BlockResult SchrodingerPoisson::newton(bool equilibrium, double fermi_level) {
   // The eigenpairs are those of the current potential unless it was set since (every Newton step below
   // ends with them), so a call from the previous call's state starts without re-solving them.
   if (!have_eigenstates_) update_eigenstates(-1);
+  const bool chord_allowed = !equilibrium && opt_.reuse_jacobian && opt_.linear_solver == LinearSolver::Direct;
+  bool full = !(chord_allowed && factored_);
   for (int k = 0; k < opt_.max_newton; ++k) {
     if (equilibrium) equilibrium_populations(fermi_level);
     engine_->density();
     NewtonStep step;
-    engine_->assemble();
     kernels::SrjStats srj;
-    const Engine::StepNorms norms = engine_->solve(opt_.linear_solver, opt_, srj);
+    Engine::StepNorms norms;
+    if (full) {
+      engine_->assemble();
+      norms = engine_->solve(opt_.linear_solver, opt_, srj);
+      factored_ = chord_allowed;
+    } else {
+      norms = engine_->chord_step();
+      step.chord = true;
+    }
     step.residual = norms.residual;
     step.change = norms.change;
     step.linear_steps = srj.steps;
@@ -193,6 +203,8 @@ BlockResult SchrodingerPoisson::newton(bool equilibrium, double fermi_level) {
       r.converged = true;
       break;
     }
+    // A chord step that shrank the change by less than kChordContraction (or let it grow) asks for a new matrix.
+    full = !chord_allowed || (step.chord && k > 0 && step.change > BlockOptions::kChordContraction * r.history[k - 1].change);
   }
   if (equilibrium) equilibrium_populations(fermi_level);
   engine_->density();

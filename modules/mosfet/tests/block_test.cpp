@@ -111,3 +111,55 @@ TEST(MosfetBlock, EquilibriumIsPhysical) {
   std::printf("mid-channel ground level (valley 3): %.4f, %.4f, %.4f eV at gates 0.5, 0.2, -0.1 V\n", channel_level[0],
               channel_level[1], channel_level[2]);
 }
+
+namespace {
+// The equilibrium populations with a smooth relative change of `amplitude` along x: the densities of the
+// transport phase's next Runge-Kutta stage.
+std::vector<double> perturbed(const std::vector<double>& rho, int nx, double amplitude) {
+  std::vector<double> out = rho;
+  const std::size_t per_column = rho.size() / nx;
+  for (int i = 0; i < nx; ++i)
+    for (std::size_t k = 0; k < per_column; ++k) out[i * per_column + k] *= 1.0 + amplitude * std::sin(3.0 * i / nx);
+  return out;
+}
+}  // namespace
+
+// Chord steps (BlockOptions::reuse_jacobian): across calls the factored matrix of an earlier full Newton step
+// is re-used; the iteration then converges linearly, to the same solution as full Newton steps (both to the
+// Newton tolerance 1e-11 V, so the solutions agree to a few times that). Populations changed by 1% and 10%
+// along x (a Runge-Kutta stage changes them by far less): the matrix of the first call's potential still
+// contracts every step by 0.03-0.06 (measured), so the whole second call is chord steps.
+TEST(MosfetBlock, ChordStepsReachTheNewtonSolution) {
+  const DeviceGrid g = mosfet_test::seed_device(33, 33);
+  BlockOptions o;
+  o.newton_tol = 1e-11;
+  std::unique_ptr<SchrodingerPoisson> eq;
+  ASSERT_TRUE(equilibrium(g, o, eq).converged);
+  const std::vector<double> rho = eq->populations();
+  for (double amplitude : {0.01, 0.1}) {
+    const std::vector<double> next = perturbed(rho, g.nx, amplitude);
+    BlockOptions chord_options = o;
+    chord_options.reuse_jacobian = true;
+    SchrodingerPoisson newton(g, o, quanta::Backend::Cpu), chord(g, chord_options, quanta::Backend::Cpu);
+    ASSERT_TRUE(newton.solve(rho).converged);
+    const BlockResult first = chord.solve(rho);
+    ASSERT_TRUE(first.converged);
+    EXPECT_FALSE(first.history[0].chord);  // nothing factored yet
+    const BlockResult rn = newton.solve(next), rc = chord.solve(next);
+    ASSERT_TRUE(rn.converged);
+    ASSERT_TRUE(rc.converged);
+    int chords = 0;
+    for (std::size_t k = 0; k < rc.history.size(); ++k) {
+      std::printf("amplitude %.2f: step %zu %s change %.3e\n", amplitude, k, rc.history[k].chord ? "chord" : "full ",
+                  rc.history[k].change);
+      chords += rc.history[k].chord;
+      // After a chord step that contracted by less than kChordContraction, a full step.
+      const bool slow = k > 0 && rc.history[k].chord && rc.history[k].change > BlockOptions::kChordContraction * rc.history[k - 1].change;
+      if (slow && k + 1 < rc.history.size()) EXPECT_FALSE(rc.history[k + 1].chord) << "step " << k + 1;
+    }
+    EXPECT_TRUE(rc.history[0].chord);  // the matrix of the first call
+    EXPECT_GE(chords, 1);
+    EXPECT_LT(max_diff(chord.potential(), newton.potential()), 5e-11) << amplitude;
+    EXPECT_LT(max_diff(chord.eigenvalues(), newton.eigenvalues()), 5e-11) << amplitude;
+  }
+}

@@ -144,6 +144,25 @@ void multiply_add(const double* a, const double* b, int n, int m, double sign, d
 }
 }  // namespace
 
+namespace {
+// u_j = Xb_j - XL_j u_{j-s} - XU_j u_{j+s}, from the root down the levels.
+void back_substitute(const CyclicReduction& w, const std::vector<int>& strides, double* u) {
+  const int nx = w.nx, nz = w.nz;
+  for (auto it = strides.rbegin(); it != strides.rend(); ++it) {
+    const ReductionLevel lv = reduction_level(nx, *it);
+#pragma omp parallel for schedule(static)
+    for (int m = 0; m < lv.count; ++m) {
+      const int j = lv.first + m * lv.step;
+      double* uj = u + static_cast<std::size_t>(j) * nz;
+      std::copy_n(w.Xb + static_cast<std::size_t>(j) * nz, nz, uj);
+      const std::size_t at = static_cast<std::size_t>(j) * w.block();
+      if (j >= lv.stride) multiply_add(w.XL + at, u + static_cast<std::size_t>(j - lv.stride) * nz, nz, 1, -1.0, uj);
+      if (j + lv.stride < nx) multiply_add(w.XU + at, u + static_cast<std::size_t>(j + lv.stride) * nz, nz, 1, -1.0, uj);
+    }
+  }
+}
+}  // namespace
+
 void direct_solve_cpu(const LinearSystem& s, double* u, std::vector<double>& work) {
   const int nx = s.nx, nz = s.nz;
   if (nx == 0 || nz == 0) return;
@@ -174,54 +193,78 @@ void direct_solve_cpu(const LinearSystem& s, double* u, std::vector<double>& wor
       std::copy_n(vec(w.b, j), nz, vec(w.Xb, j));
       lu_solve(mat(w.D, j), nz, vec(w.Xb, j), 1);
       if (j >= st) {
-        std::copy_n(mat(w.L, j), block, mat(w.XL, j));
+        std::copy_n(w.L + w.coupling(st, j), block, mat(w.XL, j));
         lu_solve(mat(w.D, j), nz, mat(w.XL, j), nz);
       }
       if (j + st < nx) {
-        std::copy_n(mat(w.U, j), block, mat(w.XU, j));
+        std::copy_n(w.U + w.coupling(st, j), block, mat(w.XU, j));
         lu_solve(mat(w.D, j), nz, mat(w.XU, j), nz);
       }
     }
     if (!failure.empty()) throw Error(failure);
     if (st >= nx) break;  // the root
-    // Update the columns that stay.
+    // Update the columns that stay; their couplings at the next level go to its slots.
     const int kept = (nx - 1) / (2 * st) + 1;
-#pragma omp parallel
-    {
-      std::vector<double> fresh(block);
-#pragma omp for schedule(dynamic)
-      for (int m = 0; m < kept; ++m) {
-        const int k = m * 2 * st, l = k - st, r = k + st;
-        const bool left = k >= st, right = r < nx;
-        if (left) {
-          multiply_add(mat(w.L, k), mat(w.XU, l), nz, nz, -1.0, mat(w.D, k));
-          multiply_add(mat(w.L, k), vec(w.Xb, l), nz, 1, -1.0, vec(w.b, k));
-        }
-        if (right) {
-          multiply_add(mat(w.U, k), mat(w.XL, r), nz, nz, -1.0, mat(w.D, k));
-          multiply_add(mat(w.U, k), vec(w.Xb, r), nz, 1, -1.0, vec(w.b, k));
-        }
-        std::fill(fresh.begin(), fresh.end(), 0.0);
-        if (left) multiply_add(mat(w.L, k), mat(w.XL, l), nz, nz, -1.0, fresh.data());
-        std::copy(fresh.begin(), fresh.end(), mat(w.L, k));
-        std::fill(fresh.begin(), fresh.end(), 0.0);
-        if (right) multiply_add(mat(w.U, k), mat(w.XU, r), nz, nz, -1.0, fresh.data());
-        std::copy(fresh.begin(), fresh.end(), mat(w.U, k));
+#pragma omp parallel for schedule(dynamic)
+    for (int m = 0; m < kept; ++m) {
+      const int k = m * 2 * st, l = k - st, r = k + st;
+      const bool left = k >= st, right = r < nx;
+      const double* Lk = w.L + w.coupling(st, k);
+      const double* Uk = w.U + w.coupling(st, k);
+      double* L_next = w.L + w.coupling(2 * st, k);
+      double* U_next = w.U + w.coupling(2 * st, k);
+      std::fill_n(L_next, block, 0.0);
+      std::fill_n(U_next, block, 0.0);
+      if (left) {
+        multiply_add(Lk, mat(w.XU, l), nz, nz, -1.0, mat(w.D, k));
+        multiply_add(Lk, vec(w.Xb, l), nz, 1, -1.0, vec(w.b, k));
+        multiply_add(Lk, mat(w.XL, l), nz, nz, -1.0, L_next);
+      }
+      if (right) {
+        multiply_add(Uk, mat(w.XL, r), nz, nz, -1.0, mat(w.D, k));
+        multiply_add(Uk, vec(w.Xb, r), nz, 1, -1.0, vec(w.b, k));
+        multiply_add(Uk, mat(w.XU, r), nz, nz, -1.0, U_next);
       }
     }
   }
-  // Back substitution, from the root down the levels.
-  for (auto it = strides.rbegin(); it != strides.rend(); ++it) {
-    const ReductionLevel lv = reduction_level(nx, *it);
+  back_substitute(w, strides, u);
+}
+
+void direct_resolve_cpu(int nx, int nz, const double* rhs, double* u, std::vector<double>& work) {
+  if (nx == 0 || nz == 0) return;
+  if (work.size() != CyclicReduction::doubles(nx, nz)) throw Error("mosfet direct solver: a re-solve without a factored matrix");
+  const CyclicReduction w = CyclicReduction::carve(nx, nz, work.data());
+  const std::size_t block = w.block();
+  std::copy_n(rhs, static_cast<std::size_t>(nx) * nz, w.b);
+  const std::vector<int> strides = reduction_strides(nx);
+  for (int st : strides) {
+    const ReductionLevel lv = reduction_level(nx, st);
 #pragma omp parallel for schedule(static)
     for (int m = 0; m < lv.count; ++m) {
       const int j = lv.first + m * lv.step;
-      double* uj = u + static_cast<std::size_t>(j) * nz;
-      std::copy_n(vec(w.Xb, j), nz, uj);
-      if (j >= lv.stride) multiply_add(mat(w.XL, j), u + static_cast<std::size_t>(j - lv.stride) * nz, nz, 1, -1.0, uj);
-      if (j + lv.stride < nx) multiply_add(mat(w.XU, j), u + static_cast<std::size_t>(j + lv.stride) * nz, nz, 1, -1.0, uj);
+      double* xb = w.Xb + static_cast<std::size_t>(j) * nz;
+      std::copy_n(w.b + static_cast<std::size_t>(j) * nz, nz, xb);
+      lu_solve(w.D + static_cast<std::size_t>(j) * block, nz, xb, 1);
+    }
+    if (st >= nx) break;
+    const int kept = (nx - 1) / (2 * st) + 1;
+#pragma omp parallel for schedule(static)
+    for (int m = 0; m < kept; ++m) {
+      const int k = m * 2 * st;
+      double* bk = w.b + static_cast<std::size_t>(k) * nz;
+      if (k >= st) multiply_add(w.L + w.coupling(st, k), w.Xb + static_cast<std::size_t>(k - st) * nz, nz, 1, -1.0, bk);
+      if (k + st < nx) multiply_add(w.U + w.coupling(st, k), w.Xb + static_cast<std::size_t>(k + st) * nz, nz, 1, -1.0, bk);
     }
   }
+  back_substitute(w, strides, u);
+}
+
+double chord_rhs_cpu(const SystemBuild& b) {
+  double m = 0.0;
+#pragma omp parallel for collapse(2) reduction(max : m)
+  for (int i = 0; i < b.nx; ++i)
+    for (int j = 0; j < b.nz; ++j) m = std::max(m, chord_row(b, i, j));
+  return m;
 }
 
 }  // namespace quanta::mosfet::kernels

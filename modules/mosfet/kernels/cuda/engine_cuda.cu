@@ -127,13 +127,29 @@ class CudaEngine final : public Engine {
                                       {srj_other_.data(), srj_residual_.data(), srj_scratch_.data()}, srj_graphs_);
       finish("srj_solve", t);
     } else {
-      kernels::direct_solve_cuda(system(), v_.data(),
-                                 {kernels::CyclicReduction::carve(g_.nx, g_.nz, cyclic_.data()), kernels::direct_status(reduce_.data())},
-                                 direct_plan_);
+      kernels::direct_solve_cuda(system(), v_.data(), direct_work(), direct_plan_);
       stats = {};
       finish("direct_solve", t);
     }
     kernels::StepResults out;  // the residual, the change and the direct solver's status, fetched together
+    kernels::step_norms_cuda(nodes_, v_.data(), old_.data(), reduce_.data(), &out);
+    kernels::check_direct_status(out.status);
+    return {out.residual, out.change};
+  }
+
+  StepNorms chord_step() override {
+    WallTimer t;
+    QUANTA_CUDA_CHECK(cudaMemcpy(old_.data(), v_.data(), v_.bytes(), cudaMemcpyDeviceToDevice));
+    kernels::SystemBuild b{g_.nx, g_.nz, g_.dx, g_.dz, eps_r_.data(), doping_.data(), dirichlet_.data(),
+                           boundary_value_.data(), v_.data(), density_.data(), nullptr, constants::q_over_eps0,
+                           {g_.nx, g_.nz, rows_.data(), chord_rhs_.data(), diag_.data()}};
+    kernels::chord_rhs_cuda(b, reduce_.data());  // fetched with the change below
+    finish("chord_rhs", t);
+    t.reset();
+    kernels::direct_resolve_cuda(chord_rhs_.data(), du_.data(), direct_work(), direct_plan_);
+    kernels::add_cuda(nodes_, du_.data(), v_.data());
+    finish("direct_resolve", t);
+    kernels::StepResults out;
     kernels::step_norms_cuda(nodes_, v_.data(), old_.data(), reduce_.data(), &out);
     kernels::check_direct_status(out.status);
     return {out.residual, out.change};
@@ -156,7 +172,12 @@ class CudaEngine final : public Engine {
     if (solver == LinearSolver::Direct && cyclic_.size() == 0) {
       direct_plan_ = kernels::plan_direct_solve(g_.nx, g_.nz);
       cyclic_ = DeviceBuffer<double>(kernels::CyclicReduction::doubles(g_.nx, g_.nz), "mosfet direct solver blocks");
+      chord_rhs_ = DeviceBuffer<double>(nodes_, "mosfet chord right-hand side");
+      du_ = DeviceBuffer<double>(nodes_, "mosfet chord potential change");
     }
+  }
+  kernels::DirectWork direct_work() {
+    return {kernels::CyclicReduction::carve(g_.nx, g_.nz, cyclic_.data()), kernels::direct_status(reduce_.data())};
   }
 
   // Waits for the stage's kernels (surfacing their errors under the stage's name) and records its time.
@@ -197,6 +218,7 @@ class CudaEngine final : public Engine {
   DeviceBuffer<double> srj_scratch_;                            // [reduction_scratch()]
   kernels::SrjCycleGraphs srj_graphs_;                          // recorded on the first SRJ solve
   DeviceBuffer<double> cyclic_;                                 // CyclicReduction::doubles(nx, nz)
+  DeviceBuffer<double> chord_rhs_, du_;                         // [nx*nz] each: the chord step's
   kernels::DirectPlan direct_plan_;                             // its launch configuration
 };
 

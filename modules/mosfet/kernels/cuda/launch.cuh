@@ -119,6 +119,14 @@ struct DirectPlan {
 };
 DirectPlan plan_direct_solve(int nx, int nz);
 void direct_solve_cuda(const LinearSystem& s, double* u, const DirectWork& work, const DirectPlan& plan);
+// The matrix factored by the last direct_solve_cuda on `work`, for another right-hand side rhs [nx*nz] (see
+// direct_resolve_cpu), into u [nx*nz]: the reduction of b replayed (a kernel per level), then the back substitution.
+void direct_resolve_cuda(const double* rhs, double* u, const DirectWork& work, const DirectPlan& plan);
+// The chord step's right-hand side into b.out.rhs (chord_row; one thread per row), leaving |P[V]|_inf on the
+// device like newton_residual_cuda.
+void chord_rhs_cuda(const SystemBuild& b, double* scratch);
+// u += du over n entries.
+void add_cuda(std::size_t n, const double* du, double* u);
 
 // The current device's shared memory per block with opt-in, bytes.
 std::size_t shared_memory_optin();

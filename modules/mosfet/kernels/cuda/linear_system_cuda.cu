@@ -168,6 +168,7 @@ __global__ void newton_residual_kernel(LinearSystem s, const double* __restrict_
 constexpr int kEliminateThreads = 512;  // the shared-memory Gauss-Jordan block: 16 warps over the rows
 constexpr int kMaxSlots = 5;            // the register tiles: 32 kCols columns, nz <= 160
 constexpr int kBackThreads = 1024;
+constexpr int kResolveThreads = 512;  // the re-solve's reduction: 16 warps over a column's rows
 
 // Row j of the row-major n x n matrix a times v, by one warp (lanes over the row: coalesced), the same
 // on every lane.
@@ -377,6 +378,11 @@ __device__ void finish_elimination(const CyclicReduction& w, const ReductionLeve
   }
 }
 
+// Keeps D_j^-1 (from shared memory) in D_j's global block for later re-solves (direct_resolve_cuda).
+__device__ void keep_inverse(const double* Dinv, int nz, double* D) {
+  for (int t = threadIdx.x; t < nz * nz; t += blockDim.x) D[t] = Dinv[t];
+}
+
 // Starts copying count doubles from global src to shared dst without waiting (cp.async, 8 bytes per
 // copy: the blocks are not 16-byte aligned for odd nz); wait_copies() completes them for the whole block.
 __device__ void copy_async(double* dst, const double* src, int count) {
@@ -401,11 +407,11 @@ __global__ void __launch_bounds__(kWarps* kWarp) reduction_eliminate_registers(D
   constexpr int kSpan = kCols * kWarp;
   const CyclicReduction& w = work.reduction;
   const int nz = w.nz, j = lv.first + blockIdx.x * lv.step;
-  const std::size_t at = static_cast<std::size_t>(j) * w.block();
+  const std::size_t at = static_cast<std::size_t>(j) * w.block(), coupling = w.coupling(lv.stride, j);
   double* D = w.D + at;
   double* Dinv = staging == DirectStaging::Global ? D : shared + 4 * kSpan + 2;
-  const double* L = w.L + at;
-  const double* U = w.U + at;
+  const double* L = w.L + coupling;
+  const double* U = w.U + coupling;
   if (staging == DirectStaging::Couplings) {
     double* Ls = Dinv + nz * nz;
     double* Us = Ls + nz * nz;
@@ -422,6 +428,7 @@ __global__ void __launch_bounds__(kWarps* kWarp) reduction_eliminate_registers(D
     return;
   }
   finish_elimination(w, lv, j, Dinv, L, U);
+  if (staging != DirectStaging::Global) keep_inverse(Dinv, nz, D);
 }
 
 // The same for blocks beyond the register tiles (nz > 32 kMaxSlots): gauss_jordan_invert in shared memory
@@ -443,14 +450,16 @@ __global__ void __launch_bounds__(kEliminateThreads) reduction_eliminate_kernel(
     report_zero_pivot(work, j, k, p);
     return;
   }
-  finish_elimination(w, lv, j, S, w.L + at, w.U + at);
+  const std::size_t coupling = w.coupling(lv.stride, j);
+  finish_elimination(w, lv, j, S, w.L + coupling, w.U + coupling);
+  if (staged) keep_inverse(S, nz, w.D + at);
 }
 
 // Updates the columns k = 2 s blockIdx.x that stay at stride s, rows r0 = 8 blockIdx.y .. r0 + 7:
 //   D_k -= L_k XU_l + U_k XL_r,  L_k <- -L_k XL_l,  U_k <- -U_k XU_r,  b_k -= L_k Xb_l + U_k Xb_r
 // (l = k - s, r = k + s where they exist), on the FP64 tensor cores like multiply_block: warp w takes the
-// 8 x 8 tiles of columns 8 (w + warps q), q < kMaxTiles, and warp 0 also the right-hand side. Every warp
-// reads the tile's rows of L_k and U_k, so the results are written only after a barrier. Blocks of
+// 8 x 8 tiles of columns 8 (w + warps q), q < kMaxTiles, and warp 0 also the right-hand side. The new L_k
+// and U_k go to the next level's slots (this level's stay for re-solves). Blocks of
 // 32 min(kUpdateWarps, ceil(nz / 8)) threads; nz <= 8 kUpdateWarps kMaxTiles.
 constexpr int kUpdateWarps = 16;
 constexpr int kMaxTiles = 8;
@@ -462,6 +471,10 @@ __global__ void __launch_bounds__(kUpdateWarps* kWarp) reduction_update_kernel(C
   const int g = lane / 4, t = lane % 4, row = r0 + g, tiles = (n + 7) / 8, steps = (n + 3) / 4;
   const std::size_t block = w.block(), at = static_cast<std::size_t>(k) * block;
   const std::size_t l = left ? static_cast<std::size_t>(k - s) * block : 0, r = right ? static_cast<std::size_t>(k + s) * block : 0;
+  const double* Lk = w.L + w.coupling(s, k);  // this level's couplings; the next level's go to their own slots
+  const double* Uk = w.U + w.coupling(s, k);
+  double* L_next = w.L + w.coupling(2 * s, k);
+  double* U_next = w.U + w.coupling(2 * s, k);
   double dD[kMaxTiles][2] = {}, nL[kMaxTiles][2] = {}, nU[kMaxTiles][2] = {};
 #pragma unroll
   for (int q = 0; q < kMaxTiles; ++q) {
@@ -470,7 +483,7 @@ __global__ void __launch_bounds__(kUpdateWarps* kWarp) reduction_update_kernel(C
     for (int st = 0; st < steps; ++st) {
       const int m = 4 * st + t;
       const bool a_in = row < n && m < n, b_in = m < n && col + g < n;
-      const double al = a_in ? w.L[at + row * n + m] : 0.0, au = a_in ? w.U[at + row * n + m] : 0.0;
+      const double al = a_in ? Lk[row * n + m] : 0.0, au = a_in ? Uk[row * n + m] : 0.0;
       const std::size_t bi = static_cast<std::size_t>(m) * n + col + g;
       if (left) {
         mma_step(dD[q][0], dD[q][1], al, b_in ? w.XU[l + bi] : 0.0);
@@ -489,14 +502,13 @@ __global__ void __launch_bounds__(kUpdateWarps* kWarp) reduction_update_kernel(C
     for (int q = 0; q < 8 && r0 + q < n; ++q) {
       double sum = 0.0;
       for (int m = lane; m < n; m += kWarp) {
-        if (left) sum += w.L[at + (r0 + q) * n + m] * bl[m];
-        if (right) sum += w.U[at + (r0 + q) * n + m] * br[m];
+        if (left) sum += Lk[(r0 + q) * n + m] * bl[m];
+        if (right) sum += Uk[(r0 + q) * n + m] * br[m];
       }
       for (int offset = kWarp / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(kFullMask, sum, offset);
       if (lane == q) db = sum;
     }
   }
-  __syncthreads();  // every read of L_k and U_k is done
 #pragma unroll
   for (int q = 0; q < kMaxTiles; ++q) {
     const int col = 8 * (warp + warps * q);
@@ -505,10 +517,10 @@ __global__ void __launch_bounds__(kUpdateWarps* kWarp) reduction_update_kernel(C
     for (int h = 0; h < 2; ++h) {
       const int c = col + 2 * t + h;
       if (row >= n || c >= n) continue;
-      const std::size_t e = at + static_cast<std::size_t>(row) * n + c;
-      w.D[e] -= dD[q][h];
-      w.L[e] = -nL[q][h];
-      w.U[e] = -nU[q][h];
+      const std::size_t e = static_cast<std::size_t>(row) * n + c;
+      w.D[at + e] -= dD[q][h];
+      L_next[e] = -nL[q][h];
+      U_next[e] = -nU[q][h];
     }
   }
   if (warp == 0 && lane < 8 && r0 + lane < n) w.b[static_cast<std::size_t>(k) * n + r0 + lane] -= db;
@@ -531,7 +543,100 @@ __global__ void __launch_bounds__(kBackThreads) reduction_back_kernel(DirectWork
   }
 }
 
+// A re-solve's reduction of b at stride s (direct_resolve_cuda): block m takes the kept column k = 2 s m,
+// computes the eliminated neighbours' Xb = D^-1 b (their inverses kept by the elimination) into shared
+// memory, writes the right one's (every eliminated column is some kept column's right neighbour), and
+// updates b_k -= L_k Xb_{k-s} + U_k Xb_{k+s} with this level's couplings. At the root (s >= nx) the one
+// block computes Xb_0 = D_0^-1 b_0. A warp per row; dynamic shared memory [2][nz].
+__global__ void __launch_bounds__(kResolveThreads) resolve_reduce_kernel(CyclicReduction w, int s) {
+  extern __shared__ double neighbour[];
+  const int nx = w.nx, nz = w.nz, k = 2 * s * blockIdx.x;
+  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, warps = blockDim.x / kWarp;
+  const std::size_t block = w.block();
+  if (s >= nx) {
+    for (int row = warp; row < nz; row += warps) {
+      const double x = warp_dot_row(w.D, nz, row, w.b, lane);
+      if (lane == 0) w.Xb[row] = x;
+    }
+    return;
+  }
+  const bool left = k >= s, right = k + s < nx;
+  double* xl = neighbour;
+  double* xr = neighbour + nz;
+  for (int row = warp; row < nz; row += warps) {
+    if (left) {
+      const double x = warp_dot_row(w.D + static_cast<std::size_t>(k - s) * block, nz, row, w.b + static_cast<std::size_t>(k - s) * nz, lane);
+      if (lane == 0) xl[row] = x;
+    }
+    if (right) {
+      const double x = warp_dot_row(w.D + static_cast<std::size_t>(k + s) * block, nz, row, w.b + static_cast<std::size_t>(k + s) * nz, lane);
+      if (lane == 0) {
+        xr[row] = x;
+        w.Xb[static_cast<std::size_t>(k + s) * nz + row] = x;
+      }
+    }
+  }
+  __syncthreads();
+  const double* Lk = w.L + w.coupling(s, k);
+  const double* Uk = w.U + w.coupling(s, k);
+  for (int row = warp; row < nz; row += warps) {
+    double db = 0.0;
+    if (left) db += warp_dot_row(Lk, nz, row, xl, lane);
+    if (right) db += warp_dot_row(Uk, nz, row, xr, lane);
+    if (lane == 0) w.b[static_cast<std::size_t>(k) * nz + row] -= db;
+  }
+}
+
+// The chord step's right-hand side (chord_row) and |P[V]|_inf: one thread per row, grid-stride, block
+// partial maxima partial [gridDim.x].
+__global__ void chord_rhs_kernel(SystemBuild b, double* __restrict__ partial) {
+  const std::size_t n = static_cast<std::size_t>(b.nx) * b.nz;
+  double m = 0.0;
+  for (std::size_t r = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; r < n;
+       r += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    m = fmax(m, chord_row(b, static_cast<int>(r / b.nz), static_cast<int>(r % b.nz)));
+  m = block_max(m);
+  if (threadIdx.x == 0) partial[blockIdx.x] = m;
+}
+
+// u += du: one thread per node.
+__global__ void add_kernel(std::size_t n, const double* __restrict__ du, double* __restrict__ u) {
+  const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (k < n) u[k] += du[k];
+}
+
 }  // namespace
+
+void chord_rhs_cuda(const SystemBuild& b, double* scratch) {
+  const unsigned nb = reduce_blocks(static_cast<std::size_t>(b.nx) * b.nz, kBlock);
+  chord_rhs_kernel<<<nb, kBlock>>>(b, scratch);
+  QUANTA_CUDA_LAUNCH_CHECK("mosfet chord right-hand side");
+  finish_max(scratch, nb, 1, 0, 0, nullptr);
+}
+
+void add_cuda(std::size_t n, const double* du, double* u) {
+  if (n == 0) return;
+  add_kernel<<<blocks(n, kBlock), kBlock>>>(n, du, u);
+  QUANTA_CUDA_LAUNCH_CHECK("mosfet potential update");
+}
+
+void direct_resolve_cuda(const double* rhs, double* u, const DirectWork& work, const DirectPlan& plan) {
+  const CyclicReduction& w = work.reduction;
+  if (w.nx == 0 || w.nz == 0) return;
+  QUANTA_REQUIRE(plan.nx == w.nx && plan.nz == w.nz, "mosfet direct solver: a plan for another grid");
+  QUANTA_CUDA_CHECK(cudaMemcpyAsync(w.b, rhs, static_cast<std::size_t>(w.nx) * w.nz * sizeof(double), cudaMemcpyDeviceToDevice));
+  const std::size_t shared = 2 * static_cast<std::size_t>(w.nz) * sizeof(double);
+  for (int st : plan.strides) {
+    const unsigned kept = st >= w.nx ? 1u : static_cast<unsigned>((w.nx - 1) / (2 * st) + 1);
+    resolve_reduce_kernel<<<kept, kResolveThreads, shared>>>(w, st);
+    QUANTA_CUDA_LAUNCH_CHECK("mosfet direct re-solve (reduction)");
+  }
+  for (auto it = plan.strides.rbegin(); it != plan.strides.rend(); ++it) {
+    const ReductionLevel lv = reduction_level(w.nx, *it);
+    reduction_back_kernel<<<lv.count, kBackThreads>>>(work, lv, u);
+    QUANTA_CUDA_LAUNCH_CHECK("mosfet direct re-solve (back substitution)");
+  }
+}
 
 std::size_t reduction_scratch() { return 2 * static_cast<std::size_t>(kReduceBlocks) + kStepResults; }
 

@@ -38,6 +38,12 @@ struct BlockOptions {
   // The subbands' statistics at equilibrium (entry b and the neutral contact): Fermi-Dirac, or Maxwell-Boltzmann
   // for the equilibrium that starts the Boltzmann transport phase.
   Statistics statistics = Statistics::FermiDirac;
+  // Entry (a) with the direct solver: keep the factored matrix of the last full Newton step, across iterations
+  // and calls, and take chord steps with it (kernels::chord_row): the Jacobian of a nearby potential, so the
+  // iteration converges linearly to the same solution. A chord step that shrinks the potential change by less
+  // than kChordContraction brings a full step (a new Frechet derivative and factorization) next.
+  bool reuse_jacobian = false;
+  static constexpr double kChordContraction = 0.1;
   int states() const { return frechet_states > subbands ? frechet_states : subbands; }
 };
 
@@ -46,6 +52,7 @@ struct NewtonStep {
   double change = 0;        // |V^{k+1} - V^k|_inf, V
   int linear_steps = 0;     // SRJ relaxation steps (0 for the direct solver)
   double linear_residual = 0;
+  bool chord = false;       // a chord step with the held matrix (BlockOptions::reuse_jacobian)
 };
 
 // A call's outcome. Reaching max_newton is returned (converged false; not_converged_message says so) so
@@ -81,6 +88,10 @@ class SchrodingerPoisson {
 
   // The starting potential [nx][nz] (default: the boundary values spread over each x column).
   void set_potential(const std::vector<double>& v);
+  // With BlockOptions::reuse_jacobian: the next call starts with a full Newton step (a new factored matrix).
+  // The transport phase calls it at every time step, so a run resumed between steps repeats the
+  // uninterrupted one step for step.
+  void renew_jacobian() { factored_ = false; }
 
   // Entry (a): rho [nx][3][subbands] surface densities per valley, nm^-2.
   BlockResult solve(const std::vector<double>& rho);
@@ -113,6 +124,7 @@ class SchrodingerPoisson {
   Backend backend_;
   std::unique_ptr<Engine> engine_;
   bool have_eigenstates_ = false;
+  bool factored_ = false;  // the engine holds the factored matrix of an entry (a) Newton step
   std::vector<double> rho_, drho_;  // [nx][3][states]
   std::vector<double> eigenvalues_;  // [nx][3][states] the engine's, checked after every update
 };
