@@ -88,6 +88,8 @@ void parse_transport(const TomlReader& r, TransportRun& t) {
                                                                                                                      : RateConvention::SeedCode;
   o.occupation = r.string("transport", "fphonon_occupation", "bose", {"bose", "seed_code"}) == "bose" ? IntervalleyOccupation::Bose
                                                                                                       : IntervalleyOccupation::SeedCode;
+  o.reuse_jacobian = r.boolean("transport", "reuse_jacobian", true);
+  o.contacts = r.string("transport", "contacts", "flat", {"flat", "seed_code"}) == "flat" ? ContactModel::Flat : ContactModel::SeedCode;
   PhononParameters& p = o.phonons;
   p.acoustic_deformation_potential =
       number(r, "transport.phonons", "acoustic_deformation_potential", p.acoustic_deformation_potential, Range{0.1, 100.0, "a deformation potential in eV"});
@@ -105,7 +107,7 @@ Config parse_table(const toml::table& root, const std::string& file) {
   r.check_keys("", {"device", "bias", "grid", "solver", "transport", "sweep"});
   r.check_keys("sweep", {"drain_voltages", "gate_voltages"});
   r.check_keys("transport", {"end_time", "output_interval", "steady_tolerance", "checkpoint_minutes", "nw", "nphi", "w_max", "cfl",
-                             "rate_convention", "fphonon_occupation", "phonons"});
+                             "rate_convention", "fphonon_occupation", "contacts", "reuse_jacobian", "phonons"});
   r.check_keys("transport.phonons", {"acoustic_deformation_potential", "theta", "coupling", "mass_density", "sound_velocity"});
   r.check_keys("device", {"temperature", "geometry", "doping", "materials", "valleys"});
   r.check_keys("device.geometry", {"source_length", "channel_length", "drain_length", "oxide_thickness",
@@ -114,7 +116,7 @@ Config parse_table(const toml::table& root, const std::string& file) {
   r.check_keys("device.materials", {"eps_si", "eps_ox", "m_ox", "barrier"});
   r.check_keys("device.valleys", {"mx", "my", "mz", "alpha"});
   r.check_keys("bias", {"gate_voltage", "drain_voltage"});
-  r.check_keys("grid", {"nx", "nz"});
+  r.check_keys("grid", {"nx", "nz", "interface_nodes"});
   r.check_keys("solver", {"subbands", "frechet_states", "linear_solver", "max_newton", "newton_tolerance",
                           "srj_tolerance", "srj_max_cycles", "eigen_tolerance", "multisection_points"});
   const std::nullopt_t required = std::nullopt;
@@ -159,6 +161,8 @@ Config parse_table(const toml::table& root, const std::string& file) {
                                     "0 (the equilibrium solution; a source-drain bias needs the transport phase: a [transport] table)");
   c.grid.nx = r.integer("grid", "nx", c.grid.nx, [](std::int64_t v) { return v >= 3 && v <= 4097; }, "an integer 3 <= nx <= 4097");
   c.grid.nz = r.integer("grid", "nz", c.grid.nz, [](std::int64_t v) { return v >= 9 && v <= 1025; }, "an integer 9 <= nz <= 1025");
+  c.grid.interfaces = r.string("grid", "interface_nodes", "quanta", {"quanta", "seed_code"}) == "quanta" ? InterfaceNodes::Quanta
+                                                                                                    : InterfaceNodes::SeedCode;
   BlockOptions& s = c.solver;
   s.subbands = r.integer("solver", "subbands", s.subbands, [&](std::int64_t v) { return v >= 1 && v <= c.grid.nz - 2; },
                          "an integer number of subbands per valley, 1 <= subbands <= nz - 2");
@@ -174,7 +178,16 @@ Config parse_table(const toml::table& root, const std::string& file) {
   s.eigen_tol = number(r, "solver", "eigen_tolerance", s.eigen_tol, eigen_tolerance);
   s.n_multi = r.integer("solver", "multisection_points", s.n_multi, [](std::int64_t v) { return v >= 2 && v <= 33; },
                         "an integer 2 <= multisection_points <= 33 (sub-intervals; 33 fills a warp)");
-  if (c.transport.enabled) parse_transport(r, c.transport);
+  if (c.transport.enabled) {
+    parse_transport(r, c.transport);
+    // The chord steps need the direct solver's factored matrix; by default they are off with SRJ.
+    if (s.linear_solver == LinearSolver::Srj) {
+      if (const toml::node* n = r.get("transport", "reuse_jacobian"); n && c.transport.options.reuse_jacobian)
+        throw InputError(file, r.line(*n), "transport.reuse_jacobian", "true with linear_solver = \"srj\"",
+                         "false, or linear_solver = \"direct\" (the chord steps re-use the direct solver's factored matrix)");
+      c.transport.options.reuse_jacobian = false;
+    }
+  }
   c.sweep.enabled = r.find_table("sweep") != nullptr;
   if (c.sweep.enabled) {
     const std::string expected = "a list of voltages in V, each in [-3, 3]";

@@ -95,6 +95,12 @@ void write_transport_results(const std::filesystem::path& path, const Config& co
   {
     io::H5File f(temp.path(), io::H5File::Mode::Create);
     f.write_scalar("device/source_potential", g.source_potential);
+    f.write_attribute("device/source_potential", "units", "V, the source contact's potential at the film's centre");
+    f.write("device/contact_profile", sim.contacts().profile, {nz});
+    f.write_attribute("device/contact_profile", "units", "V, the source column's boundary values [z] (silicon nodes; the drain's are these + V_DS)");
+    f.write_scalar("device/fermi_level", sim.fermi_level());
+    f.write_attribute("device/fermi_level", "units", "eV, the Fermi level of the Maxwell-Boltzmann equilibrium that starts the run");
+    f.write_string("device/contacts", config.transport.options.contacts == ContactModel::SeedCode ? "seed_code" : "flat");
     f.write_scalar("device/gate_voltage", config.device.bias.gate_voltage);
     f.write_scalar("device/drain_voltage", config.device.bias.drain_voltage);
     f.write_scalar("device/temperature", config.device.temperature);
@@ -103,7 +109,7 @@ void write_transport_results(const std::filesystem::path& path, const Config& co
     f.write("density", block.density(), {nx, nz});
     f.write_attribute("density", "units", "nm^-3 (electrons), at the last time");
     f.write("subbands/energies", block.eigenvalues(), {nx, 3, ns});
-    f.write_attribute("subbands/energies", "units", "eV (relative to the contacts' Fermi level), [x][valley][subband], at the last time");
+    f.write_attribute("subbands/energies", "units", "eV (the energy zero: the Fermi level of the contacts' metal), [x][valley][subband], at the last time");
     history.write(f);
     f.write_scalar("transport/time", sim.time());
     f.write_scalar("transport/steps", static_cast<double>(sim.steps()));

@@ -9,6 +9,10 @@
 namespace quanta::mosfet {
 
 DeviceGrid make_device_grid(const Device& dev, const GridSize& grid, double source_potential) {
+  return make_device_grid(dev, grid, ContactBoundary::flat(source_potential, grid.nz));
+}
+
+DeviceGrid make_device_grid(const Device& dev, const GridSize& grid, const ContactBoundary& contacts) {
   const Geometry& g = dev.geometry;
   const Materials& m = dev.materials;
   if (grid.nx < 3 || grid.nz < 5) throw Error("mosfet: the grid needs nx >= 3 and nz >= 5 nodes");
@@ -19,8 +23,12 @@ DeviceGrid make_device_grid(const Device& dev, const GridSize& grid, double sour
   d.dz = g.width() / (grid.nz - 1);
   d.kT = constants::kB * dev.temperature / constants::eV;
   d.valley_degeneracy = m.valley_degeneracy;
-  d.source_potential = source_potential;
-  const double slack = 1e-9;  // nm: a node on an interface belongs to the silicon / the channel
+  const bool open = contacts.profile.empty();
+  if (!open && contacts.profile.size() != static_cast<std::size_t>(grid.nz))
+    throw Error("mosfet: a contact profile of " + std::to_string(contacts.profile.size()) + " values for nz = " + std::to_string(grid.nz));
+  // nm: a node on an interface belongs to the silicon and the channel (quanta), or to the oxide and the
+  // source or drain (the seed's code)
+  const double slack = grid.interfaces == InterfaceNodes::Quanta ? 1e-9 : -1e-9;
 
   // Material along z: the silicon film between the oxides; interfaces fall on the nearest enclosed nodes.
   d.silicon_first = grid.nz;
@@ -37,6 +45,7 @@ DeviceGrid make_device_grid(const Device& dev, const GridSize& grid, double sour
   if (d.silicon_last - d.silicon_first < 2)
     throw Error("mosfet: nz = " + std::to_string(grid.nz) + " leaves fewer than 3 nodes in the " +
                 std::to_string(g.silicon_thickness) + " nm silicon film; refine the grid");
+  d.source_potential = open ? contacts.gate_reference : contacts.profile[(d.silicon_first + d.silicon_last) / 2];
   d.barrier.assign(grid.nz, 0.0);
   d.inv_mass_z.assign(3 * grid.nz, 0.0);
   for (int j = 0; j < grid.nz; ++j) {
@@ -56,26 +65,27 @@ DeviceGrid make_device_grid(const Device& dev, const GridSize& grid, double sour
   d.boundary_value.assign(nodes, 0.0);
   const double to_nm3 = 1e-27;
   const double x_channel = g.source_length, x_drain = g.source_length + g.channel_length;
-  if (!(g.gate_start >= -slack && g.gate_end <= g.length() + slack && g.gate_start < g.gate_end))
+  const double reach = std::abs(slack);  // a gate includes a node on its end in both conventions
+  if (!(g.gate_start >= -reach && g.gate_end <= g.length() + reach && g.gate_start < g.gate_end))
     throw Error("mosfet: the gates [" + std::to_string(g.gate_start) + ", " + std::to_string(g.gate_end) +
                 "] nm must lie within the device length " + std::to_string(g.length()) + " nm");
   for (int i = 0; i < grid.nx; ++i) {
     const double x = i * d.dx;
     const bool source = x < x_channel - slack, drain = x > x_drain + slack;
-    const bool gated = x >= g.gate_start - slack && x <= g.gate_end + slack;
+    const bool gated = x >= g.gate_start - reach && x <= g.gate_end + reach;
     for (int j = 0; j < grid.nz; ++j) {
       const std::size_t r = static_cast<std::size_t>(i) * grid.nz + j;
       d.eps_r[r] = silicon[j] ? m.eps_si : m.eps_ox;
       if (silicon[j]) d.doping[r] = (source || drain ? dev.doping.source_drain : dev.doping.channel) * to_nm3;
-      if (silicon[j] && i == 0) {
+      if (!open && silicon[j] && i == 0) {
         d.dirichlet[r] = 1;
-        d.boundary_value[r] = source_potential;
-      } else if (silicon[j] && i == grid.nx - 1) {
+        d.boundary_value[r] = contacts.profile[j];
+      } else if (!open && silicon[j] && i == grid.nx - 1) {
         d.dirichlet[r] = 1;
-        d.boundary_value[r] = source_potential + dev.bias.drain_voltage;
+        d.boundary_value[r] = contacts.profile[j] + dev.bias.drain_voltage;
       } else if (gated && (j == 0 || j == grid.nz - 1)) {
         d.dirichlet[r] = 1;
-        d.boundary_value[r] = source_potential + dev.bias.gate_voltage;
+        d.boundary_value[r] = contacts.gate_reference + dev.bias.gate_voltage;
       }
     }
   }

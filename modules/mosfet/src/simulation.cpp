@@ -77,6 +77,7 @@ Simulation::Simulation(const Config& config, const TransportOptions& options, Ba
   // with 3 subbands, 8-9 iterations per stage and no convergence by step 132; with 6 states 3-4, with 12 2-3.
   // On the seed's grid (6 subbands) 12 states stalled once at step 2565 (changes wandering between 5e-8 and
   // 7e-7 V for 60 iterations); 24 states converge there in 2 iterations: 4 x subbands.
+  config_.solver.reuse_jacobian = opt_.reuse_jacobian;
   if (config_.solver.frechet_states == 0) config_.solver.frechet_states = std::min(config_.grid.nz - 2, 4 * config_.solver.subbands);
   const Device& d = config_.device;
   scales_ = TransportScales{d.temperature, d.geometry.length(), d.geometry.width()};
@@ -118,9 +119,9 @@ void Simulation::start() {
   const Device& d = config_.device;
   const kernels::PhaseGrid& g = setup_->transport.grid;
   const int nvp = kernels::kValleys * g.nsbn;
-  // 1. The zero-bias equilibrium: the contact potential that makes the source column neutral, and the
-  //    self-consistent Maxwell-Boltzmann subbands at the contacts' Fermi level.
-  source_potential_ = neutral_contact_potential(d, config_.grid, g.nsbn, Statistics::MaxwellBoltzmann);
+  // 1. The zero-bias equilibrium: the contacts' potentials and Fermi level, and the self-consistent
+  //    Maxwell-Boltzmann subbands.
+  equilibrium_contacts();
   const std::vector<double> potential = zero_bias_equilibrium();
   // 2. The distribution: each subband's discrete Maxwellian at its equilibrium density.
   std::vector<double> phi(static_cast<std::size_t>(nvp) * g.nx * g.nw * g.nphi);
@@ -138,7 +139,7 @@ void Simulation::start() {
   }
   engine_->upload_distribution(phi);
   // 3. The bias: the block of the biased device, from the equilibrium potential, on the equilibrium densities.
-  setup_->grid = make_device_grid(d, config_.grid, source_potential_);
+  setup_->grid = make_device_grid(d, config_.grid, contacts_);
   block_ = std::make_unique<SchrodingerPoisson>(setup_->grid, config_.solver, backend_);
   block_->set_potential(potential);
   t_ = 0;
@@ -148,10 +149,42 @@ void Simulation::start() {
   transport_seconds_ = block_seconds_ = 0;
 }
 
+void Simulation::equilibrium_contacts() {
+  const Device d = without_drain_bias(config_.device);
+  const int nsbn = config_.solver.subbands;
+  if (opt_.contacts == ContactModel::Flat) {
+    // The flat potential V_s that makes the source column neutral at the Fermi level 0; the gates at V_s + V_G.
+    contacts_ = ContactBoundary::flat(neutral_contact_potential(d, config_.grid, nsbn, Statistics::MaxwellBoltzmann), config_.grid.nz);
+    fermi_level_ = 0;
+    return;
+  }
+  // The seed's code: open contacts, the gates at V_G, parabolic Fermi-Dirac subbands at the Fermi level 0; the
+  // source column's potential becomes the contacts' profile V_b(z).
+  BlockOptions options = config_.solver;
+  options.statistics = Statistics::FermiDiracParabolic;
+  SchrodingerPoisson open(make_device_grid(d, config_.grid, ContactBoundary{{}, 0.0}), options, backend_);
+  const BlockResult r = open.solve_equilibrium(0.0);
+  if (!r.converged) throw Error("mosfet: the contact profile (open contacts, contacts = \"seed_code\"): " + not_converged_message(r, options));
+  const std::vector<double> v = open.potential();
+  contacts_ = ContactBoundary{std::vector<double>(v.begin(), v.begin() + config_.grid.nz), 0.0};
+  // The Maxwell-Boltzmann Fermi level at which the source column's subbands of that solve hold its donors,
+  // g sum_{v,p} D_v kT (1 + 2 alpha_v kT) e^{(E_F - eps_{v,p}) / kT} = int N_D dz (the seed's code's prefactor).
+  const DeviceGrid& g = open.grid();
+  const std::vector<double> eps = open.eigenvalues();  // [nx][3][nsbn]; x node 0 first
+  double donors = 0;
+  for (int j = 0; j < g.nz; ++j) donors += g.doping[j] * g.dz;
+  const double lowest = *std::min_element(eps.begin(), eps.begin() + 3 * nsbn);
+  double states = 0;  // at E_F = lowest
+  for (int v = 0; v < kernels::kValleys; ++v)
+    for (int p = 0; p < nsbn; ++p)
+      states += g.valley_degeneracy * subband_population_boltzmann(eps[v * nsbn + p], lowest, g.kT, g.dos2d[v], g.alpha[v]).rho;
+  fermi_level_ = lowest + g.kT * std::log(donors / states);
+}
+
 std::vector<double> Simulation::zero_bias_equilibrium() {
   const int nvp = kernels::kValleys * config_.solver.subbands, nx = config_.grid.nx;
-  SchrodingerPoisson eq(make_device_grid(without_drain_bias(config_.device), config_.grid, source_potential_), config_.solver, backend_);
-  const BlockResult r = eq.solve_equilibrium(0.0);
+  SchrodingerPoisson eq(make_device_grid(without_drain_bias(config_.device), config_.grid, contacts_), config_.solver, backend_);
+  const BlockResult r = eq.solve_equilibrium(fermi_level_);
   if (!r.converged) throw Error("mosfet: the zero-bias equilibrium that starts the transport phase: " + not_converged_message(r, config_.solver));
   rho_eq_ = eq.populations();  // [nx][3][nsbn] nm^-2
   for (double& rho : rho_eq_) rho /= setup_->rho_star_nm2;
@@ -164,8 +197,11 @@ void Simulation::set_bias(const Bias& bias) {
   const std::vector<double> potential = block_->potential();
   const bool new_gate = bias.gate_voltage != config_.device.bias.gate_voltage;
   config_.device.bias = bias;
-  if (new_gate) zero_bias_equilibrium();
-  setup_->grid = make_device_grid(config_.device, config_.grid, source_potential_);
+  if (new_gate) {
+    equilibrium_contacts();
+    zero_bias_equilibrium();
+  }
+  setup_->grid = make_device_grid(config_.device, config_.grid, contacts_);
   block_ = std::make_unique<SchrodingerPoisson>(setup_->grid, config_.solver, backend_);
   block_->set_potential(potential);
   char where[96];
@@ -274,6 +310,7 @@ void Simulation::step(double at_most) {
   if (!(dt > 0)) throw Error("mosfet: a time step of " + sci(dt * scales_.time()) + " s (the CFL step " + sci(dt_ * scales_.time()) + " s)");
   WallTimer timer;
   engine_->save_step_start();
+  block_->renew_jacobian();
   for (int s = 0; s < 3; ++s) {
     timer.reset();
     engine_->upload_block(eps_, overlaps_, contact_scale());
@@ -350,7 +387,9 @@ std::vector<std::pair<std::string, double>> Simulation::run_keys() const {
   return {{"gate_voltage", d.bias.gate_voltage}, {"drain_voltage", d.bias.drain_voltage}, {"temperature", d.temperature},
           {"length", d.geometry.length()},       {"width", d.geometry.width()},          {"nz", static_cast<double>(setup_->grid.nz)},
           {"w_max", g.dw * (g.nw - 1)},          {"cfl", opt_.cfl},                      {"rate_constant_0", s.C[0]},
-          {"rate_constant_5", s.C[5]},           {"occupation_0_2_4", s.occupation[0][2][4]}};
+          {"rate_constant_5", s.C[5]},           {"occupation_0_2_4", s.occupation[0][2][4]},
+          {"contacts", opt_.contacts == ContactModel::SeedCode ? 1.0 : 0.0},
+          {"interface_nodes", config_.grid.interfaces == InterfaceNodes::SeedCode ? 1.0 : 0.0}};
 }
 
 void Simulation::save_checkpoint(const std::filesystem::path& file, const std::function<void(io::H5File&)>& extra) const {

@@ -50,8 +50,12 @@ SubbandPopulation subband_population_boltzmann(double eps, double fermi_level, d
 }
 
 SubbandPopulation subband_population(Statistics statistics, double eps, double fermi_level, double kT, double dos2d, double alpha) {
-  return statistics == Statistics::FermiDirac ? subband_population(eps, fermi_level, kT, dos2d, alpha)
-                                              : subband_population_boltzmann(eps, fermi_level, kT, dos2d, alpha);
+  switch (statistics) {
+    case Statistics::FermiDirac: return subband_population(eps, fermi_level, kT, dos2d, alpha);
+    case Statistics::FermiDiracParabolic: return subband_population(eps, fermi_level, kT, dos2d, 0.0);
+    case Statistics::MaxwellBoltzmann: break;
+  }
+  return subband_population_boltzmann(eps, fermi_level, kT, dos2d, alpha);
 }
 
 }  // namespace quanta::mosfet

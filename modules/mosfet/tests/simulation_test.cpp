@@ -91,6 +91,37 @@ TEST(Simulation, ZeroBiasKeepsTheEquilibrium) {
   EXPECT_LT(a.density_change, 0.1);
 }
 
+// The seed's code's contacts (docs/mosfet-transport-model.md, section 6): the profile V_b(z) is the source column
+// of a solve with open contacts, so it is mirror-symmetric in z and not flat (the gates pull the surfaces up);
+// with it at both contacts and zero drain bias the device stays in equilibrium as with flat contacts; and the
+// Maxwell-Boltzmann Fermi level puts the source column's donors into its subbands up to the change of its levels
+// between the open-contact solve and the equilibrium (measured below).
+TEST(Simulation, SeedCodeContactsKeepTheEquilibrium) {
+  TransportOptions t = small_grid();
+  t.contacts = ContactModel::SeedCode;
+  Simulation sim(seed_device(0.0), t, Backend::Cpu);
+  sim.start();
+  const std::vector<double>& vb = sim.contacts().profile;
+  const DeviceGrid& g = sim.block().grid();
+  double asym = 0, spread = 0;
+  for (int j = g.silicon_first; j <= g.silicon_last; ++j) {
+    asym = std::max(asym, std::abs(vb[j] - vb[g.nz - 1 - j]));
+    spread = std::max(spread, std::abs(vb[j] - vb[(g.silicon_first + g.silicon_last) / 2]));
+  }
+  const Observables first = sim.observe();
+  double donors = 0;
+  for (int j = 0; j < g.nz; ++j) donors += g.doping[j] * g.dz * 1e18;  // m^-2
+  const Trace a = run_steps(sim, 100);
+  std::printf("V_b(z) spread %.4f V, asymmetry %.2e V; E_F %.5f eV; source column electrons - donors %.3e of the donors; after 100 steps "
+              "I %.3e A/m, density change %.3e\n", spread, asym, sim.fermi_level(), first.contact_excess[0] / donors, a.last.drain_current,
+              a.density_change);
+  EXPECT_LT(asym, 1e-9);
+  EXPECT_GT(spread, 0.01);  // V: not flat
+  EXPECT_LT(std::abs(first.contact_excess[0]) / donors, 1e-4);  // measured 1.6e-6
+  EXPECT_LT(std::abs(a.last.drain_current), 1e-3);  // A/m: ~1e-6 of the 0.1 V current (> 1e3 A/m) above
+  EXPECT_LT(a.density_change, 0.1);
+}
+
 // A 0.1 V drain bias drives electrons from source to drain through every node.
 TEST(Simulation, DrainBiasDrivesCurrentSourceToDrain) {
   Simulation sim(seed_device(0.1), small_grid(), Backend::Cpu);

@@ -68,8 +68,15 @@ struct Device {
 };
 
 // The uniform grid of the seed: N_x x N_z nodes including the boundary, x_i = i dx, z_j = j dz.
+// Which region a node on an interface belongs to. quanta's: a node on a silicon/oxide interface is silicon,
+// one on a source/channel or channel/drain junction is channel. The seed's code's (its strict oxide test
+// and its doping test, docs/mosfet-transport-model.md, section 1.4): such a node is oxide, and carries the
+// source/drain doping. The two discretise the same device and agree as the grid is refined.
+enum class InterfaceNodes { Quanta, SeedCode };
+
 struct GridSize {
   int nx = 65, nz = 65;
+  InterfaceNodes interfaces = InterfaceNodes::Quanta;
 };
 
 // Node arrays of a device on a grid, everything the kernels read. Row-major [nx][nz] unless noted.
@@ -83,15 +90,30 @@ struct DeviceGrid {
   std::vector<double> inv_mass_z;     // [3][nz] 1 / m_z,v(z) (m_e units; eq. 7)
   std::vector<double> dos2d;          // [3] m_d,v / (pi hbar^2), eV^-1 nm^-2 (one valley, both spins)
   std::vector<double> alpha;          // [3] Kane factors, 1/eV
-  std::vector<unsigned char> dirichlet;  // [nx][nz] 1 at contact and gate nodes
+  std::vector<unsigned char> dirichlet;  // [nx][nz] 1 at contact and gate nodes (no contact nodes when open)
   std::vector<double> boundary_value;    // [nx][nz] V at Dirichlet nodes (0 elsewhere)
   double valley_degeneracy = 2;
   double source_potential = 0;        // V_s, V
   int silicon_first = 0, silicon_last = 0;  // z indices of the silicon film (inclusive)
 };
 
-// Builds the node arrays; `source_potential` is V_s (see Bias). Throws Error on a grid too coarse to
-// resolve the film (fewer than 3 silicon nodes) or a gate outside the device.
+// The potentials the contacts and gates impose on the film's end columns and the gated oxide surfaces.
+//   quanta's flat contacts: the source's silicon nodes at V_s, the drain's at V_s + V_DS, the gates at V_s + V_G;
+//   the seed's code (docs/mosfet-transport-model.md, section 6): the source at a profile V_b(z), the drain at
+//     V_b(z) + V_DS, the gates at V_G; and, to construct V_b, open contacts (homogeneous Neumann at x = 0, L).
+struct ContactBoundary {
+  std::vector<double> profile;  // [nz] the source column's potential, V (only its silicon nodes are used); empty: open
+  double gate_reference = 0;    // the gates hold gate_reference + V_G, V
+  static ContactBoundary flat(double source_potential, int nz) {
+    return ContactBoundary{std::vector<double>(static_cast<std::size_t>(nz), source_potential), source_potential};
+  }
+};
+
+// Builds the node arrays; `source_potential` is V_s (see Bias), the flat contacts. Throws Error on a grid too
+// coarse to resolve the film (fewer than 3 silicon nodes), a gate outside the device, or a profile of another
+// size than nz. DeviceGrid::source_potential is V_s, the profile's value at the film's centre, or (open contacts)
+// the gate reference.
 DeviceGrid make_device_grid(const Device& device, const GridSize& grid, double source_potential);
+DeviceGrid make_device_grid(const Device& device, const GridSize& grid, const ContactBoundary& contacts);
 
 }  // namespace quanta::mosfet

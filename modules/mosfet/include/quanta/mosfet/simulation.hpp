@@ -76,6 +76,8 @@ class Simulation {
   // Replaces the distribution (of the same grid); the next step's first stage still uses the current block state.
   void set_distribution(const std::vector<double>& phi);
   const SchrodingerPoisson& block() const { return *block_; }
+  const ContactBoundary& contacts() const { return contacts_; }  // of the equilibrium (TransportOptions::contacts)
+  double fermi_level() const { return fermi_level_; }            // eV, of the equilibrium
   Backend backend() const { return backend_; }
   // Wall seconds spent in the transport phase (right-hand sides, Runge-Kutta combinations and moments) and in the
   // block's calls since start().
@@ -84,6 +86,7 @@ class Simulation {
 
  private:
   void solve_block(const std::string& where);  // moments -> block -> eps, overlaps (the current stage's state)
+  void equilibrium_contacts();  // contacts_ and fermi_level_ for the current gate voltage
   std::vector<double> zero_bias_equilibrium();  // rho_eq_ for the current gate voltage; returns its potential
   std::vector<double> contact_scale() const;
   double cfl_step() const;  // dimensionless
@@ -98,7 +101,8 @@ class Simulation {
   struct Setup;
   std::unique_ptr<Setup> setup_;
   double t_ = 0, dt_ = 0;  // dimensionless
-  double source_potential_ = 0;  // V_s, V
+  ContactBoundary contacts_;  // the contacts' and gates' potentials of the equilibrium (ContactModel)
+  double fermi_level_ = 0;    // the contacts' Fermi level in the equilibrium, eV
   long step_ = 0;
   int newton_iterations_ = 0;
   double transport_seconds_ = 0, block_seconds_ = 0;

@@ -22,8 +22,10 @@ SubbandPopulation subband_population(double eps, double fermi_level, double kT, 
 //   rho = D kT (1 + 2 alpha kT) e^eta,     -d rho / d eps = rho / kT.
 SubbandPopulation subband_population_boltzmann(double eps, double fermi_level, double kT, double dos2d, double alpha);
 
-// Which of the two the equilibrium of the Schroedinger-Poisson block uses.
-enum class Statistics { FermiDirac, MaxwellBoltzmann };
+// Which the equilibrium of the Schroedinger-Poisson block uses. FermiDiracParabolic is Fermi-Dirac with a parabolic
+// in-plane dispersion (alpha taken as 0), rho = D kT ln(1 + e^eta): the seed's code's contact profile
+// (docs/mosfet-transport-model.md, section 6).
+enum class Statistics { FermiDirac, MaxwellBoltzmann, FermiDiracParabolic };
 SubbandPopulation subband_population(Statistics statistics, double eps, double fermi_level, double kT, double dos2d, double alpha);
 
 }  // namespace quanta::mosfet

@@ -37,6 +37,13 @@ enum class RateConvention { GoldenRule, SeedCode };
 // Bose-Einstein between valleys of different density-of-states masses (section 3.5).
 enum class IntervalleyOccupation { Bose, SeedCode };
 
+// The contacts and gates of the equilibrium that starts the run (docs/mosfet-transport-model.md, section 6): quanta's
+// flat contacts at the neutral potential V_s with the gates at V_s + V_G and the Fermi level 0; or the seed's code's
+// construction: a Schroedinger-Poisson solve with open contacts, parabolic Fermi-Dirac subbands and the gates at
+// V_G gives the source column's profile V_b(z), which then holds both contacts (the drain at V_b + V_DS), and the
+// Maxwell-Boltzmann Fermi level puts the column's donors in its subbands.
+enum class ContactModel { Flat, SeedCode };
+
 // The transport phase's numerics and physics (the [transport] table of a config; docs/mosfet.md).
 struct TransportOptions {
   int nw = 300, nphi = 48;   // energy cells and angles (the seed's grid)
@@ -45,6 +52,9 @@ struct TransportOptions {
   PhononParameters phonons;
   RateConvention rates = RateConvention::GoldenRule;
   IntervalleyOccupation occupation = IntervalleyOccupation::Bose;
+  ContactModel contacts = ContactModel::Flat;
+  // The block's chord steps with a held factorization (BlockOptions::reuse_jacobian; direct solver only).
+  bool reuse_jacobian = true;
 };
 
 kernels::KaneValley kane_valley(const Valley& v, const TransportScales& scales);
