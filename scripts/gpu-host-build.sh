@@ -3,7 +3,8 @@
 # suite on the GPU and then the benchmarks with their default arguments (QUANTA_BENCH=0 skips them).
 # Usage:
 #   [QUANTA_BENCH=0] [QUANTA_BUILD_ONLY=1] [QUANTA_CTEST_ARGS="-L gpu"] scripts/gpu-host-build.sh [RESULTS_DIR]
-# QUANTA_BUILD_ONLY=1 stops after the build; QUANTA_CTEST_ARGS selects the tests (default: all).
+# QUANTA_BUILD_ONLY=1 stops after the build; QUANTA_BUILD_TARGETS="a b" builds only those targets (default: all);
+# QUANTA_CTEST_ARGS selects the tests (default: all).
 # QUANTA_SANITIZE=1 builds the CPU backend under AddressSanitizer and UBSan instead (build-asan).
 # Libraries missing on the host (spglib, CLI11, toml++, FFTW, GoogleTest, benchmark, HDF5, LAPACKE) are taken
 # from Debian packages downloaded beforehand into .deps/debs by scripts/gpu-host-carry.sh and unpacked
@@ -49,7 +50,9 @@ fi
 cmake -S . -B "$build" "${backend_args[@]}" \
       -DCMAKE_INCLUDE_PATH="$root/usr/include" -DCMAKE_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu" \
       >"$results/configure.log" 2>&1 || { tail -40 "$results/configure.log"; exit 1; }
-cmake --build "$build" -j "$jobs" >"$results/build.log" 2>&1 || { grep -E "error|Error" "$results/build.log" | head -40; exit 1; }
+# shellcheck disable=SC2086
+cmake --build "$build" -j "$jobs" ${QUANTA_BUILD_TARGETS:+--target $QUANTA_BUILD_TARGETS} >"$results/build.log" 2>&1 ||
+  { grep -E "error|Error" "$results/build.log" | head -40; exit 1; }
 "$build"/apps/quanta/quanta info | tee "$results/info.txt"
 [ "${QUANTA_BUILD_ONLY:-0}" = 1 ] && exit 0
 # shellcheck disable=SC2086
