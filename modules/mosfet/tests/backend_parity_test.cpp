@@ -116,10 +116,7 @@ TEST(MosfetParityDirect, ChordStepsMatchCpu) {
     SchrodingerPoisson eq(g, o, quanta::Backend::Cpu);
     ASSERT_TRUE(eq.solve_equilibrium().converged);
     const std::vector<double> rho = eq.populations();
-    std::vector<double> next = rho;
-    const std::size_t per_column = rho.size() / nx;
-    for (int i = 0; i < nx; ++i)
-      for (std::size_t k = 0; k < per_column; ++k) next[i * per_column + k] *= 1.0 + 0.02 * std::sin(3.0 * i / nx);
+    const std::vector<double> next = mosfet_test::perturbed(rho, nx, 0.02);
     o.reuse_jacobian = true;
     SchrodingerPoisson cpu(g, o, quanta::Backend::Cpu), gpu(g, o, quanta::Backend::Cuda);
     for (const std::vector<double>* populations : std::initializer_list<const std::vector<double>*>{&rho, &next}) {

@@ -112,17 +112,6 @@ TEST(MosfetBlock, EquilibriumIsPhysical) {
               channel_level[1], channel_level[2]);
 }
 
-namespace {
-// The equilibrium populations with a smooth relative change of `amplitude` along x: the densities of the
-// transport phase's next Runge-Kutta stage.
-std::vector<double> perturbed(const std::vector<double>& rho, int nx, double amplitude) {
-  std::vector<double> out = rho;
-  const std::size_t per_column = rho.size() / nx;
-  for (int i = 0; i < nx; ++i)
-    for (std::size_t k = 0; k < per_column; ++k) out[i * per_column + k] *= 1.0 + amplitude * std::sin(3.0 * i / nx);
-  return out;
-}
-}  // namespace
 
 // Chord steps (BlockOptions::reuse_jacobian): across calls the factored matrix of an earlier full Newton step
 // is re-used; the iteration then converges linearly, to the same solution as full Newton steps (both to the
@@ -137,7 +126,7 @@ TEST(MosfetBlock, ChordStepsReachTheNewtonSolution) {
   ASSERT_TRUE(equilibrium(g, o, eq).converged);
   const std::vector<double> rho = eq->populations();
   for (double amplitude : {0.01, 0.1}) {
-    const std::vector<double> next = perturbed(rho, g.nx, amplitude);
+    const std::vector<double> next = mosfet_test::perturbed(rho, g.nx, amplitude);
     BlockOptions chord_options = o;
     chord_options.reuse_jacobian = true;
     SchrodingerPoisson newton(g, o, quanta::Backend::Cpu), chord(g, chord_options, quanta::Backend::Cpu);

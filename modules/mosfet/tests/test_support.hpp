@@ -25,6 +25,16 @@ inline double max_rel(const std::vector<double>& a, const std::vector<double>& b
   return m / s;
 }
 
+// Populations [nx][...] with a smooth relative change of `amplitude` along x: the densities of the transport
+// phase's next Runge-Kutta stage.
+inline std::vector<double> perturbed(const std::vector<double>& rho, int nx, double amplitude) {
+  std::vector<double> out = rho;
+  const std::size_t per_column = rho.size() / nx;
+  for (int i = 0; i < nx; ++i)
+    for (std::size_t k = 0; k < per_column; ++k) out[i * per_column + k] *= 1.0 + amplitude * std::sin(3.0 * i / nx);
+  return out;
+}
+
 inline double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
   double m = 0;
   for (std::size_t k = 0; k < a.size(); ++k) m = std::max(m, std::abs(a[k] - b[k]));
