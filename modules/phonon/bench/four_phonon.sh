@@ -10,6 +10,10 @@
 #   spaces, the three-phonon part iterated (FourPhonon's sampling example).
 #   SAMPLES3=Ns: the same estimator for the three-phonon rates and phase spaces (num_sample_process_3ph*),
 #   which makes the solution RTA (FourPhonon's rule).
+#   FOUR_PHONON=0: the three-phonon part alone (four_phonon = .false.); with ITERATION=1, ShengBTE's
+#   iterative solution.
+#   QUANTA may be a launcher script (mpirun ... quanta "$@") for runs over several processes; the stages'
+#   notes (how the modes were dealt, each rank's busy time) and their times are printed.
 set -euo pipefail
 quanta=$(realpath "$1")
 data=$(realpath "$2")/test-data/phonon/si-sw-4ph
@@ -26,7 +30,11 @@ for n in "$@"; do
   mkdir -p "$dir"
   sed -e "s/ngrid(:)=.*/ngrid(:)=$n $n $n/" -e "s/convergence=.*/convergence=$converge/" "$data/CONTROL" > "$dir/CONTROL"
   grep -q "convergence" "$dir/CONTROL" || sed -i "s/&flags/\&flags\n\tconvergence=$converge/" "$dir/CONTROL"
-  if [ "${ITERATION:-0}" = 1 ]; then sed -i "s/four_phonon_iteration=.*/four_phonon_iteration=.TRUE./" "$dir/CONTROL"; fi
+  if [ "${FOUR_PHONON:-1}" = 0 ]; then
+    sed -i -e "s/four_phonon=.*/four_phonon=.FALSE./" -e "/four_phonon_iteration=/d" "$dir/CONTROL"
+  elif [ "${ITERATION:-0}" = 1 ]; then
+    sed -i "s/four_phonon_iteration=.*/four_phonon_iteration=.TRUE./" "$dir/CONTROL"
+  fi
   if [ -n "${SAMPLES:-}" ]; then
     sed -i "s/&parameters/\&parameters\n\tnum_sample_process_4ph=$SAMPLES\n\tnum_sample_process_4ph_phase_space=$SAMPLES/" "$dir/CONTROL"
   fi
@@ -38,6 +46,5 @@ for n in "$@"; do
   "$quanta" phonon "$dir" -o "$dir/out" --backend "$backend" > "$dir/log.txt" 2>&1 || { echo "${n}^3: quanta failed, see $dir/log.txt"; tail -5 "$dir/log.txt"; exit 1; }
   end=$(date +%s%N)
   echo "${n}^3 $backend: $(grep -h 'fourth-order quadruplets' "$dir/log.txt" | sed 's/^\[phonon\] //'); whole run $(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.1f", (b - a) / 1e9}') s"
-  grep -h "anharmonic triplets" "$dir/log.txt" | sed 's/^\[phonon\] /  /'
-  grep -h "kappa RTA" "$dir/log.txt" | sed 's/^\[phonon\] /  /'
+  grep -h "anharmonic triplets\|stage over\|stage times\|kappa RTA" "$dir/log.txt" | sed 's/^\[phonon\] /  /'
 done

@@ -2,6 +2,7 @@
 // ShengBTE's formulas and constants (single-precision literals kept where ShengBTE has them).
 #include "quanta/phonon/bte.hpp"
 
+#include "quanta/core/comm.hpp"
 #include "quanta/core/progress.hpp"
 #include "quanta/core/timer.hpp"
 
@@ -191,9 +192,21 @@ BteSolution solve_bte(const Crystal& c, const QGrid& grid, const Spectrum& s, co
     }
   }
 #endif
+  // Under MPI each rank holds the processes of its share of the irreducible modes (ThreePhononProcesses::
+  // owner): it updates the mesh modes of those, zeros the others, and the sum over the ranks joins them.
+  const Comm& comm = Comm::world();
+  const auto join = [&](std::vector<double>& F) {
+    if (p.owner.empty()) return;
+    for (std::size_t m = 0; m < nfull; ++m)
+      if (!p.holds(d.irreducible_mode[m])) F[3 * m] = F[3 * m + 1] = F[3 * m + 2] = 0;
+    comm.sum(F.data(), F.size());
+  };
   step = [&](std::vector<double>& F) {
 #ifdef QUANTA_HAVE_CUDA
-    if (gpu) return gpu->step(F);
+    if (gpu) {
+      gpu->step(F);
+      return join(F);
+    }
 #endif
     const std::vector<double> old = F;
     const kernels::IterationView v{nb, p.plus.offset.data(), p.minus.offset.data(), p.plus.mode2.data(), p.plus.mode3.data(),
@@ -201,6 +214,7 @@ BteSolution solve_bte(const Crystal& c, const QGrid& grid, const Spectrum& s, co
                                    four.rows};
 #pragma omp parallel for schedule(dynamic, 64)
     for (std::int64_t m = 0; m < static_cast<std::int64_t>(nfull); ++m) {
+      if (!p.holds(d.irreducible_mode[m])) continue;  // another rank's (join)
       const std::size_t q = m / nb;
       double D[3] = {0, 0, 0};
       const int* image = &d.image[static_cast<std::size_t>(d.op_of_point[q]) * grid.nptk];
@@ -208,6 +222,7 @@ BteSolution solve_bte(const Crystal& c, const QGrid& grid, const Spectrum& s, co
       if (four.rows) kernels::scattering_sum4(v, static_cast<long>(nfull), d.irreducible_mode[m], image, 0, 1, D);
       kernels::updated_F(&d.vw[3 * m], d.tau[m], D, &d.symmetrizer[9 * q], &F[3 * m]);
     }
+    join(F);
   };
   // How far the iteration is, as ShengBTE reports it (iteration, relative change against eps): the number
   // of iterations is not known in advance, so the report is the change per iteration and the time each takes,

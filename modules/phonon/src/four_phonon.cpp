@@ -174,26 +174,6 @@ std::vector<long long> probe_hits(const kernels::MeshView& mesh, const kernels::
   return hits;
 }
 
-// The owner of each unit of work: the greedy longest-processing-time rule, the costliest unit first, each to
-// the rank with the least estimated cost so far (then the fewest units, then the lowest rank). Deterministic,
-// so every rank computes the same owners; at most 4/3 of the best split's largest cost (Graham, 1969).
-std::vector<int> deal_units(const std::vector<double>& cost, int ranks) {
-  std::vector<int> order(cost.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cost[a] > cost[b]; });
-  std::vector<double> load(ranks, 0.0);
-  std::vector<int> units(ranks, 0), owner(cost.size());
-  for (int u : order) {
-    int r = 0;
-    for (int k = 1; k < ranks; ++k)
-      if (load[k] < load[r] || (load[k] == load[r] && units[k] < units[r])) r = k;
-    owner[u] = r;
-    load[r] += cost[u];
-    ++units[r];
-  }
-  return owner;
-}
-
 }  // namespace
 
 Fc4Tables make_fc4_tables(const FourthOrderFc& fc4, const Crystal& crystal, const std::array<int, 3>& mesh) {
@@ -455,26 +435,7 @@ FourPhononScattering four_phonon_scattering(const Crystal& crystal, const QGrid&
   progress.finish();
   if (comm.distributed()) {  // each unit is held by one rank, zeros elsewhere: the sum joins them
     // Per rank: its units, their share of the estimated cost (every rank knows the owners) and its busy time.
-    std::vector<double> seconds(comm.size(), 0.0);
-    seconds[comm.rank()] = busy.seconds();
-    comm.sum(seconds.data(), seconds.size());
-    std::vector<int> units(comm.size(), 0);
-    std::vector<double> load(comm.size(), 0.0);
-    for (std::size_t u = 0; u < missing.size(); ++u) {
-      ++units[owner[u]];
-      load[owner[u]] += cost[u];
-    }
-    const double total = std::accumulate(cost.begin(), cost.end(), 0.0);
-    const double largest = cost.empty() ? 0.0 : *std::max_element(cost.begin(), cost.end());
-    const auto percent = [&](double x) { return total > 0 ? 100 * x / total : 0.0; };
-    char part[160];
-    std::snprintf(part, sizeof part, "four-phonon stage over %d ranks, %zu units dealt by estimated cost (the largest %.1f%%)",
-                  comm.size(), missing.size(), percent(largest));
-    std::string line = std::string(part) + "; per rank units, share of the cost, busy time:";
-    for (int k = 0; k < comm.size(); ++k) {
-      std::snprintf(part, sizeof part, "%s %d: %d, %.1f%%, %.2f s", k ? ";" : "", k, units[k], percent(load[k]), seconds[k]);
-      line += part;
-    }
+    const std::string line = deal_note("four-phonon stage", owner, cost, busy.seconds());
     note("phonon", opt.quiet || !comm.root(), line);
     for (auto& ps : sums) comm.sum(reinterpret_cast<double*>(ps.data()), ps.size() * kSumDoubles);
     if (!r.rows.empty()) comm.sum(r.rows.data(), r.rows.size());

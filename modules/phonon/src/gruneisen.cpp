@@ -5,6 +5,7 @@
 // t running over the triplets (A in the home cell, B in cell R_j, C at r_C + R_k), zero where omega = 0.
 #include <cmath>
 
+#include "quanta/core/comm.hpp"
 #include "quanta/core/units.hpp"
 #include "quanta/phonon/harmonic.hpp"
 #include "quanta/phonon/scattering.hpp"
@@ -29,11 +30,14 @@ std::vector<double> mode_gruneisen(const Crystal& c, const QGrid& grid, const Sp
       }
   }
   std::vector<double> gamma(static_cast<std::size_t>(grid.nptk) * nb, 0.0);
+  // Under MPI each rank takes every size-th mesh point, and the sum joins them.
+  const Comm& comm = Comm::world();
+  const int first = comm.rank(), stride = comm.size();
 #pragma omp parallel
   {
     std::vector<cplx> A(static_cast<std::size_t>(nb) * nb);  // [3*atom+a][3*atom'+b]
 #pragma omp for schedule(static)
-    for (int q = 0; q < grid.nptk; ++q) {
+    for (int q = first; q < grid.nptk; q += stride) {
       // q.R_j = 2 pi sum_d m_d n_d / N_d exactly: m the mesh coordinates of q, n the cell of R_j.
       const int m[3] = {q % grid.n[0], (q / grid.n[0]) % grid.n[1], q / (grid.n[0] * grid.n[1])};
       std::fill(A.begin(), A.end(), cplx());
@@ -61,6 +65,7 @@ std::vector<double> mode_gruneisen(const Crystal& c, const QGrid& grid, const Sp
       }
     }
   }
+  comm.sum(gamma.data(), gamma.size());
   return gamma;
 }
 

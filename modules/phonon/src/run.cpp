@@ -62,8 +62,8 @@ void require_mesh_memory(const Control& control, const SymmetryInfo& sym) {
 
 RunSummary run(const RunOptions& options) {
   WallTimer total;
-  // Under MPI every rank runs the stages; the four-phonon stage splits its modes over them, and only the
-  // root reports and writes.
+  // Under MPI every rank runs the stages; the three- and four-phonon stages and the iterative BTE share the
+  // irreducible modes out over them, and only the root reports and writes.
   const Comm& comm = Comm::world();
   RunOptions opt = options;
   opt.quiet = opt.quiet || !comm.root();
@@ -166,8 +166,8 @@ RunSummary run(const RunOptions& options) {
       space_sample = three_phonon_processes(crystal, grid, spectrum, fc3, control.scalebroad, space);
     }
     const ThreePhononProcesses& counted = sampled3 ? space_sample : processes;
-    s.nplus = sc.nplus = counted.plus.total_count();
-    s.nminus = sc.nminus = counted.minus.total_count();
+    s.nplus = sc.nplus = joined_total_count(counted.plus);
+    s.nminus = sc.nminus = joined_total_count(counted.minus);
     note("phonon", opt.quiet, std::to_string(fc3.triplets.size()) + " anharmonic triplets; " + std::to_string(sc.nplus) + " absorption and " +
                         std::to_string(sc.nminus) + " emission processes" + (counted.plus.draws > 0 ? " (estimated)" : "") + " (" +
                         s.scattering.strategy + ", enumeration on " + s.scattering.enumeration + ", " +
@@ -293,6 +293,10 @@ RunSummary run(const RunOptions& options) {
                 std::to_string(control.eps) + ") at " + not_converged +
                 "; the outputs written are those of the last iteration: raise maxiter in CONTROL's &parameters");
 
+  std::string stages = comm.distributed() ? "stage times on rank 0:" : "stage times:";
+  for (const auto& [stage, seconds] : meta.timings) stages += " " + stage + " " + seconds_text(seconds) + ",";
+  stages.pop_back();
+  note("phonon", opt.quiet, stages);
   s.nptk = grid.nptk;
   s.nlist = grid.nlist();
   s.nbands = spectrum.nb;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "quanta/core/comm.hpp"
 #include "quanta/core/units.hpp"
 #include "quanta/phonon/harmonic.hpp"
 #include "quanta/phonon/scattering.hpp"
@@ -86,6 +87,9 @@ ThreePhononRates three_phonon_rates(const Crystal& crystal, const QGrid& grid, c
     }
     progress.finish();
   }
+  // Under MPI each rank summed the modes it holds (zeros elsewhere): the sum over the ranks joins them.
+  if (!p.owner.empty())
+    for (auto* v : {&sums.weight_plus, &sums.weight_minus, &sums.rate_plus, &sums.rate_minus}) Comm::world().sum(v->data(), v->size());
   // The emission sums count each final pair twice (q' <-> q''); ShengBTE halves them here. A sample's sums
   // are scaled to the whole (ProcessList::scale).
   const double sp = p.plus.scale(), sm = p.minus.scale();
@@ -125,6 +129,8 @@ PhaseSpace three_phonon_phase_space(const QGrid& grid, const Spectrum& s, const 
       (plus ? ps.plus : ps.minus)[m] = sum * l.scale();
     }
   }
+  if (!p.owner.empty())  // each rank's modes, zeros elsewhere
+    for (auto* v : {&ps.plus, &ps.minus}) Comm::world().sum(v->data(), v->size());
   return ps;
 }
 
@@ -135,8 +141,11 @@ std::vector<double> isotope_rates(const Control& control, const QGrid& grid, con
   if (!control.isotopes) return rate;
   const std::vector<double> sigma = refined_sigma(c, grid, s);
   const double sqrt_pi = std::sqrt(units::pi);
+  // Every mode costs a sweep of the mesh: under MPI each rank takes every size-th, and the sum joins them.
+  const Comm& comm = Comm::world();
+  const int first = comm.rank(), stride = comm.size();
 #pragma omp parallel for schedule(dynamic, 1)
-  for (int m = 0; m < nmodes; ++m) {
+  for (int m = first; m < nmodes; m += stride) {
     const std::size_t mode1 = static_cast<std::size_t>(grid.irreducible[m / nb]) * nb + m % nb;
     const double omega = s.omega[mode1];
     if (omega == 0) continue;
@@ -158,6 +167,7 @@ std::vector<double> isotope_rates(const Control& control, const QGrid& grid, con
       }
     rate[m] = sum / (2.0 * grid.nptk) * units::pi * omega * omega;
   }
+  comm.sum(rate.data(), rate.size());
   return rate;
 }
 

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "../kernels/cuda_three_phonon.hpp"
+#include "quanta/core/comm.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/host_memory.hpp"
 #include "quanta/core/timer.hpp"
@@ -117,11 +118,12 @@ void fill_processes_cpu(const kernels::MeshView& mesh, const std::vector<int>& i
 #pragma omp parallel for schedule(dynamic, 1)
   for (int m = r.m0; m < r.m1; ++m) {
     std::int64_t p = offset[m - r.m0];
-    visit_processes(mesh, irreducible, m, plus, sample, [&](int a, int b) {
-      mode2[p] = a;
-      mode3[p] = b;
-      ++p;
-    });
+    if (offset[m - r.m0 + 1] > p)  // else no processes, or a mode another MPI rank holds
+      visit_processes(mesh, irreducible, m, plus, sample, [&](int a, int b) {
+        mode2[p] = a;
+        mode3[p] = b;
+        ++p;
+      });
     if (progress) progress->advance();
   }
 }
@@ -131,6 +133,79 @@ std::vector<std::int64_t> offsets_from_counts(const std::vector<std::int64_t>& c
   std::vector<std::int64_t> offset(count.size() + 1, 0);
   std::partial_sum(count.begin(), count.end(), offset.begin() + 1);
   return offset;
+}
+
+std::vector<int> deal_units(const std::vector<double>& cost, int ranks) {
+  std::vector<int> order(cost.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cost[a] > cost[b]; });
+  std::vector<double> load(ranks, 0.0);
+  std::vector<int> units(ranks, 0), owner(cost.size());
+  for (int u : order) {
+    int r = 0;
+    for (int k = 1; k < ranks; ++k)
+      if (load[k] < load[r] || (load[k] == load[r] && units[k] < units[r])) r = k;
+    owner[u] = r;
+    load[r] += cost[u];
+    ++units[r];
+  }
+  return owner;
+}
+
+std::string deal_note(const std::string& stage, const std::vector<int>& owner, const std::vector<double>& cost, double busy_seconds) {
+  const Comm& comm = Comm::world();
+  std::vector<double> seconds(comm.size(), 0.0);
+  seconds[comm.rank()] = busy_seconds;
+  comm.sum(seconds.data(), seconds.size());
+  std::vector<int> units(comm.size(), 0);
+  std::vector<double> load(comm.size(), 0.0);
+  for (std::size_t u = 0; u < owner.size(); ++u) {
+    ++units[owner[u]];
+    load[owner[u]] += cost[u];
+  }
+  const double total = std::accumulate(cost.begin(), cost.end(), 0.0);
+  const double largest = cost.empty() ? 0.0 : *std::max_element(cost.begin(), cost.end());
+  const auto percent = [&](double x) { return total > 0 ? 100 * x / total : 0.0; };
+  char part[200];
+  std::snprintf(part, sizeof part, "%s over %d ranks, %zu units dealt by estimated cost (the largest %.1f%%)", stage.c_str(), comm.size(),
+                owner.size(), percent(largest));
+  std::string line = std::string(part) + "; per rank units, share of the cost, busy time:";
+  for (int k = 0; k < comm.size(); ++k) {
+    std::snprintf(part, sizeof part, "%s %d: %d, %.1f%%, %.2f s", k ? ";" : "", k, units[k], percent(load[k]), seconds[k]);
+    line += part;
+  }
+  return line;
+}
+
+double vertex_flop(const Fc3Tables& t) {
+  return 216.0 * static_cast<double>(t.group_atoms.size() / 3) + 116.0 * static_cast<double>(t.phi.size() / 27) + 3;
+}
+
+std::vector<int> share_out_modes(std::vector<std::int64_t>& count_plus, std::vector<std::int64_t>& count_minus,
+                                 const kernels::MeshView& mesh, const std::vector<int>& irreducible,
+                                 const kernels::ProcessSample& sample, double flop_per_vertex, std::vector<double>* cost_out) {
+  const Comm& comm = Comm::world();
+  if (!comm.distributed()) return {};
+  const int nb = mesh.nb, nmodes = static_cast<int>(count_plus.size());
+  const double candidates = kernels::sampled(sample) ? double(sample.draws) : double(mesh.nptk) * nb * nb;
+  constexpr double kSweepFlop = 23;  // per candidate tested (GPU enumeration against the vertex kernel, docs/performance.md)
+  std::vector<double> cost(nmodes, 0.0);
+  for (int m = 0; m < nmodes; ++m)
+    if (kernels::scatters(mesh, mesh.omega[static_cast<long>(irreducible[m / nb]) * nb + m % nb]))
+      cost[m] = double(count_plus[m] + count_minus[m]) * flop_per_vertex + 2 * candidates * kSweepFlop;
+  std::vector<int> owner = deal_units(cost, comm.size());
+  for (int m = 0; m < nmodes; ++m)
+    if (owner[m] != comm.rank()) count_plus[m] = count_minus[m] = 0;
+  if (cost_out) *cost_out = std::move(cost);
+  return owner;
+}
+
+bool ThreePhononProcesses::holds(int m) const { return owner.empty() || owner[m] == Comm::world().rank(); }
+
+std::int64_t joined_total_count(const ProcessList& l) {
+  double n = static_cast<double>(l.total_count());  // exact below 2^53
+  Comm::world().sum(&n, 1);
+  return static_cast<std::int64_t>(n);
 }
 
 std::vector<ModeRange> split_modes(const std::vector<std::int64_t>& offset, std::int64_t capacity) {
@@ -176,8 +251,9 @@ void plan_three_phonon_lists(std::int64_t nplus, std::int64_t nminus, const Scat
   require_host_memory(bytes, "the three-phonon process lists (" + std::to_string(nplus + nminus) + " " + what + " processes)");
   if (opt.quiet) return;
   char line[256];
-  std::snprintf(line, sizeof line, "three-phonon stage: %lld absorption and %lld emission processes %s; lists %.1f MiB of host memory%s",
+  std::snprintf(line, sizeof line, "three-phonon stage: %lld absorption and %lld emission processes %s%s; lists %.1f MiB of host memory%s",
                 static_cast<long long>(nplus), static_cast<long long>(nminus), opt.sample.draws > 0 ? "in the sample" : "allowed",
+                Comm::world().distributed() ? " in this rank's modes" : "",
                 double(bytes) / (1 << 20),
                 device_bytes ? (", about " + std::to_string(device_bytes >> 20) + " MiB on the device").c_str() : "");
   note("phonon", false, line);
@@ -233,8 +309,12 @@ ThreePhononProcesses three_phonon_processes(const Crystal& crystal, const QGrid&
     {
       // Every mode costs the same to enumerate (a sweep of the mesh): two passes for each of + and -.
       Progress progress(kernels::sampled(sample) ? "three-phonon processes (sampled)" : "three-phonon processes (enumeration)", 4 * static_cast<std::size_t>(all.size()), opt.quiet);
-      for (bool plus : {true, false})
-        (plus ? out.plus : out.minus).offset = offsets_from_counts(count_processes_cpu(mesh, grid.irreducible, all, plus, sample, &progress));
+      std::vector<std::int64_t> count_plus = count_processes_cpu(mesh, grid.irreducible, all, true, sample, &progress);
+      std::vector<std::int64_t> count_minus = count_processes_cpu(mesh, grid.irreducible, all, false, sample, &progress);
+      out.owner = share_out_modes(count_plus, count_minus, mesh, grid.irreducible, sample,
+                                  opt.matrix_elements ? vertex_flop(tables) : 0, &st.mode_cost);
+      out.plus.offset = offsets_from_counts(count_plus);
+      out.minus.offset = offsets_from_counts(count_minus);
       plan_three_phonon_lists(out.plus.offset.back(), out.minus.offset.back(), opt, 0);
       for (bool plus : {true, false}) {
         ProcessList& l = plus ? out.plus : out.minus;
@@ -262,6 +342,10 @@ ThreePhononProcesses three_phonon_processes(const Crystal& crystal, const QGrid&
   }
   mark_sampled(out, opt, grid, s.nb);
   st.seconds_total = total.seconds();
+  if (!out.owner.empty())  // under MPI: how the modes were dealt and what each rank's share took
+    note("phonon", opt.quiet || !Comm::world().root(),
+         deal_note(kernels::sampled(process_sample(opt)) ? "three-phonon stage (sampled)" : "three-phonon stage", out.owner, st.mode_cost,
+                   st.seconds_total));
   if (stats) *stats = st;
   return out;
 }

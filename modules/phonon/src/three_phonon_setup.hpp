@@ -4,6 +4,7 @@
 // copied as they are to the device by the CUDA backend.
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "../kernels/three_phonon.hpp"
@@ -72,5 +73,25 @@ void mark_sampled(ThreePhononProcesses& p, const ScatteringOptions& options, con
 std::vector<ModeRange> split_modes(const std::vector<std::int64_t>& offset, std::int64_t capacity);
 // Offsets [n + 1] (exclusive prefix sums) from per-mode counts [n].
 std::vector<std::int64_t> offsets_from_counts(const std::vector<std::int64_t>& count);
+
+// Work shared out over MPI ranks (three- and four-phonon stages).
+// The owner of each unit of work: the greedy longest-processing-time rule, the costliest unit first, each to
+// the rank with the least estimated cost so far (then the fewest units, then the lowest rank). Deterministic,
+// so every rank computes the same owners; at most 4/3 of the best split's largest cost (Graham, 1969).
+std::vector<int> deal_units(const std::vector<double>& cost, int ranks);
+// The note of a stage whose units were dealt (collective: every rank's busy time is gathered):
+//   "<stage> over P ranks, U units dealt by estimated cost (the largest x%); per rank units, share of the
+//   cost, busy time: 0: u, s%, t s; 1: ..."
+std::string deal_note(const std::string& stage, const std::vector<int>& owner, const std::vector<double>& cost, double busy_seconds);
+// Under MPI, the three-phonon stage's irreducible modes dealt by estimated cost from their counts (which
+// every rank computes, cheaply): a mode costs its processes' matrix elements (`vertex_flop` each, none when
+// the stage evaluates none) and the sweep of its candidates that writes its lists (one per sign, about 23
+// FLOP-equivalents per candidate on the GPU). The counts of modes held by other ranks are set to 0, so this
+// rank's lists hold its own modes only. Returns the owner of every mode, or nothing when not distributed.
+std::vector<int> share_out_modes(std::vector<std::int64_t>& count_plus, std::vector<std::int64_t>& count_minus,
+                                 const kernels::MeshView& mesh, const std::vector<int>& irreducible,
+                                 const kernels::ProcessSample& sample, double vertex_flop, std::vector<double>* cost = nullptr);
+// FLOP of one |V|^2 with these tables (kernels/three_phonon.hpp): 216 per atom triple and 116 per triplet.
+double vertex_flop(const Fc3Tables& t);
 
 }  // namespace quanta::phonon

@@ -1,7 +1,10 @@
-// MPI over the irreducible modes of the four-phonon stage: `mpirun -np P quanta phonon` for P = 2 and 3 on
-// FourPhonon's fully iterative 3x3x3 silicon case at 17 temperatures (3 passes over 2 blocks of 16 and 8
-// modes: 6 units of two unequal costs), against one process, on the CPU and, with a GPU, on the CUDA backend
-// (the ranks sharing it); and a run stopped after its checkpoints, resumed by 2 processes.
+// MPI over the irreducible modes of the three- and four-phonon stages: `mpirun -np P quanta phonon` for P = 2
+// and 3 on FourPhonon's fully iterative 3x3x3 silicon case at 17 temperatures (four-phonon: 3 passes over 2
+// blocks of 16 and 8 modes, 6 units of two unequal costs; three-phonon: the 24 irreducible modes, each
+// rank's process lists, rates, phase spaces and share of every Jacobi step of the iterative BTE; isotope rates
+// and Grueneisen parameters, every size-th mode or mesh point), against one
+// process, on the CPU and, with a GPU, on the CUDA backend (the ranks sharing it); and a run stopped after
+// its checkpoints, resumed by 2 processes.
 //
 // Tolerance: each block of modes is computed by one rank exactly as one process computes it, and the
 // ranks' sums are joined by adding zeros: the outputs agree to rounding (on the GPU the order of a mode's
@@ -43,6 +46,8 @@ fs::path make_case(const std::string& name) {
   const std::size_t at = control.find("T=300");
   EXPECT_NE(at, std::string::npos) << "the case's CONTROL has no T=300";
   if (at != std::string::npos) control.replace(at, 5, "T_min=100, T_max=500, T_step=25");  // 17 temperatures: 3 passes
+  // Isotope scattering on (natural silicon), so that its rates, shared out over the ranks too, are compared.
+  for (std::size_t p; (p = control.find("isotopes=.FALSE.")) != std::string::npos;) control.replace(p, 16, "isotopes=.TRUE.");
   write_text(dir / "CONTROL", control);
   for (const char* f : {"FORCE_CONSTANTS_2ND", "FORCE_CONSTANTS_3RD", "FORCE_CONSTANTS_4TH"})
     fs::copy_file(quanta::test::data_path(std::string("phonon/si-sw-4ph/") + f), dir / f);
@@ -77,7 +82,14 @@ std::vector<std::vector<double>> columns(const fs::path& file) {
 // Each column to 1e-12 of its largest entry, or, for the components of a tensor (BTE.kappa: the
 // off-diagonal ones are rounding noise, ~1e-22 against ~1e2), of the file's largest entry.
 void expect_same_outputs(const fs::path& a, const fs::path& b) {
-  for (const auto& [f, tensor] : std::vector<std::pair<const char*, bool>>{{"BTE.Numprocess_4ph", false},
+  for (const auto& [f, tensor] : std::vector<std::pair<const char*, bool>>{{"BTE.P3", false},
+                                                                          {"BTE.gruneisen", false},
+                                                                          {"BTE.w_isotopic", false},
+                                                                          {"T300K/BTE.w_3ph", false},
+                                                                          {"T300K/BTE.WP3", false},
+                                                                          {"T300K/BTE.w_final", false},
+                                                                          {"BTE.KappaTensorVsT_CONV", true},
+                                                                          {"BTE.Numprocess_4ph", false},
                                                                           {"BTE.P4", false},
                                                                           {"T100K/BTE.w_4ph", false},
                                                                           {"T300K/BTE.w_4ph", false},
@@ -100,18 +112,18 @@ void expect_same_outputs(const fs::path& a, const fs::path& b) {
   }
 }
 
-// The note of the four-phonon stage in a run's log: the units dealt, the largest one's share of the estimated
-// cost, and per rank its units and share (percent).
+// The note of a stage ("four-phonon stage", "three-phonon stage") in a run's log: the units dealt, the largest
+// one's share of the estimated cost, and per rank its units and share (percent).
 struct Deal {
   int units = -1;
   double largest = -1;
   std::vector<std::pair<int, double>> ranks;
 };
 
-Deal read_deal(const fs::path& log) {
+Deal read_deal(const fs::path& log, const std::string& stage = "four-phonon stage") {
   const std::string text = read_text(log);
-  static const std::regex note(R"(four-phonon stage over (\d+) ranks, (\d+) units dealt by estimated cost )"
-                               R"(\(the largest ([0-9.]+)%\); per rank units, share of the cost, busy time:([^\n]*))");
+  const std::regex note(stage + R"( over (\d+) ranks, (\d+) units dealt by estimated cost )"
+                                R"(\(the largest ([0-9.]+)%\); per rank units, share of the cost, busy time:([^\n]*))");
   static const std::regex rank(R"( (\d+): (\d+), ([0-9.]+)%, [0-9.]+ s)");
   std::smatch m;
   Deal d;
@@ -153,6 +165,9 @@ void check(const std::string& backend) {
     const Deal deal = read_deal(many / "log.txt");
     EXPECT_EQ(deal.units, 6) << read_text(many / "log.txt");
     expect_balanced(deal, ranks);
+    const Deal modes = read_deal(many / "log.txt", "three-phonon stage");
+    EXPECT_EQ(modes.units, 24) << read_text(many / "log.txt");  // 4 irreducible q-points x 6 branches
+    expect_balanced(modes, ranks);
     fs::remove_all(many);
   }
 

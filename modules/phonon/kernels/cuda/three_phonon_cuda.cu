@@ -26,12 +26,14 @@ using Index = long long;
 template <bool kWrite>
 __global__ void enumerate_kernel(MeshView mesh, const int* __restrict__ irreducible, int m0, bool plus, ProcessSample sample,
                                  Index* __restrict__ count,         // [modes in range] (count pass)
-                                 const Index* __restrict__ offset,  // [modes in range] (write pass)
+                                 const Index* __restrict__ offset,  // [modes in range + 1] (write pass)
                                  int* __restrict__ mode2, int* __restrict__ mode3) {
   using Scan = cub::BlockScan<int, kBlock>;
   using Reduce = cub::BlockReduce<Index, kBlock>;
   __shared__ typename Scan::TempStorage scan_tmp;
   __shared__ typename Reduce::TempStorage reduce_tmp;
+  if constexpr (kWrite)
+    if (offset[blockIdx.x + 1] == offset[blockIdx.x]) return;  // no processes, or a mode another MPI rank holds
   const int m = m0 + blockIdx.x;
   const int nb = mesh.nb;
   const int q = irreducible[m / nb];
@@ -236,8 +238,12 @@ ThreePhononProcesses three_phonon_processes_cuda(const Crystal& crystal, const Q
   if (opt.strategy == ScatteringStrategy::AllModes) capacity = std::numeric_limits<std::int64_t>::max();
   const ProcessSample sample = process_sample(opt);
   ThreePhononProcesses out;
-  for (bool plus : {true, false})
-    (plus ? out.plus : out.minus).offset = offsets_from_counts(count_sign(d, host_mesh, grid.irreducible, nmodes, plus, sample, gpu_enum, st));
+  std::vector<std::int64_t> count_plus = count_sign(d, host_mesh, grid.irreducible, nmodes, true, sample, gpu_enum, st);
+  std::vector<std::int64_t> count_minus = count_sign(d, host_mesh, grid.irreducible, nmodes, false, sample, gpu_enum, st);
+  out.owner = share_out_modes(count_plus, count_minus, host_mesh, grid.irreducible, sample, opt.matrix_elements ? vertex_flop(tables) : 0,
+                              &st.mode_cost);
+  out.plus.offset = offsets_from_counts(count_plus);
+  out.minus.offset = offsets_from_counts(count_minus);
   const std::int64_t most = std::max(out.plus.offset.back(), out.minus.offset.back());
   plan_three_phonon_lists(out.plus.offset.back(), out.minus.offset.back(), opt,
                           d.bytes() + static_cast<std::size_t>(std::min(most, capacity)) * kBytesPerProcess);

@@ -43,7 +43,15 @@ struct ProcessList {
 
 struct ThreePhononProcesses {
   ProcessList plus, minus;            // absorption q + q' -> q'', emission q -> q' + q''
+  // Under MPI the irreducible modes are shared out over the ranks: owner[m] is the rank holding mode m's
+  // processes, and the lists of the others' modes are empty here. Empty: one process holds every mode.
+  // The per-mode results computed from the lists (rates, phase spaces, the BTE's iterate) are joined over
+  // the ranks by the functions that compute them.
+  std::vector<int> owner;
+  bool holds(int m) const;            // this rank holds mode m's processes
 };
+// The number of processes of a list, added over the MPI ranks that share the stage (collective).
+std::int64_t joined_total_count(const ProcessList& l);
 
 // How the CUDA backend works through the processes (the CPU backend loops over modes with OpenMP).
 enum class ScatteringStrategy {
@@ -82,6 +90,7 @@ struct ScatteringStats {
   int batches = 0;
   std::size_t peak_device_bytes = 0;
   double seconds_enumerate = 0, seconds_vertex = 0, seconds_total = 0;
+  std::vector<double> mode_cost;      // under MPI: the estimated cost of each irreducible mode, by which they were dealt
 };
 
 ScatteringStrategy parse_strategy(const std::string& s);   // auto | all-modes | batched
