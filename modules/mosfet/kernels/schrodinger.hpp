@@ -295,7 +295,29 @@ inline EigenProblem eigen_problem(int nx, int nz, int ns, double dz, const doubl
   return p;
 }
 
+// The overlaps of the first `subbands` eigenvectors of each valley at one x node, the form factors of the
+// phonon rates (docs/mosfet-transport-model.md, section 3.2): entry (a, b) of node i, a = v subbands + p,
+//   out[(i * 3 subbands + a) * 3 subbands + b] = scale * dz * sum_j psi_a(z_j)^2 psi_b(z_j)^2,
+// from eigenvectors [nx][3][ns][nz] (ns >= subbands states per valley).
+struct Overlaps {
+  int nx, nz, ns, subbands;
+  double dz, scale;
+  const double* eigenvectors;
+  double* out;  // [nx][3 subbands][3 subbands]
+};
+QUANTA_HD void overlap_entry(const Overlaps& o, int i, int a, int b) {
+  const int nvp = valleys * o.subbands;
+  const auto vector = [&](int k) {
+    return o.eigenvectors + ((static_cast<std::size_t>(i) * valleys + k / o.subbands) * o.ns + k % o.subbands) * o.nz;
+  };
+  const double *pa = vector(a), *pb = vector(b);
+  double s = 0;
+  for (int j = 0; j < o.nz; ++j) s += pa[j] * pa[j] * pb[j] * pb[j];
+  o.out[(static_cast<std::size_t>(i) * nvp + a) * nvp + b] = s * o.dz * o.scale;
+}
+
 // CPU (OpenMP) kernels; the CUDA twins are declared in cuda/launch.cuh.
+void overlaps_cpu(const Overlaps& o);
 void build_schrodinger_cpu(const SchrodingerBuild& b);
 void eigenvalues_multisection_cpu(const EigenProblem& p);
 void eigenvalues_newton_cpu(const EigenProblem& p);

@@ -21,6 +21,10 @@ class Engine {
   virtual void eigenstates(bool first) = 0;
   virtual std::vector<double> download_eigenvalues() = 0;             // [nx][3][states]
   virtual std::vector<double> download_eigenvectors() = 0;            // [nx][3][states][nz]
+  // The overlaps of the populated subbands' eigenvectors (the first BlockOptions::subbands of each valley),
+  // times `scale` (kernels::Overlaps), [nx][3 subbands][3 subbands]: computed where the eigenvectors are, so
+  // that only the overlaps cross the bus.
+  virtual std::vector<double> overlaps(double scale) = 0;
   // rho, drho: [nx][3][states]; drho empty: populations held (entry a).
   virtual void upload_populations(const std::vector<double>& rho, const std::vector<double>& drho) = 0;
   virtual void density() = 0;

@@ -52,6 +52,12 @@ class CpuEngine final : public Engine {
   }
   std::vector<double> download_eigenvalues() override { return eps_; }
   std::vector<double> download_eigenvectors() override { return psi_; }
+  std::vector<double> overlaps(double scale) override {
+    const std::size_t nvp = static_cast<std::size_t>(kernels::valleys) * opt_.subbands;
+    std::vector<double> out(g_.nx * nvp * nvp);
+    kernels::overlaps_cpu({g_.nx, g_.nz, ns_, opt_.subbands, g_.dz, scale, psi_.data(), out.data()});
+    return out;
+  }
 
   void upload_populations(const std::vector<double>& rho, const std::vector<double>& drho) override {
     rho_ = rho;

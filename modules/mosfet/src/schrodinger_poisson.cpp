@@ -245,8 +245,10 @@ std::vector<double> first_subbands(const std::vector<double>& a, std::size_t gro
 
 std::vector<double> SchrodingerPoisson::potential() const { return engine_->download_potential(); }
 std::vector<double> SchrodingerPoisson::eigenvalues() const {
-  return first_subbands(engine_->download_eigenvalues(), grid_.nx * 3, opt_.states(), opt_.subbands, 1);
+  // Fetched with every update of the eigenstates; before the first, the engine's (zeros).
+  return first_subbands(eigenvalues_.empty() ? engine_->download_eigenvalues() : eigenvalues_, grid_.nx * 3, opt_.states(), opt_.subbands, 1);
 }
+std::vector<double> SchrodingerPoisson::overlaps(double scale) const { return engine_->overlaps(scale); }
 std::vector<double> SchrodingerPoisson::eigenvectors() const {
   return first_subbands(engine_->download_eigenvectors(), grid_.nx * 3, opt_.states(), opt_.subbands, grid_.nz);
 }

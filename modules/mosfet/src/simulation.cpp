@@ -45,23 +45,6 @@ std::vector<double> subband_major(const std::vector<double>& a, int nvp, int nx)
   return out;
 }
 
-// The overlaps int chi^2 chi'^2 dz/L_z of the block's wave functions psi [nx][3][nsbn][nz] (nm^-1/2): L_z dz sum_j
-// psi^2 psi'^2 (docs/mosfet-transport-model.md, section 3.2), [nx][3 nsbn][3 nsbn].
-std::vector<double> overlaps_of(const std::vector<double>& psi, int nx, int nvp, int nz, double dz, double length_z) {
-  std::vector<double> w(static_cast<std::size_t>(nx) * nvp * nvp);
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < nx; ++i)
-    for (int a = 0; a < nvp; ++a)
-      for (int b = a; b < nvp; ++b) {
-        const double* pa = psi.data() + (static_cast<std::size_t>(i) * nvp + a) * nz;
-        const double* pb = psi.data() + (static_cast<std::size_t>(i) * nvp + b) * nz;
-        double s = 0;
-        for (int j = 0; j < nz; ++j) s += pa[j] * pa[j] * pb[j] * pb[j];
-        w[(static_cast<std::size_t>(i) * nvp + a) * nvp + b] = w[(static_cast<std::size_t>(i) * nvp + b) * nvp + a] = s * dz * length_z;
-      }
-  return w;
-}
-
 Device without_drain_bias(Device d) {
   d.bias.drain_voltage = 0;
   return d;
@@ -277,7 +260,8 @@ void Simulation::solve_block(const std::string& where) {
   eps_ = block_->eigenvalues();
   const double kT = scales_.kT_eV();
   for (double& e : eps_) e /= kT;
-  overlaps_ = overlaps_of(block_->eigenvectors(), g.nx, nvp, setup_->grid.nz, setup_->grid.dz, scales_.length_z);
+  // The overlaps int chi^2 chi'^2 dz / L_z (docs/mosfet-transport-model.md, section 3.2), [nx][3 nsbn][3 nsbn].
+  overlaps_ = block_->overlaps(scales_.length_z);
 }
 
 // The inflow factors rho_eq / rho of every subband at the source (x node 0) and the drain (nx - 1), [3][nsbn][2].

@@ -7,6 +7,14 @@
 
 namespace quanta::mosfet::kernels {
 
+void overlaps_cpu(const Overlaps& o) {
+  const int nvp = valleys * o.subbands;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < o.nx; ++i)
+    for (int a = 0; a < nvp; ++a)
+      for (int b = 0; b < nvp; ++b) overlap_entry(o, i, a, b);
+}
+
 void build_schrodinger_cpu(const SchrodingerBuild& b) {
   const int n = b.nz - 2;
 #pragma omp parallel for collapse(2)

@@ -49,6 +49,8 @@ class CudaEngine final : public Engine {
         eps_(device_zeros<double>(subbands_, "mosfet eigenvalues")),
         psi_(device_zeros<double>(subbands_ * g.nz, "mosfet eigenvectors")),
         scratch_(device_zeros<double>(subbands_ * 2 * n(), "mosfet inverse-iteration scratch")),
+        overlaps_(device_zeros<double>(static_cast<std::size_t>(g.nx) * kernels::valleys * opt.subbands * kernels::valleys * opt.subbands,
+                                       "mosfet subband overlaps")),
         rho_(device_zeros<double>(subbands_, "mosfet populations")),
         drho_(device_zeros<double>(subbands_, "mosfet population derivatives")),
         density_(device_zeros<double>(nodes_, "mosfet density")),
@@ -87,6 +89,10 @@ class CudaEngine final : public Engine {
   }
   std::vector<double> download_eigenvalues() override { return eps_.to_host(); }
   std::vector<double> download_eigenvectors() override { return psi_.to_host(); }
+  std::vector<double> overlaps(double scale) override {
+    kernels::overlaps_cuda({g_.nx, g_.nz, ns_, opt_.subbands, g_.dz, scale, psi_.data(), overlaps_.data()});
+    return overlaps_.to_host();
+  }
 
   void upload_populations(const std::vector<double>& rho, const std::vector<double>& drho) override {
     QUANTA_REQUIRE(rho.size() == subbands_ && (drho.empty() || drho.size() == subbands_),
@@ -210,6 +216,7 @@ class CudaEngine final : public Engine {
   DeviceBuffer<double> v_, old_;                                // [nx][nz]
   DeviceBuffer<double> d_, e_;                                  // [nx][3][nz-2]
   DeviceBuffer<double> eps_, psi_, scratch_;                    // [nx][3][ns], [..][nz], [..][2 (nz-2)]
+  DeviceBuffer<double> overlaps_;                               // [nx][3 subbands][3 subbands]
   DeviceBuffer<double> rho_, drho_;                             // [nx][3][ns]
   DeviceBuffer<double> density_, frechet_;                      // [nx][nz], [nx][nz][nz]
   DeviceBuffer<double> rows_, rhs_, diag_;                      // [nx*nz][nz+2], [nx*nz], [nx*nz]

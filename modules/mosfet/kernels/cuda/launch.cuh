@@ -25,6 +25,8 @@ void eigenvalues_newton_cuda(const EigenProblem& p);
 // device. Unlike eigenvectors_cpu it does not return the iteration count (nothing reads it, and fetching
 // it would cost a synchronization).
 void eigenvectors_cuda(const EigenProblem& p);
+// The subbands' overlaps (kernels/schrodinger.hpp), one thread per entry; o's arrays on the device.
+void overlaps_cuda(const Overlaps& o);
 
 // --- frechet_cuda.cu ----------------------------------------------------------------------------
 // N [nx][nz]: one thread per (i, j).

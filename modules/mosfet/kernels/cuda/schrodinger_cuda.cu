@@ -187,6 +187,20 @@ void eigenvalues_newton_cuda(const EigenProblem& p) {
   QUANTA_CUDA_LAUNCH_CHECK("mosfet eigenvalues_NR");
 }
 
+__global__ void overlaps_kernel(Overlaps o) {
+  const int nvp = valleys * o.subbands;
+  const long t = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
+  if (t >= static_cast<long>(o.nx) * nvp * nvp) return;
+  overlap_entry(o, static_cast<int>(t / (nvp * nvp)), static_cast<int>(t / nvp % nvp), static_cast<int>(t % nvp));
+}
+
+void overlaps_cuda(const Overlaps& o) {
+  const long n = static_cast<long>(o.nx) * valleys * o.subbands * valleys * o.subbands;
+  if (n == 0) return;
+  overlaps_kernel<<<static_cast<unsigned>((n + kBuildBlock - 1) / kBuildBlock), kBuildBlock>>>(o);
+  QUANTA_CUDA_LAUNCH_CHECK("mosfet overlaps");
+}
+
 void eigenvectors_cuda(const EigenProblem& p) {
   if (p.nx == 0 || p.ns == 0) return;
   launch_grouped(inverse_iteration_kernel, p, 3 * p.n() + 1);

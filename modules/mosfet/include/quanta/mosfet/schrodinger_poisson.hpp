@@ -102,6 +102,9 @@ class SchrodingerPoisson {
   std::vector<double> potential() const;     // [nx][nz] V
   std::vector<double> eigenvalues() const;   // [nx][3][subbands] eV
   std::vector<double> eigenvectors() const;  // [nx][3][subbands][nz] nm^-1/2
+  // scale * int psi_a^2 psi_b^2 dz of the subbands' eigenvectors, [nx][3 subbands][3 subbands] (nm^-1 times
+  // scale's unit), computed where the eigenvectors are (kernels::Overlaps).
+  std::vector<double> overlaps(double scale) const;
   std::vector<double> populations() const;   // [nx][3][subbands] nm^-2 (the last rho used)
   std::vector<double> density() const;       // [nx][nz] N in nm^-3
 
