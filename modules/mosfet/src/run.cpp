@@ -135,13 +135,13 @@ RunSummary run_transport(const RunOptions& opt, const Config& config, Backend ba
   s.converged = true;
   if (run.steps > 0) {
     note("mosfet", opt.quiet, step_costs(*sim, run));
-    std::string kernels = "Schroedinger-Poisson kernels per step (ms):";
+    std::string kernels = "Schroedinger-Poisson kernels per step (ms, timed on " + std::to_string(sim->timed_steps()) + " steps):";
     for (const auto& [name, seconds] : sim->block().kernel_times().seconds) {
       char item[96];
-      std::snprintf(item, sizeof item, " %s %.3f", name.c_str(), 1e3 * seconds / run.steps);
+      std::snprintf(item, sizeof item, " %s %.3f", name.c_str(), 1e3 * seconds / sim->timed_steps());
       kernels += item;
     }
-    note("mosfet", opt.quiet, kernels);
+    if (sim->timed_steps() > 0) note("mosfet", opt.quiet, kernels);
   }
   meta.timings.emplace_back("time_steps", s.seconds_transport);
   meta.timings.emplace_back("transport_phase", sim->transport_seconds());

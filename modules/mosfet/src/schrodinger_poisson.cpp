@@ -258,6 +258,7 @@ std::vector<double> SchrodingerPoisson::populations() const {
 std::vector<double> SchrodingerPoisson::density() const { return engine_->download_density(); }
 const KernelTimes& SchrodingerPoisson::kernel_times() const { return engine_->times; }
 void SchrodingerPoisson::set_kernel_timing(bool on) { engine_->timing = on; }
+void SchrodingerPoisson::reset_kernel_times() { engine_->times = {}; }
 
 double neutral_contact_potential(const Device& device, const GridSize& size, int subbands, Statistics statistics) {
   const DeviceGrid g = make_device_grid(device, size, 0.0);

@@ -295,6 +295,10 @@ void Simulation::step(double at_most) {
   WallTimer timer;
   engine_->save_step_start();
   block_->renew_jacobian();
+  const bool timed = step_ % kTimedEvery == 0;
+  if (timed && timed_steps_ == 0) block_->reset_kernel_times();  // not the start's or an earlier run's solves
+  block_->set_kernel_timing(timed);
+  timed_steps_ += timed;
   for (int s = 0; s < 3; ++s) {
     timer.reset();
     engine_->upload_block(eps_, overlaps_, contact_scale());

@@ -116,6 +116,7 @@ class SchrodingerPoisson {
   // stages run back to back and a kernel's error surfaces at the next synchronization (the Newton residual
   // or the potential change of the same iteration), named after that stage.
   void set_kernel_timing(bool on);
+  void reset_kernel_times();
 
  private:
   BlockResult newton(bool equilibrium, double fermi_level);

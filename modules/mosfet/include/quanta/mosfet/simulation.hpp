@@ -83,6 +83,10 @@ class Simulation {
   // block's calls since start().
   double transport_seconds() const { return transport_seconds_; }
   double block_seconds() const { return block_seconds_; }
+  // The block's kernels are timed (a device synchronization after each) on one step in kTimedEvery, from the
+  // first this object steps: their times (block().kernel_times()) are the sums over those steps.
+  static constexpr long kTimedEvery = 20;
+  long timed_steps() const { return timed_steps_; }
 
  private:
   void solve_block(const std::string& where);  // moments -> block -> eps, overlaps (the current stage's state)
@@ -103,7 +107,7 @@ class Simulation {
   double t_ = 0, dt_ = 0;  // dimensionless
   ContactBoundary contacts_;  // the contacts' and gates' potentials of the equilibrium (ContactModel)
   double fermi_level_ = 0;    // the contacts' Fermi level in the equilibrium, eV
-  long step_ = 0;
+  long step_ = 0, timed_steps_ = 0;
   int newton_iterations_ = 0;
   double transport_seconds_ = 0, block_seconds_ = 0;
   // The current stage's state: densities rho [3][nsbn][nx] and moments (dimensionless), the equilibrium
