@@ -83,8 +83,9 @@ class Simulation {
   // block's calls since start().
   double transport_seconds() const { return transport_seconds_; }
   double block_seconds() const { return block_seconds_; }
-  // The block's kernels are timed (a device synchronization after each) on one step in kTimedEvery, from the
-  // first this object steps: their times (block().kernel_times()) are the sums over those steps.
+  // The block's kernels are timed (a device synchronization after each) on one step in kTimedEvery (steps
+  // kTimedEvery - 1, 2 kTimedEvery - 1, ...): their times (block().kernel_times()) are the sums over the steps
+  // timed since this object started.
   static constexpr long kTimedEvery = 20;
   long timed_steps() const { return timed_steps_; }
 
