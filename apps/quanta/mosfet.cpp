@@ -12,6 +12,7 @@ Subcommand add_mosfet(CLI::App& app) {
     CommonOptions common, sweep_common;
     mosfet::RunOptions run;
     std::string config, output, sweep_config, sweep_output;
+    bool sweep_resume = false;
   };
   auto v = std::make_shared<Values>();
   Subcommand s;
@@ -25,6 +26,7 @@ Subcommand add_mosfet(CLI::App& app) {
                                                    "steady state from the previous one");
   sweep->add_option("CONFIG", v->sweep_config, "TOML config with [transport] and [sweep] tables (docs/mosfet.md)")->required();
   sweep->add_option("-o,--output-dir", v->sweep_output, "where quanta-mosfet-iv.dat and quanta-mosfet-sweep.h5 go (default: the current directory)");
+  sweep->add_flag("--resume", v->sweep_resume, "continue a sweep after its last completed point (quanta-mosfet-sweep-checkpoint.h5 in the output folder)");
   add_common_options(sweep, v->sweep_common, false);
   s.run = [v, sweep] {
     auto& o = v->run;
@@ -33,6 +35,7 @@ Subcommand add_mosfet(CLI::App& app) {
       v->config = v->sweep_config;
       v->output = v->sweep_output;
       v->common = v->sweep_common;
+      o.resume = v->sweep_resume;
     } else if (v->config.empty()) {
       std::fprintf(stderr, "quanta mosfet: CONFIG is required (quanta mosfet --help)\n");
       return 1;

@@ -160,35 +160,7 @@ void write_sweep(const std::filesystem::path& table, const std::filesystem::path
   io::TemporaryPath temp(results);
   {
     io::H5File f(temp.path(), io::H5File::Mode::Create);
-    const std::size_t n = points.size();
-    std::vector<double> vg, vd, id, spread, steady, curve;
-    for (const SweepPoint& p : points) {
-      vg.push_back(p.gate_voltage);
-      vd.push_back(p.drain_voltage);
-      id.push_back(p.drain_current);
-      spread.push_back(p.current_spread);
-      steady.push_back(p.steady ? 1.0 : 0.0);
-      curve.push_back(p.curve == "id_vds" ? 0.0 : 1.0);
-    }
-    f.write("iv/gate_voltage", vg, {n});
-    f.write("iv/drain_voltage", vd, {n});
-    f.write("iv/drain_current", id, {n});
-    f.write_attribute("iv/drain_current", "units", "A/m (= uA/um) per unit width");
-    f.write("iv/current_spread", spread, {n});
-    f.write("iv/steady", steady, {n});
-    f.write("iv/curve", curve, {n});
-    f.write_attribute("iv/curve", "meaning", "0: I_D-V_DS at the [bias] gate voltage, 1: I_D-V_GS at the [bias] drain voltage");
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::string g = "points/" + std::to_string(k) + "/";
-      const Observables& o = points[k].profile;
-      f.write(g + "x", o.x, {o.x.size()});
-      for (const ProfileField& field : kProfileFields) {
-        f.write(g + field.name, o.*field.member, {(o.*field.member).size()});
-        f.write_attribute(g + field.name, "units", field.units);
-      }
-      f.write(g + "potential", points[k].potential, {static_cast<std::size_t>(config.grid.nx), static_cast<std::size_t>(config.grid.nz)});
-      f.write_attribute(g + "potential", "units", "V");
-    }
+    write_sweep_points(f, config, points);
     f.write_string("metadata/quanta_version", version());
     f.write_string("metadata/config_file", meta.config_file);
     f.write_string("metadata/backend", meta.backend);
@@ -196,6 +168,72 @@ void write_sweep(const std::filesystem::path& table, const std::filesystem::path
     f.close();
   }
   temp.commit();
+}
+
+void write_sweep_points(io::H5File& f, const Config& config, const std::vector<SweepPoint>& points) {
+  const std::size_t n = points.size();
+  std::vector<double> vg, vd, id, spread, steady, curve, time, steps;
+  for (const SweepPoint& p : points) {
+    vg.push_back(p.gate_voltage);
+    vd.push_back(p.drain_voltage);
+    id.push_back(p.drain_current);
+    spread.push_back(p.current_spread);
+    steady.push_back(p.steady ? 1.0 : 0.0);
+    curve.push_back(p.curve == "id_vds" ? 0.0 : 1.0);
+    time.push_back(p.time);
+    steps.push_back(static_cast<double>(p.steps));
+  }
+  f.write("iv/gate_voltage", vg, {n});
+  f.write("iv/drain_voltage", vd, {n});
+  f.write("iv/drain_current", id, {n});
+  f.write_attribute("iv/drain_current", "units", "A/m (= uA/um) per unit width");
+  f.write("iv/current_spread", spread, {n});
+  f.write("iv/steady", steady, {n});
+  f.write("iv/curve", curve, {n});
+  f.write_attribute("iv/curve", "meaning", "0: I_D-V_DS at the [bias] gate voltage, 1: I_D-V_GS at the [bias] drain voltage");
+  f.write("iv/simulated_time", time, {n});
+  f.write_attribute("iv/simulated_time", "units", "s (this point's run)");
+  f.write("iv/steps", steps, {n});
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::string g = "points/" + std::to_string(k) + "/";
+    const Observables& o = points[k].profile;
+    f.write(g + "x", o.x, {o.x.size()});
+    for (const ProfileField& field : kProfileFields) {
+      f.write(g + field.name, o.*field.member, {(o.*field.member).size()});
+      f.write_attribute(g + field.name, "units", field.units);
+    }
+    f.write(g + "potential", points[k].potential, {static_cast<std::size_t>(config.grid.nx), static_cast<std::size_t>(config.grid.nz)});
+    f.write_attribute(g + "potential", "units", "V");
+  }
+}
+
+std::vector<SweepPoint> read_sweep_points(const io::H5File& f) {
+  const std::vector<double> vg = f.read_doubles("iv/gate_voltage"), vd = f.read_doubles("iv/drain_voltage"),
+                            id = f.read_doubles("iv/drain_current"), spread = f.read_doubles("iv/current_spread"),
+                            steady = f.read_doubles("iv/steady"), curve = f.read_doubles("iv/curve"),
+                            time = f.read_doubles("iv/simulated_time"), steps = f.read_doubles("iv/steps");
+  const std::size_t n = vg.size();
+  for (const auto* column : {&vd, &id, &spread, &steady, &curve, &time, &steps})
+    if (column->size() != n) throw Error(f.path().string() + ": the sweep's iv/ columns differ in length");
+  std::vector<SweepPoint> points(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    SweepPoint& p = points[k];
+    p.curve = curve[k] == 0.0 ? "id_vds" : "id_vgs";
+    p.gate_voltage = vg[k];
+    p.drain_voltage = vd[k];
+    p.drain_current = id[k];
+    p.current_spread = spread[k];
+    p.steady = steady[k] != 0.0;
+    p.time = time[k];
+    p.steps = static_cast<long>(steps[k]);
+    const std::string g = "points/" + std::to_string(k) + "/";
+    p.profile.x = f.read_doubles(g + "x");
+    for (const ProfileField& field : kProfileFields) p.profile.*field.member = f.read_doubles(g + field.name);
+    p.profile.drain_current = p.drain_current;
+    p.profile.current_spread = p.current_spread;
+    p.potential = f.read_doubles(g + "potential");
+  }
+  return points;
 }
 
 }  // namespace quanta::mosfet

@@ -43,6 +43,9 @@ struct SweepPoint {
 // and potential map).
 void write_sweep(const std::filesystem::path& table, const std::filesystem::path& results, const Config& config,
                  const std::vector<SweepPoint>& points, const RunMetadata& meta);
+// The points' table (iv/) and profiles (points/N/) in an open file: the sweep's results and its checkpoint.
+void write_sweep_points(io::H5File& f, const Config& config, const std::vector<SweepPoint>& points);
+std::vector<SweepPoint> read_sweep_points(const io::H5File& f);
 
 void write_transport_results(const std::filesystem::path& path, const Config& config, const Simulation& sim, const TransportHistory& history,
                              const RunMetadata& meta);

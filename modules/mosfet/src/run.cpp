@@ -157,7 +157,9 @@ RunSummary run_transport(const RunOptions& opt, const Config& config, Backend ba
   return s;
 }
 
-// I-V characteristics: each bias point of a curve run to steady state from the previous point's.
+// I-V characteristics: each bias point of a curve run to steady state from the previous point's. After each
+// point the state and the points so far go to quanta-mosfet-sweep-checkpoint.h5; --resume continues after the
+// last point it holds.
 RunSummary run_sweep(const RunOptions& opt, const Config& config, Backend backend, RunMetadata meta) {
   WallTimer total;
   RunSummary s;
@@ -166,30 +168,59 @@ RunSummary run_sweep(const RunOptions& opt, const Config& config, Backend backen
   s.nz = config.grid.nz;
   s.results = opt.output_dir / "quanta-mosfet-sweep.h5";
   s.summary = opt.output_dir / "quanta-mosfet-iv.dat";
+  s.checkpoint = opt.output_dir / "quanta-mosfet-sweep-checkpoint.h5";
   const TransportRun& tr = config.transport;
-  std::vector<SweepPoint> points;
   struct Curve {
     const char* name;
     const std::vector<double>* voltages;
     bool drain;  // the drain voltage varies (else the gate)
   };
-  for (const Curve curve : {Curve{"id_vds", &config.sweep.drain_voltages, true}, Curve{"id_vgs", &config.sweep.gate_voltages, false}}) {
-    if (curve.voltages->empty()) continue;
-    const auto bias_at = [&](double v) {
-      Bias b = config.device.bias;
-      (curve.drain ? b.drain_voltage : b.gate_voltage) = v;
-      return b;
-    };
-    // 1. The curve's first point from the zero-bias equilibrium, like a transport run.
-    Config first = config;
-    first.device.bias = bias_at(curve.voltages->front());
-    std::unique_ptr<Simulation> sim = make_simulation(first, backend, opt.quiet);
+  const Curve curves[] = {{"id_vds", &config.sweep.drain_voltages, true}, {"id_vgs", &config.sweep.gate_voltages, false}};
+  const auto bias_of = [&](const Curve& curve, double v) {
+    Bias b = config.device.bias;
+    (curve.drain ? b.drain_voltage : b.gate_voltage) = v;
+    return b;
+  };
+  // 1. The points done by an earlier run: the checkpoint's, which must be the first of this config's.
+  std::vector<SweepPoint> points;
+  if (opt.resume) {
+    points = read_sweep_points(io::H5File(s.checkpoint, io::H5File::Mode::Read));
+    std::size_t k = 0;
+    for (const Curve& curve : curves)
+      for (double v : *curve.voltages) {
+        if (k >= points.size()) break;
+        const Bias b = bias_of(curve, v);
+        const SweepPoint& p = points[k++];
+        if (p.curve != curve.name || p.gate_voltage != b.gate_voltage || p.drain_voltage != b.drain_voltage)
+          throw Error("mosfet sweep --resume: point " + std::to_string(k) + " of " + s.checkpoint.string() + " (" + p.curve + ", V_GS = " +
+                      std::to_string(p.gate_voltage) + " V, V_DS = " + std::to_string(p.drain_voltage) + " V) is not point " + std::to_string(k) +
+                      " of the config's [sweep] (" + curve.name + ", V_GS = " + std::to_string(b.gate_voltage) + " V, V_DS = " +
+                      std::to_string(b.drain_voltage) + " V)");
+      }
+    if (k < points.size())
+      throw Error("mosfet sweep --resume: " + s.checkpoint.string() + " holds " + std::to_string(points.size()) + " points, the config's [sweep] " +
+                  std::to_string(k));
+    note("mosfet", opt.quiet, "sweep resumed after " + std::to_string(points.size()) + " completed points");
+  }
+  const std::size_t done = points.size();
+  std::size_t index = 0;  // of the next point over both curves
+  for (const Curve& curve : curves) {
+    const std::size_t first = index, n = curve.voltages->size();
+    index += n;
+    if (n == 0 || done >= index) continue;  // no point, or all of them done
+    const std::size_t start = done > first ? done - first : 0;  // the curve's first point still to run
+    // 2. The curve's first point from the zero-bias equilibrium, like a transport run; or, resuming within the
+    //    curve, the state of its last completed point.
+    Config at = config;
+    at.device.bias = bias_of(curve, (*curve.voltages)[start > 0 ? start - 1 : 0]);
+    std::unique_ptr<Simulation> sim = make_simulation(at, backend, opt.quiet);
     meta.backend = to_string(backend);
     meta.device = device_description(backend);
     sim->start();
-    // 2. Each point to steady state (end_time of simulated time at most), the next from where it ended.
-    for (std::size_t k = 0; k < curve.voltages->size(); ++k) {
-      if (k > 0) sim->set_bias(bias_at((*curve.voltages)[k]));
+    if (start > 0) sim->load_checkpoint(s.checkpoint);
+    // 3. Each point to steady state (end_time of simulated time at most), the next from where it ended.
+    for (std::size_t k = start; k < n; ++k) {
+      if (k > 0) sim->set_bias(bias_of(curve, (*curve.voltages)[k]));
       const Bias& b = sim->bias();
       char stage[96];
       std::snprintf(stage, sizeof stage, "mosfet sweep V_GS = %.3f V, V_DS = %.3f V", b.gate_voltage, b.drain_voltage);
@@ -209,6 +240,7 @@ RunSummary run_sweep(const RunOptions& opt, const Config& config, Backend backen
       p.steady = run.steady;
       p.potential = sim->block().potential();
       points.push_back(p);
+      sim->save_checkpoint(s.checkpoint, [&](io::H5File& f) { write_sweep_points(f, config, points); });
       s.steps += run.steps;
       s.seconds_transport += run.seconds;
       char line[200];
@@ -217,7 +249,7 @@ RunSummary run_sweep(const RunOptions& opt, const Config& config, Backend backen
       if (run.steps > 0) note("mosfet", opt.quiet, line + step_costs(*sim, run));
     }
   }
-  // 3. The table and the points' profiles; a point that did not reach steady state is marked in both and
+  // 4. The table and the points' profiles; a point that did not reach steady state is marked in both and
   //    makes the command exit non-zero.
   s.backend = meta.backend;
   s.linear_solver = to_string(config.solver.linear_solver);
@@ -246,11 +278,13 @@ RunSummary run(const RunOptions& opt) {
   const Config config = read_config(opt.config);
   if (opt.sweep && !config.sweep.enabled)
     throw InputError(opt.config.string(), "has no [sweep] table (quanta mosfet sweep runs its drain_voltages and gate_voltages; docs/mosfet.md)");
-  if (opt.sweep && opt.resume) throw Error("mosfet sweep: --resume is not available for sweeps");
+  if (opt.sweep && opt.resume && !std::filesystem::exists(opt.output_dir / "quanta-mosfet-sweep-checkpoint.h5"))
+    throw Error("mosfet sweep: --resume: no checkpoint " + (opt.output_dir / "quanta-mosfet-sweep-checkpoint.h5").string() +
+                " (a sweep writes it after every completed point)");
   if (!opt.sweep && config.sweep.enabled)
     throw InputError(opt.config.string(), "holds a [sweep] table, which `quanta mosfet sweep` runs; `quanta mosfet` would ignore it");
   if (opt.resume && !config.transport.enabled) throw Error("mosfet: --resume continues a transport run; this config has no [transport] table");
-  if (opt.resume && !std::filesystem::exists(opt.output_dir / "quanta-mosfet-checkpoint.h5"))
+  if (opt.resume && !opt.sweep && !std::filesystem::exists(opt.output_dir / "quanta-mosfet-checkpoint.h5"))
     throw Error("mosfet: --resume: no checkpoint " + (opt.output_dir / "quanta-mosfet-checkpoint.h5").string() +
                 " (a transport run writes it every checkpoint_minutes and at its end)");
   Backend backend = resolve_backend(opt.backend);

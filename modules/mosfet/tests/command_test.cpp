@@ -307,7 +307,8 @@ TEST(MosfetCommand, FailingRunsExitOneAndWriteNothing) {
 
 // A transport run on a coarse grid writes its outputs, continues with --resume to a later end time, and its
 // sweep refuses what it cannot do: a [sweep] table given to a plain run, a sweep without a steady-state
-// criterion, and points that do not settle (marked in the table, exit 1).
+// criterion, and points that do not settle (marked in the table, exit 1); a sweep resumed from its checkpoint
+// runs only the points after it.
 TEST(MosfetCommand, TransportRunResumeAndSweep) {
   std::string config = slurp(fs::path(QUANTA_SOURCE_DIR) / "examples/mosfet/dg-transport/mosfet.toml");
   auto set = [&](const std::string& from, const std::string& to) {
@@ -378,6 +379,35 @@ TEST(MosfetCommand, TransportRunResumeAndSweep) {
   EXPECT_NE(table.find("id_vds 0.500000 0.100000"), std::string::npos) << table;
   EXPECT_NE(table.find(" no\n"), std::string::npos) << table;
   EXPECT_TRUE(fs::exists(dir / "sweep/quanta-mosfet-sweep.h5"));
+  // Resumed with a third voltage: only that point runs, from the second's checkpointed state, and gives what an
+  // uninterrupted three-point sweep gives (the resumed block restarts its eigenpairs: its tolerance, 1e-9 V,
+  // bounds the difference; 1e-6 of I_D asserted).
+  std::string longer = settled;
+  longer.replace(longer.find("drain_voltages = [0.05, 0.1]"), 28, "drain_voltages = [0.05, 0.1, 0.15]");
+  std::ofstream(dir / "input.toml") << longer;
+  o = run_mosfet(dir, "sweep input.toml --backend cpu -o sweep --resume");
+  EXPECT_EQ(o.code, 1) << o.err;  // the points still do not settle within end_time
+  EXPECT_NE(o.err.find("sweep resumed after 2 completed points"), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find("V_DS = 0.100 V: I_D"), std::string::npos) << "a completed point ran again: " << o.err;
+  const std::string resumed = slurp(dir / "sweep/quanta-mosfet-iv.dat");
+  o = run_mosfet(dir, "sweep input.toml --backend cpu -o whole");
+  EXPECT_EQ(o.code, 1) << o.err;
+  const std::string whole = slurp(dir / "whole/quanta-mosfet-iv.dat");
+  const auto current = [](const std::string& t, const std::string& point) {
+    const auto at = t.find(point);
+    return at == std::string::npos ? -1.0 : std::stod(t.substr(at + point.size()));
+  };
+  for (const char* point : {"id_vds 0.500000 0.050000 ", "id_vds 0.500000 0.100000 ", "id_vds 0.500000 0.150000 "}) {
+    const double a = current(resumed, point), b = current(whole, point);
+    ASSERT_GT(b, 0.0) << point << whole;
+    EXPECT_NEAR(a, b, 1e-6 * b) << point;
+  }
+  // A checkpoint of other points is refused by name.
+  longer.replace(longer.find("[0.05, 0.1, 0.15]"), 17, "[0.05, 0.2, 0.15]");
+  std::ofstream(dir / "input.toml") << longer;
+  o = run_mosfet(dir, "sweep input.toml --backend cpu -o sweep --resume");
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.err.find("is not point 2 of the config's [sweep]"), std::string::npos) << o.err;
   fs::remove_all(dir);
 }
 
