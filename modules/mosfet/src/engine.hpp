@@ -44,6 +44,9 @@ class Engine {
 
   KernelTimes times;
   bool timing = true;  // time each stage (the GPU engine synchronizes for it)
+  void record(const char* stage, double seconds) {
+    if (timing) times.add(stage, seconds);
+  }
 };
 
 // The eigenproblems of a grid with the block's tolerances; the arrays are the engine's (host or device).

@@ -35,20 +35,20 @@ class CpuEngine final : public Engine {
     WallTimer t;
     kernels::SchrodingerBuild b{g_.nx, g_.nz, g_.dz, v_.data(), g_.barrier.data(), g_.inv_mass_z.data(), d_.data(), e_.data()};
     kernels::build_schrodinger_cpu(b);
-    times.add("build_schrodinger", t.seconds());
+    record("build_schrodinger", t.seconds());
     kernels::EigenProblem p = problem();
     p.warm = !first;
     t.reset();
     if (first) {
       kernels::eigenvalues_multisection_cpu(p);
-      times.add("eigenvalues_multisection", t.seconds());
+      record("eigenvalues_multisection", t.seconds());
     } else {
       kernels::eigenvalues_newton_cpu(p);
-      times.add("eigenvalues_NR", t.seconds());
+      record("eigenvalues_NR", t.seconds());
     }
     t.reset();
     kernels::eigenvectors_cpu(p);
-    times.add("tridiag_Thomas", t.seconds());
+    record("tridiag_Thomas", t.seconds());
   }
   std::vector<double> download_eigenvalues() override { return eps_; }
   std::vector<double> download_eigenvectors() override { return psi_; }
@@ -66,23 +66,23 @@ class CpuEngine final : public Engine {
   void density() override {
     WallTimer t;
     kernels::electron_density_cpu(density_input());
-    times.add("density", t.seconds());
+    record("density", t.seconds());
   }
   std::vector<double> download_density() override { return density_; }
 
   void assemble() override {
     WallTimer t;
     kernels::frechet_derivative_cpu(density_input());
-    times.add("compute_frechet", t.seconds());
+    record("compute_frechet", t.seconds());
     t.reset();
     kernels::SystemBuild b{g_.nx, g_.nz, g_.dx, g_.dz, g_.eps_r.data(), g_.doping.data(), g_.dirichlet.data(),
                            g_.boundary_value.data(), v_.data(), density_.data(), frechet_.data(),
                            constants::q_over_eps0, system()};
     kernels::construct_system_cpu(b);
-    times.add("constr_linsys", t.seconds());
+    record("constr_linsys", t.seconds());
     t.reset();
     residual_ = kernels::newton_residual_cpu(system(), v_.data());
-    times.add("newton_residual", t.seconds());
+    record("newton_residual", t.seconds());
   }
 
   StepNorms solve(LinearSolver solver, const BlockOptions& opt, kernels::SrjStats& stats) override {
@@ -90,11 +90,11 @@ class CpuEngine final : public Engine {
     old_ = v_;
     if (solver == LinearSolver::Srj) {
       stats = kernels::srj_solve_cpu(system(), v_.data(), opt.srj_tol, opt.srj_max_cycles, work_);
-      times.add("srj_solve", t.seconds());
+      record("srj_solve", t.seconds());
     } else {
       kernels::direct_solve_cpu(system(), v_.data(), work_);
       stats = {};
-      times.add("direct_solve", t.seconds());
+      record("direct_solve", t.seconds());
     }
     double change = 0.0;
     for (std::size_t k = 0; k < v_.size(); ++k) change = std::max(change, kernels::norm_term(v_[k] - old_[k]));
@@ -110,7 +110,7 @@ class CpuEngine final : public Engine {
                            g_.boundary_value.data(), v_.data(), density_.data(), nullptr, constants::q_over_eps0,
                            {g_.nx, g_.nz, rows_.data(), chord_rhs_.data(), diag_.data()}};
     const double residual = kernels::chord_rhs_cpu(b);
-    times.add("chord_rhs", t.seconds());
+    record("chord_rhs", t.seconds());
     t.reset();
     kernels::direct_resolve_cpu(g_.nx, g_.nz, chord_rhs_.data(), du_.data(), work_);
     double change = 0.0;
@@ -118,7 +118,7 @@ class CpuEngine final : public Engine {
       v_[k] += du_[k];
       change = std::max(change, kernels::norm_term(du_[k]));
     }
-    times.add("direct_resolve", t.seconds());
+    record("direct_resolve", t.seconds());
     return {residual, change};
   }
 

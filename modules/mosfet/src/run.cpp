@@ -1,9 +1,12 @@
 // quanta mosfet: the data flow of an equilibrium run, stage by stage.
 #include "quanta/mosfet/run.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "../io/outputs.hpp"
 #include "../io/transport_outputs.hpp"
@@ -38,6 +41,8 @@ Integration integrate(Simulation& sim, const TransportRun& tr, double until, Tra
   Progress progress(stage, static_cast<std::size_t>(std::ceil((until - t0) / tr.output_interval - 1e-9)), quiet, 5.0);
   progress.set_total_work((until - t0) * 1e15);
   double next_output = (std::floor(t0 / tr.output_interval + 1e-9) + 1) * tr.output_interval;
+  std::vector<double> changes;  // of I_D over each output interval of this integration, relative
+  double last_estimate = -1e9;  // wall time of the last steady-state estimate (one every 10 s at most)
   while (sim.time() < until * (1 - 1e-12) && !r.steady) {
     const double before = sim.time();
     sim.step(std::min(until, next_output) - sim.time());
@@ -49,8 +54,26 @@ Integration integrate(Simulation& sim, const TransportRun& tr, double until, Tra
       history.profiles.push_back(o);
       progress.advance(1, 0.0);
       next_output += tr.output_interval;
-      r.steady = tr.steady_tolerance > 0 && history.profiles.size() >= first_profile + 2 &&
-                 std::abs(o.drain_current - previous) <= tr.steady_tolerance * std::abs(o.drain_current);
+      const double change = std::abs(o.drain_current - previous) / std::abs(o.drain_current);
+      r.steady = tr.steady_tolerance > 0 && history.profiles.size() >= first_profile + 2 && change <= tr.steady_tolerance;
+      if (history.profiles.size() >= first_profile + 2) changes.push_back(change);
+      // Toward steady state: the convergence of I_D so far and, at the step cost measured, the wall time left.
+      if (tr.steady_tolerance > 0 && !r.steady && changes.size() >= 3 && wall.seconds() - last_estimate >= 10.0) {
+        last_estimate = wall.seconds();
+        const double intervals = intervals_to_steady(changes, tr.steady_tolerance);
+        const double wall_per_simulated = wall.seconds() / (sim.time() - t0);
+        char line[320];
+        if (intervals > 0)
+          std::snprintf(line, sizeof line, "%s: I_D = %.6e A/m changed by %.2e over the last %.4g ps (steady below %.1e); at its rate of "
+                        "convergence about %.0f more intervals (%.3g ps, %.0f s at %.3g ms per step)",
+                        stage.c_str(), o.drain_current, change, tr.output_interval * 1e12, tr.steady_tolerance, std::ceil(intervals),
+                        std::ceil(intervals) * tr.output_interval * 1e12, std::ceil(intervals) * tr.output_interval * wall_per_simulated,
+                        1e3 * wall.seconds() / std::max(1L, sim.steps() - first_step));
+        else
+          std::snprintf(line, sizeof line, "%s: I_D = %.6e A/m changed by %.2e over the last %.4g ps (steady below %.1e); not yet "
+                        "converging steadily, no estimate", stage.c_str(), o.drain_current, change, tr.output_interval * 1e12, tr.steady_tolerance);
+        note("mosfet", quiet, line);
+      }
     }
     if (!checkpoint.empty() && since_checkpoint.seconds() > 60 * tr.checkpoint_minutes) {
       sim.save_checkpoint(checkpoint, [&](io::H5File& f) { history.write(f); });

@@ -52,6 +52,25 @@ Device without_drain_bias(Device d) {
 
 }  // namespace
 
+double intervals_to_steady(const std::vector<double>& changes, double tolerance) {
+  if (!changes.empty() && changes.back() <= tolerance) return 0;
+  const std::size_t n = std::min<std::size_t>(changes.size(), 6);
+  if (n < 3) return -1;
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const double c = changes[changes.size() - n + k];
+    if (!(c > 0)) return -1;
+    const double x = static_cast<double>(k), y = std::log(c);
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+  }
+  const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);  // log of the change's factor per interval
+  if (!(slope < 0)) return -1;
+  return std::max(0.0, (std::log(tolerance) - std::log(changes.back())) / slope);
+}
+
 Simulation::Simulation(const Config& config, const TransportOptions& options, Backend backend)
     : config_(config), opt_(options), backend_(backend), setup_(std::make_unique<Setup>()) {
   config_.solver.statistics = Statistics::MaxwellBoltzmann;

@@ -64,6 +64,21 @@ Trace run_steps(Simulation& sim, int steps) {
 // Maxwellian is stationary only to the discretisation error at the abrupt source and drain junctions
 // (per-step density change at t = 0 measured 1.9%, 1.0%, 0.23% at nx = 17, 33, 65), so the local density
 // bound below is the coarse grid's measured excursion with a margin, not a physical tolerance.
+// The steady-state estimate: a change halving every interval from 0.025 reaches 1e-3 after log2(25) = 4.64 more;
+// too few changes, or changes that do not shrink, give no estimate; a change already below gives 0.
+TEST(Simulation, IntervalsToSteadyFollowTheConvergenceOfTheCurrent) {
+  EXPECT_NEAR(intervals_to_steady({0.1, 0.05, 0.025}, 1e-3), std::log2(25.0), 1e-12);
+  EXPECT_NEAR(intervals_to_steady({0.9, 0.02, 0.8, 0.4, 0.2, 0.1, 0.05, 0.025}, 1e-3), std::log2(25.0), 1e-12);  // the last 6 only
+  EXPECT_EQ(intervals_to_steady({0.1, 0.05}, 1e-3), -1);
+  EXPECT_EQ(intervals_to_steady({0.01, 0.02, 0.04}, 1e-3), -1);
+  EXPECT_EQ(intervals_to_steady({0.01, 0.01, 0.01}, 1e-3), -1);
+  EXPECT_EQ(intervals_to_steady({0.1, 0.05, 5e-4}, 1e-3), 0);
+  // A damped swing: the fit follows its envelope.
+  const double swing = intervals_to_steady({0.1, 0.02, 0.05, 0.01, 0.025, 0.005}, 1e-3);
+  EXPECT_GT(swing, 0);
+  EXPECT_LT(swing, 20);
+}
+
 TEST(Simulation, ZeroBiasKeepsTheEquilibrium) {
   Simulation eq(seed_device(0.0), small_grid(), Backend::Cpu), biased(seed_device(0.1), small_grid(), Backend::Cpu);
   eq.start();

@@ -26,6 +26,12 @@ namespace quanta::mosfet {
 
 class TransportEngine;
 
+// How many more output intervals until I_D settles: from the relative changes of I_D over the last output
+// intervals (oldest first), the least-squares slope of log(change) over the last (up to 6) of them, extrapolated
+// to `tolerance`. Returns 0 when the last change is already below it, and -1 when there are fewer than 3
+// changes or they are not shrinking (a growing or undamped swing gives no estimate).
+double intervals_to_steady(const std::vector<double>& changes, double tolerance);
+
 // The macroscopic state at one time, in SI (per unit device width where a width applies). Subband arrays are
 // [3][nsbn][nx]; per-valley arrays [3][nx]; profiles [nx].
 struct Observables {
