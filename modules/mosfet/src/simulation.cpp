@@ -428,6 +428,9 @@ void Simulation::load_checkpoint(const std::filesystem::path& file, const std::f
   const kernels::PhaseGrid& g = setup_->transport.grid;
   const io::H5File f(file, io::H5File::Mode::Read);
   for (const auto& [k, v] : run_keys()) {
+    if (!f.exists("run/" + k))
+      throw InputError(file.string(), 0, "run/" + k, "no such key (a checkpoint written before this setting was recorded)",
+                       "this run's " + sci(v) + "; run again without --resume");
     const double stored = f.read_doubles("run/" + k).at(0);
     if (std::abs(stored - v) > 1e-12 * std::max(1.0, std::abs(v)))
       throw InputError(file.string(), 0, "run/" + k, "the checkpoint's " + sci(stored), "this run's " + sci(v) + " (a checkpoint of the same config)");
