@@ -27,6 +27,23 @@ struct Integration {
   double seconds = 0, transport_seconds = 0, block_seconds = 0;
 };
 
+// Toward steady state: I_D, its change over the last output interval and, from the convergence of the changes
+// so far (intervals_to_steady), the simulated and wall time left at the measured cost (wall seconds per
+// simulated second and per step).
+std::string steady_state_note(const std::string& stage, const TransportRun& tr, double current, const std::vector<double>& changes,
+                              double wall_per_simulated, double seconds_per_step) {
+  const double intervals = std::ceil(intervals_to_steady(changes, tr.steady_tolerance));
+  char line[320];
+  int n = std::snprintf(line, sizeof line, "%s: I_D = %.6e A/m changed by %.2e over the last %.4g ps (steady below %.1e); ", stage.c_str(),
+                        current, changes.back(), tr.output_interval * 1e12, tr.steady_tolerance);
+  if (intervals > 0)
+    std::snprintf(line + n, sizeof line - n, "at its rate of convergence about %.0f more intervals (%.3g ps, %.0f s at %.3g ms per step)",
+                  intervals, intervals * tr.output_interval * 1e12, intervals * tr.output_interval * wall_per_simulated, 1e3 * seconds_per_step);
+  else
+    std::snprintf(line + n, sizeof line - n, "not yet converging steadily, no estimate");
+  return line;
+}
+
 // Runge-Kutta steps from the simulation's time to `until` (s) or to steady state (I_D changing by less than
 // steady_tolerance over an output interval, after at least two intervals of this integration), appending each
 // step's scalars and the profiles at the output times to `history`; a checkpoint every checkpoint_minutes
@@ -54,25 +71,12 @@ Integration integrate(Simulation& sim, const TransportRun& tr, double until, Tra
       history.profiles.push_back(o);
       progress.advance(1, 0.0);
       next_output += tr.output_interval;
-      const double change = std::abs(o.drain_current - previous) / std::abs(o.drain_current);
-      r.steady = tr.steady_tolerance > 0 && history.profiles.size() >= first_profile + 2 && change <= tr.steady_tolerance;
-      if (history.profiles.size() >= first_profile + 2) changes.push_back(change);
-      // Toward steady state: the convergence of I_D so far and, at the step cost measured, the wall time left.
+      if (history.profiles.size() >= first_profile + 2) changes.push_back(std::abs(o.drain_current - previous) / std::abs(o.drain_current));
+      r.steady = tr.steady_tolerance > 0 && !changes.empty() && changes.back() <= tr.steady_tolerance;
       if (tr.steady_tolerance > 0 && !r.steady && changes.size() >= 3 && wall.seconds() - last_estimate >= 10.0) {
         last_estimate = wall.seconds();
-        const double intervals = intervals_to_steady(changes, tr.steady_tolerance);
-        const double wall_per_simulated = wall.seconds() / (sim.time() - t0);
-        char line[320];
-        if (intervals > 0)
-          std::snprintf(line, sizeof line, "%s: I_D = %.6e A/m changed by %.2e over the last %.4g ps (steady below %.1e); at its rate of "
-                        "convergence about %.0f more intervals (%.3g ps, %.0f s at %.3g ms per step)",
-                        stage.c_str(), o.drain_current, change, tr.output_interval * 1e12, tr.steady_tolerance, std::ceil(intervals),
-                        std::ceil(intervals) * tr.output_interval * 1e12, std::ceil(intervals) * tr.output_interval * wall_per_simulated,
-                        1e3 * wall.seconds() / std::max(1L, sim.steps() - first_step));
-        else
-          std::snprintf(line, sizeof line, "%s: I_D = %.6e A/m changed by %.2e over the last %.4g ps (steady below %.1e); not yet "
-                        "converging steadily, no estimate", stage.c_str(), o.drain_current, change, tr.output_interval * 1e12, tr.steady_tolerance);
-        note("mosfet", quiet, line);
+        note("mosfet", quiet, steady_state_note(stage, tr, o.drain_current, changes, wall.seconds() / (sim.time() - t0),
+                                                wall.seconds() / std::max(1L, sim.steps() - first_step)));
       }
     }
     if (!checkpoint.empty() && since_checkpoint.seconds() > 60 * tr.checkpoint_minutes) {

@@ -192,7 +192,7 @@ class CudaEngine final : public Engine {
     const cudaError_t err = cudaDeviceSynchronize();
     if (err != cudaSuccess)
       cuda::throw_cuda_error(err, (std::string("cudaDeviceSynchronize after mosfet ") + stage).c_str(), __FILE__, __LINE__);
-    times.add(stage, t.seconds());
+    record(stage, t.seconds());
   }
 
   kernels::EigenProblem problem() {
