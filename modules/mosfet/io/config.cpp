@@ -90,6 +90,16 @@ void parse_transport(const TomlReader& r, TransportRun& t) {
                                                                                                       : IntervalleyOccupation::SeedCode;
   o.reuse_jacobian = r.boolean("transport", "reuse_jacobian", true);
   o.contacts = r.string("transport", "contacts", "flat", {"flat", "seed_code"}) == "flat" ? ContactModel::Flat : ContactModel::SeedCode;
+  // Surface roughness: on when the table is present (its keys default to the seed's code's values).
+  if (r.find_table("transport.roughness")) {
+    RoughnessOptions& sr = o.roughness;
+    sr.enabled = true;
+    sr.length = number(r, "transport.roughness", "length", sr.length, Range{0.01, 100.0, "a correlation length in nm"});
+    sr.displacement = number(r, "transport.roughness", "displacement", sr.displacement, Range{0.0, 5.0, "a displacement in nm"});
+    sr.stretch = number(r, "transport.roughness", "stretch", sr.stretch, Range{0.01, 1.0, "a fraction of the z extent"});
+    sr.nz = r.integer("transport.roughness", "nz", 0, [](std::int64_t v) { return v == 0 || (v >= 9 && v <= 4097); },
+                      "0 (the interfaces on nodes, docs/mosfet.md) or an integer 9 <= nz <= 4097 (nodes of the extended z grid)");
+  }
   PhononParameters& p = o.phonons;
   p.acoustic_deformation_potential =
       number(r, "transport.phonons", "acoustic_deformation_potential", p.acoustic_deformation_potential, Range{0.1, 100.0, "a deformation potential in eV"});
@@ -107,7 +117,8 @@ Config parse_table(const toml::table& root, const std::string& file) {
   r.check_keys("", {"device", "bias", "grid", "solver", "transport", "sweep"});
   r.check_keys("sweep", {"drain_voltages", "gate_voltages"});
   r.check_keys("transport", {"end_time", "output_interval", "steady_tolerance", "checkpoint_minutes", "nw", "nphi", "w_max", "cfl",
-                             "rate_convention", "fphonon_occupation", "contacts", "reuse_jacobian", "phonons"});
+                             "rate_convention", "fphonon_occupation", "contacts", "reuse_jacobian", "phonons", "roughness"});
+  r.check_keys("transport.roughness", {"length", "displacement", "stretch", "nz"});
   r.check_keys("transport.phonons", {"acoustic_deformation_potential", "theta", "coupling", "mass_density", "sound_velocity"});
   r.check_keys("device", {"temperature", "geometry", "doping", "materials", "valleys"});
   r.check_keys("device.geometry", {"source_length", "channel_length", "drain_length", "oxide_thickness",
@@ -180,6 +191,13 @@ Config parse_table(const toml::table& root, const std::string& file) {
                         "an integer 2 <= multisection_points <= 33 (sub-intervals; 33 fills a warp)");
   if (c.transport.enabled) {
     parse_transport(r, c.transport);
+    const RoughnessOptions& sr = c.transport.options.roughness;
+    if (sr.enabled && sr.stretch * g.width() > g.silicon_thickness) {
+      const toml::node* n = r.get("transport.roughness", "stretch");
+      throw InputError(file, n ? r.line(*n) : 0, "transport.roughness.stretch", "the value " + TomlReader::fmt(sr.stretch),
+                       "at most silicon_thickness / (2 oxide_thickness + silicon_thickness) = " + TomlReader::fmt(g.silicon_thickness / g.width()) +
+                           " (the stretched band, centred in the z extent, must lie inside the film)");
+    }
     // The chord steps need the direct solver's factored matrix; by default they are off with SRJ.
     if (s.linear_solver == LinearSolver::Srj) {
       if (const toml::node* n = r.get("transport", "reuse_jacobian"); n && c.transport.options.reuse_jacobian)

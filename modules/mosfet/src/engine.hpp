@@ -7,6 +7,7 @@
 
 #include "../kernels/linear_system.hpp"
 #include "../kernels/schrodinger.hpp"
+#include "quanta/mosfet/roughness.hpp"
 #include "quanta/mosfet/schrodinger_poisson.hpp"
 
 namespace quanta::mosfet {
@@ -41,6 +42,14 @@ class Engine {
   // rows dV = -P[V] / diag at the current V and density (kernels::chord_row). Returns |P[V]|_inf before the
   // step and |dV|_inf.
   virtual StepNorms chord_step() = 0;
+
+  // Surface roughness (kernels/roughness.hpp): the displaced device's Poisson problem, assembled and factored
+  // once here; then, for the current potential, density and eigenvectors, the stretched solve and the form
+  // factors of the populated subbands, [nx][3 subbands] in (k_B T)^2 (kT: k_B T in eV).
+  virtual void set_roughness(const RoughnessGrid& r) = 0;
+  virtual std::vector<double> roughness_form_factors(double kT) = 0;
+  // V_ext of the last roughness_form_factors() call, [nx][nze] V.
+  virtual std::vector<double> download_stretched_potential() = 0;
 
   KernelTimes times;
   bool timing = true;  // time each stage (the GPU engine synchronizes for it)

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "../kernels/frechet.hpp"
+#include "../kernels/roughness.hpp"
 #include "../kernels/schrodinger.hpp"
 #include "engine.hpp"
 #include "quanta/core/timer.hpp"
@@ -122,6 +123,42 @@ class CpuEngine final : public Engine {
     return {residual, change};
   }
 
+  void set_roughness(const RoughnessGrid& r) override {
+    rough_ = r;
+    const DeviceGrid& e = rough_.stretched;
+    const std::size_t nodes = static_cast<std::size_t>(e.nx) * e.nz;
+    std::vector<double> zeros(nodes, 0.0);
+    rough_rows_.assign(nodes * (e.nz + 2), 0.0);
+    rough_rhs_.assign(nodes, 0.0);
+    rough_diag_.assign(nodes, 0.0);
+    rough_v_.assign(nodes, 0.0);
+    const kernels::LinearSystem s{e.nx, e.nz, rough_rows_.data(), rough_rhs_.data(), rough_diag_.data()};
+    kernels::construct_system_cpu({e.nx, e.nz, e.dx, e.dz, e.eps_r.data(), e.doping.data(), e.dirichlet.data(), e.boundary_value.data(),
+                                   zeros.data(), zeros.data(), nullptr, constants::q_over_eps0, s});
+    kernels::direct_solve_cpu(s, rough_v_.data(), rough_work_);  // factors the matrix for the re-solves
+  }
+  std::vector<double> roughness_form_factors(double kT) override {
+    WallTimer t;
+    const DeviceGrid& e = rough_.stretched;
+    const kernels::RoughnessMaps maps{g_.nx, g_.nz, e.nz, rough_.stretch_cell.data(), rough_.stretch_frac.data(), rough_.sample_cell.data(),
+                                      rough_.sample_frac.data()};
+    const kernels::StretchedRhs b{maps, density_.data(), e.doping.data(), e.dirichlet.data(), e.boundary_value.data(), rough_diag_.data(),
+                                  constants::q_over_eps0, rough_rhs_.data()};
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < g_.nx; ++i)
+      for (int J = 0; J < e.nz; ++J) kernels::stretched_rhs_entry(b, i, J);
+    kernels::direct_resolve_cpu(e.nx, e.nz, rough_rhs_.data(), rough_v_.data(), rough_work_);
+    const int nvp = kernels::valleys * opt_.subbands;
+    std::vector<double> out(static_cast<std::size_t>(g_.nx) * nvp);
+    const kernels::FormFactors f{maps, ns_, opt_.subbands, g_.dz, 1 / kT, psi_.data(), v_.data(), rough_v_.data(), out.data()};
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < g_.nx; ++i)
+      for (int vp = 0; vp < nvp; ++vp) kernels::form_factor_entry(f, i, vp);
+    record("roughness_form_factors", t.seconds());
+    return out;
+  }
+  std::vector<double> download_stretched_potential() override { return rough_v_; }
+
  private:
   kernels::EigenProblem problem() {
     return eigen_problem(g_, opt_, d_.data(), e_.data(), eps_.data(), psi_.data(), scratch_.data());
@@ -139,6 +176,8 @@ class CpuEngine final : public Engine {
   std::vector<double> work_;  // the linear solver's scratch (the direct solver's factored blocks)
   std::vector<double> chord_rhs_, du_;  // the chord step's right-hand side and potential change
   double residual_ = 0;       // |P[V]|_inf at the last assembly
+  RoughnessGrid rough_;       // surface roughness: the displaced device and the maps
+  std::vector<double> rough_rows_, rough_rhs_, rough_diag_, rough_v_, rough_work_;  // its system, solution, factored blocks
 };
 
 }  // namespace

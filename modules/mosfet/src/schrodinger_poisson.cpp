@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "../kernels/roughness.hpp"
 #include "../kernels/schrodinger.hpp"
 #include "engine.hpp"
 #include "quanta/core/error.hpp"
@@ -251,6 +252,31 @@ std::vector<double> SchrodingerPoisson::eigenvalues() const {
 std::vector<double> SchrodingerPoisson::overlaps(double scale) const { return engine_->overlaps(scale); }
 std::vector<double> SchrodingerPoisson::eigenvectors() const {
   return first_subbands(engine_->download_eigenvectors(), grid_.nx * 3, opt_.states(), opt_.subbands, grid_.nz);
+}
+void SchrodingerPoisson::set_roughness(const RoughnessGrid& r) {
+  if (r.stretched.nx != grid_.nx || r.sample_cell.size() != 2 * static_cast<std::size_t>(grid_.nz))
+    throw Error("mosfet: a surface-roughness grid of another device grid");
+  engine_->set_roughness(r);
+  roughness_ = std::make_unique<RoughnessGrid>(r);
+}
+std::vector<double> SchrodingerPoisson::roughness_form_factors() const {
+  if (!roughness_) throw Error("mosfet: roughness_form_factors() before set_roughness()");
+  return engine_->roughness_form_factors(grid_.kT);
+}
+std::vector<double> SchrodingerPoisson::roughness_potential_shifts() const {
+  if (!roughness_) throw Error("mosfet: roughness_potential_shifts() before set_roughness()");
+  const std::vector<double> v = potential(), e = engine_->download_stretched_potential();
+  const int nx = grid_.nx, nz = grid_.nz, nze = roughness_->stretched.nz;
+  std::vector<double> out(2 * v.size());
+  for (int s = 0; s < 2; ++s)
+    for (int i = 0; i < nx; ++i)
+      for (int j = 0; j < nz; ++j) {
+        const std::size_t k = static_cast<std::size_t>(s) * nz + j;
+        out[(static_cast<std::size_t>(s) * nx + i) * nz + j] =
+            kernels::potential_shift(v[static_cast<std::size_t>(i) * nz + j], e.data() + static_cast<std::size_t>(i) * nze, roughness_->sample_cell[k],
+                                     roughness_->sample_frac[k]);
+      }
+  return out;
 }
 std::vector<double> SchrodingerPoisson::populations() const {
   return first_subbands(rho_, grid_.nx * 3, opt_.states(), opt_.subbands, 1);

@@ -10,6 +10,7 @@
 #include "quanta/core/io/atomic_file.hpp"
 #include "quanta/core/io/hdf5.hpp"
 #include "quanta/core/timer.hpp"
+#include "quanta/mosfet/roughness.hpp"
 #include "transport_engine.hpp"
 
 namespace quanta::mosfet {
@@ -92,6 +93,10 @@ Simulation::Simulation(const Config& config, const TransportOptions& options, Ba
   ts.grid = kernels::PhaseGrid{ns, nx, opt_.nw, opt_.nphi, 1.0 / (nx - 1), w_max / (opt_.nw - 1), 2 * constants::pi / opt_.nphi};
   for (int v = 0; v < kernels::kValleys; ++v) ts.valleys[v] = kane_valley(d.materials.valleys[v], scales_);
   ts.scattering = make_phonon_scattering(opt_.phonons, d.materials.valleys, scales_, opt_.rates, opt_.occupation);
+  if (opt_.roughness.enabled) {
+    ts.roughness_constant = roughness_rate_constant(opt_.roughness, scales_, opt_.rates);
+    ts.roughness_kernel = roughness_kernel_table(ts.grid, ts.valleys, opt_.roughness, scales_);
+  }
   for (int v = 0; v < kernels::kValleys; ++v)
     for (int l = 0; l < opt_.nw; ++l)
       for (int m = 0; m < opt_.nphi; ++m)
@@ -142,8 +147,7 @@ void Simulation::start() {
   engine_->upload_distribution(phi);
   // 3. The bias: the block of the biased device, from the equilibrium potential, on the equilibrium densities.
   setup_->grid = make_device_grid(d, config_.grid, contacts_);
-  block_ = std::make_unique<SchrodingerPoisson>(setup_->grid, config_.solver, backend_);
-  block_->set_potential(potential);
+  make_block(potential);
   t_ = 0;
   step_ = 0;
   solve_block("the biased device at t = 0");
@@ -204,12 +208,17 @@ void Simulation::set_bias(const Bias& bias) {
     zero_bias_equilibrium();
   }
   setup_->grid = make_device_grid(config_.device, config_.grid, contacts_);
-  block_ = std::make_unique<SchrodingerPoisson>(setup_->grid, config_.solver, backend_);
-  block_->set_potential(potential);
+  make_block(potential);
   char where[96];
   std::snprintf(where, sizeof where, "the bias V_GS = %.4g V, V_DS = %.4g V at t = %.6g ps", bias.gate_voltage, bias.drain_voltage, time() * 1e12);
   solve_block(where);
   dt_ = cfl_step();
+}
+
+void Simulation::make_block(const std::vector<double>& potential) {
+  block_ = std::make_unique<SchrodingerPoisson>(setup_->grid, config_.solver, backend_);
+  block_->set_potential(potential);
+  if (opt_.roughness.enabled) block_->set_roughness(make_roughness_grid(config_.device, config_.grid, contacts_, opt_.roughness));
 }
 
 void Simulation::solve_block(const std::string& where) {
@@ -281,6 +290,8 @@ void Simulation::solve_block(const std::string& where) {
   for (double& e : eps_) e /= kT;
   // The overlaps int chi^2 chi'^2 dz / L_z (docs/mosfet-transport-model.md, section 3.2), [nx][3 nsbn][3 nsbn].
   overlaps_ = block_->overlaps(scales_.length_z);
+  // The roughness form factors I_{v,p}(x) of the same state, (k_B T)^2, [nx][3 nsbn].
+  if (opt_.roughness.enabled) form_factors_ = block_->roughness_form_factors();
 }
 
 // The inflow factors rho_eq / rho of every subband at the source (x node 0) and the drain (nx - 1), [3][nsbn][2].
@@ -321,6 +332,7 @@ void Simulation::step(double at_most) {
   for (int s = 0; s < 3; ++s) {
     timer.reset();
     engine_->upload_block(eps_, overlaps_, contact_scale());
+    if (opt_.roughness.enabled) engine_->upload_roughness(form_factors_);
     engine_->evaluate_rhs();
     engine_->combine(a[s], b[s], c[s] * dt);
     transport_seconds_ += timer.seconds();
@@ -391,12 +403,18 @@ std::vector<std::pair<std::string, double>> Simulation::run_keys() const {
   const Device& d = config_.device;
   const kernels::PhaseGrid& g = setup_->transport.grid;
   const kernels::PhononScattering& s = setup_->transport.scattering;
+  const RoughnessOptions& r = opt_.roughness;
   return {{"gate_voltage", d.bias.gate_voltage}, {"drain_voltage", d.bias.drain_voltage}, {"temperature", d.temperature},
           {"length", d.geometry.length()},       {"width", d.geometry.width()},          {"nz", static_cast<double>(setup_->grid.nz)},
           {"w_max", g.dw * (g.nw - 1)},          {"cfl", opt_.cfl},                      {"rate_constant_0", s.C[0]},
           {"rate_constant_5", s.C[5]},           {"occupation_0_2_4", s.occupation[0][2][4]},
           {"contacts", opt_.contacts == ContactModel::SeedCode ? 1.0 : 0.0},
-          {"interface_nodes", config_.grid.interfaces == InterfaceNodes::SeedCode ? 1.0 : 0.0}};
+          {"interface_nodes", config_.grid.interfaces == InterfaceNodes::SeedCode ? 1.0 : 0.0},
+          // Surface roughness (0 when off; a checkpoint from before these keys were recorded has it off).
+          {"roughness_length", r.enabled ? r.length : 0.0},
+          {"roughness_displacement", r.enabled ? r.displacement : 0.0},
+          {"roughness_stretch", r.enabled ? r.stretch : 0.0},
+          {"roughness_nz", r.enabled ? static_cast<double>(extended_grid_nodes(r, d.geometry, config_.grid.nz)) : 0.0}};
 }
 
 void Simulation::save_checkpoint(const std::filesystem::path& file, const std::function<void(io::H5File&)>& extra) const {
@@ -414,6 +432,7 @@ void Simulation::save_checkpoint(const std::filesystem::path& file, const std::f
     f.write("rho_eq", rho_eq_, {rho_eq_.size()});
     f.write("eps", eps_, {eps_.size()});
     f.write("overlaps", overlaps_, {overlaps_.size()});
+    if (opt_.roughness.enabled) f.write("roughness_form_factors", form_factors_, {form_factors_.size()});
     for (const auto& [name, a] : {std::pair{"rho", &rho_}, {"current", &current_}, {"energy", &energy_}, {"top", &top_}})
       f.write(std::string("moments/") + name, *a, {a->size()});
     for (const auto& [k, v] : run_keys()) f.write_scalar("run/" + k, v);
@@ -428,6 +447,7 @@ void Simulation::load_checkpoint(const std::filesystem::path& file, const std::f
   const kernels::PhaseGrid& g = setup_->transport.grid;
   const io::H5File f(file, io::H5File::Mode::Read);
   for (const auto& [k, v] : run_keys()) {
+    if (!f.exists("run/" + k) && k.rfind("roughness_", 0) == 0 && v == 0) continue;  // recorded since; such a run had it off
     if (!f.exists("run/" + k))
       throw InputError(file.string(), 0, "run/" + k, "no such key (a checkpoint written before this setting was recorded)",
                        "this run's " + sci(v) + "; run again without --resume");
@@ -448,6 +468,7 @@ void Simulation::load_checkpoint(const std::filesystem::path& file, const std::f
   rho_eq_ = f.read_doubles("rho_eq");
   eps_ = f.read_doubles("eps");
   overlaps_ = f.read_doubles("overlaps");
+  if (opt_.roughness.enabled) form_factors_ = f.read_doubles("roughness_form_factors");
   rho_ = f.read_doubles("moments/rho");
   current_ = f.read_doubles("moments/current");
   energy_ = f.read_doubles("moments/energy");

@@ -17,6 +17,11 @@ struct TransportSetup {
   kernels::KaneValley valleys[kernels::kValleys];
   kernels::PhononScattering scattering;
   bool periodic_x = false;  // tests: x periodic instead of the contacts
+  // Surface roughness (kernels/roughness.hpp), on when the kernel table is not empty: the rate constant (1/t*
+  // per (k_B T)^2) and D [3][nw][nphi][nphi].
+  double roughness_constant = 0;
+  std::vector<double> roughness_kernel;
+  bool roughness() const { return !roughness_kernel.empty(); }
 };
 
 // The moments of the distribution per subband and x node, each [3][nsbn][nx] (the layout of eps'),
@@ -36,6 +41,8 @@ class TransportEngine {
   // overlaps int chi^2 chi'^2 dz [nx][3 nsbn][3 nsbn], and the contacts' rescaling rho_eq / rho [3][nsbn][2].
   // eps' (centred differences, one-sided at the ends) and the Lax-Friedrichs speed along phi follow.
   virtual void upload_block(const std::vector<double>& eps, const std::vector<double>& overlaps, const std::vector<double>& contact_scale) = 0;
+  // With surface roughness: the form factors of the same state, [nx][3 nsbn] in (k_B T)^2.
+  virtual void upload_roughness(const std::vector<double>& form) = 0;
   // rhs = scattering + transport terms of the current distribution.
   virtual void evaluate_rhs() = 0;
   virtual std::vector<double> download_rhs() = 0;
@@ -59,6 +66,8 @@ BlockSlopes block_slopes(const TransportSetup& setup, const std::vector<double>&
 // Refuses a Schroedinger-Poisson state whose arrays do not have the grid's sizes.
 void check_block_sizes(const kernels::PhaseGrid& g, const std::vector<double>& eps, const std::vector<double>& overlaps,
                        const std::vector<double>& contact_scale);
+// Refuses form factors without roughness in the setup, or of another size than [nx][3 nsbn], or not finite.
+void check_roughness_sizes(const TransportSetup& s, const std::vector<double>& form);
 
 std::unique_ptr<TransportEngine> make_cpu_transport_engine(const TransportSetup& setup);
 #ifdef QUANTA_HAVE_CUDA

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "../kernels/roughness.hpp"
 #include "quanta/core/error.hpp"
 #include "transport_engine.hpp"
 
@@ -31,6 +32,10 @@ class CpuTransportEngine final : public TransportEngine {
     contact_ = contact_scale;
     slopes_ = block_slopes(s_, eps);
   }
+  void upload_roughness(const std::vector<double>& form) override {
+    check_roughness_sizes(s_, form);
+    form_ = form;
+  }
   void evaluate_rhs() override {
     const auto& g = s_.grid;
     const int nvp = kernels::kValleys * g.nsbn;
@@ -43,6 +48,17 @@ class CpuTransportEngine final : public TransportEngine {
       for (int il = 0; il < g.nx * g.nw; ++il)
         kernels::add_scattering(g, s_.scattering, s_.valleys, eps_.data(), overlaps_.data(), pi_.data(), phi_.data(), rhs_.data(),
                                 vp / g.nsbn, vp % g.nsbn, il / g.nw, il % g.nw);
+    if (s_.roughness()) {
+      if (form_.empty()) throw Error("transport: surface roughness without form factors (upload_roughness)");
+      const kernels::RoughnessInputs r{s_.roughness_constant, s_.roughness_kernel.data(), form_.data()};
+#pragma omp parallel for collapse(2) schedule(static)
+      for (int vp = 0; vp < nvp; ++vp)
+        for (int il = 0; il < g.nx * g.nw; ++il) {
+          const int v = vp / g.nsbn, p = vp % g.nsbn, i = il / g.nw, l = il % g.nw;
+          for (int m = 0; m < g.nphi; ++m)
+            rhs_[kernels::phase_index(g, v, p, i, l, m)] += kernels::roughness_term(g, s_.valleys[v], r, phi_.data(), v, p, i, l, m);
+        }
+    }
     const kernels::TransportInputs in{speeds_.velocity.data(), speeds_.angle_speed.data(), slopes_.deps_dx.data(), contact_.data(), slopes_.a3_max,
                                       s_.periodic_x};
     kernels::add_transport_cpu(g, in, phi_.data(), rhs_.data());
@@ -78,7 +94,7 @@ class CpuTransportEngine final : public TransportEngine {
   TransportSetup s_;
   kernels::SpeedTables speeds_;
   std::size_t n_ = 0;
-  std::vector<double> phi_, phi_n_, rhs_, pi_, eps_, overlaps_, contact_;
+  std::vector<double> phi_, phi_n_, rhs_, pi_, eps_, overlaps_, contact_, form_;
   BlockSlopes slopes_;
 };
 
@@ -108,6 +124,18 @@ void check_block_sizes(const kernels::PhaseGrid& g, const std::vector<double>& e
     throw Error("transport: a Schroedinger-Poisson state of the wrong size (" + std::to_string(eps.size()) + " energies, " +
                 std::to_string(overlaps.size()) + " overlaps, " + std::to_string(contact_scale.size()) + " contact factors; expected " +
                 std::to_string(nvp * g.nx) + ", " + std::to_string(nvp * nvp * g.nx) + ", " + std::to_string(nvp * 2) + ")");
+}
+
+void check_roughness_sizes(const TransportSetup& s, const std::vector<double>& form) {
+  const std::size_t want = static_cast<std::size_t>(s.grid.nx) * kernels::kValleys * s.grid.nsbn;
+  if (!s.roughness()) throw Error("transport: form factors given to a setup without surface roughness");
+  if (form.size() != want)
+    throw Error("transport: " + std::to_string(form.size()) + " roughness form factors; expected nx * 3 * subbands = " + std::to_string(want));
+  for (std::size_t k = 0; k < form.size(); ++k)
+    if (!std::isfinite(form[k]) || form[k] < 0)
+      throw Error("transport: the roughness form factor of x node " + std::to_string(k / (kernels::kValleys * s.grid.nsbn)) + ", valley " +
+                  std::to_string(k / s.grid.nsbn % kernels::kValleys + 1) + ", subband " + std::to_string(k % s.grid.nsbn) + " is " +
+                  std::to_string(form[k]) + " (expected a finite value >= 0)");
 }
 
 std::unique_ptr<TransportEngine> make_cpu_transport_engine(const TransportSetup& setup) {

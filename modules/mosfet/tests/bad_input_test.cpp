@@ -177,3 +177,21 @@ TEST(MosfetBadInput, ValuesOutsideTheirPhysicalRangeAreRefused) {
   EXPECT_TRUE(error_of(device + "[device.valleys]\nalpha = [0, 0, 0]\n").empty());
   EXPECT_TRUE(error_of(device + "[solver]\nnewton_tolerance = 1e-13\neigen_tolerance = 1e-15\n").empty());
 }
+
+// [transport.roughness]: its keys' ranges, unknown keys, and a stretched band that would leave the film.
+TEST(MosfetBadInput, RoughnessKeysAreChecked) {
+  const std::string transport = device + "[transport]\n[transport.roughness]\n";
+  EXPECT_TRUE(error_of(transport).empty());
+  EXPECT_TRUE(error_of(transport + "length = 1.0\ndisplacement = 0\nstretch = 0.5\nnz = 0\n").empty());
+  for (const auto& [line, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"length = 0\n", "transport.roughness.length"},
+           {"displacement = -0.1\n", "in [0, 5]"},
+           {"nz = 5\n", "9 <= nz <= 4097"},
+           {"sigma = 1\n", "transport.roughness.sigma: found an unknown key"},
+           // 0.7 of the 6 nm z extent is 4.2 nm, more than the 4 nm film
+           {"stretch = 0.7\n", "at most silicon_thickness / (2 oxide_thickness + silicon_thickness) = 0.666667"}}) {
+    const std::string e = error_of(transport + line);
+    EXPECT_NE(e.find(expected), std::string::npos) << line << ": " << e;
+    EXPECT_NE(e.find("bad.toml:"), std::string::npos) << e;
+  }
+}

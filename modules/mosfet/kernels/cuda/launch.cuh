@@ -10,6 +10,7 @@
 
 #include "../frechet.hpp"
 #include "../linear_system.hpp"
+#include "../roughness.hpp"
 #include "../schrodinger.hpp"
 
 namespace quanta::mosfet::kernels {
@@ -129,6 +130,12 @@ void direct_resolve_cuda(const double* rhs, double* u, const DirectWork& work, c
 void chord_rhs_cuda(const SystemBuild& b, double* scratch);
 // u += du over n entries.
 void add_cuda(std::size_t n, const double* du, double* u);
+
+// --- roughness_cuda.cu --------------------------------------------------------------------------
+// The stretched problem's right-hand side (kernels/roughness.hpp): one thread per extended node (i, J).
+void stretched_rhs_cuda(const StretchedRhs& b);
+// The form factors: one thread per (i, v p).
+void form_factors_cuda(const FormFactors& f);
 
 // The current device's shared memory per block with opt-in, bytes.
 std::size_t shared_memory_optin();

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "../../src/transport_engine.hpp"
+#include "../roughness.hpp"
 #include "quanta/core/buffer.hpp"
 #include "quanta/core/cuda/check.cuh"
 #include "quanta/core/error.hpp"
@@ -52,6 +53,30 @@ __global__ void scattering_kernel(kernels::PhaseGrid g, kernels::PhononScatterin
   int vp, i, l;
   if (!energy_cell(g, vp, i, l)) return;
   kernels::add_scattering(g, s, val.v, eps, overlaps, pi, phi, rhs, vp / g.nsbn, vp % g.nsbn, i, l);
+}
+
+// Surface roughness: one block per (energy cell l, valley v, group of kRoughnessColumns (p, i) columns), the
+// angular kernel D_v(w_l) in shared memory (read as D[m'][m], the same numbers as D[m][m'], so that neighbouring
+// threads read neighbouring words), one thread per (column, angle); the sum in kernels::roughness_term's order.
+constexpr int kRoughnessColumns = 64;
+constexpr int kRoughnessMaxAngles = 128;  // nphi^2 doubles of shared memory: 128 KiB
+__global__ void roughness_kernel(kernels::PhaseGrid g, kernels::RoughnessInputs in, Valleys val, const double* phi, double* rhs) {
+  extern __shared__ double D[];  // [nphi][nphi]
+  const int l = blockIdx.x, v = blockIdx.y, columns = g.nsbn * g.nx, c0 = blockIdx.z * kRoughnessColumns;
+  const int count = min(kRoughnessColumns, columns - c0);
+  const double* table = in.kernel + (static_cast<long>(v) * g.nw + l) * g.nphi * g.nphi;
+  for (int k = threadIdx.x; k < g.nphi * g.nphi; k += blockDim.x) D[k] = table[k];
+  __syncthreads();
+  const double s = kernels::kane_jacobian(val.v[v], (l + 0.5) * g.dw);
+  for (int k = threadIdx.x; k < count * g.nphi; k += blockDim.x) {
+    const int c = c0 + k / g.nphi, m = k % g.nphi, p = c / g.nx, i = c % g.nx;
+    const double* line = phi + kernels::phase_index(g, v, p, i, l, 0);
+    const double self = line[m];
+    double sum = 0;
+    for (int m2 = 0; m2 < g.nphi; ++m2) sum += D[m2 * g.nphi + m] * (line[m2] - self);
+    const double form = in.form[static_cast<std::size_t>(i) * kernels::kValleys * g.nsbn + v * g.nsbn + p];
+    rhs[kernels::phase_index(g, v, p, i, l, m)] += in.C * form * s * g.dphi * sum;
+  }
 }
 
 __global__ void x_transport_kernel(kernels::PhaseGrid g, kernels::TransportInputs in, const double* phi, double* rhs) {
@@ -184,6 +209,15 @@ class CudaTransportEngine final : public TransportEngine {
     velocity_.upload(std::span<const double>(speeds.velocity));
     angle_speed_.upload(std::span<const double>(speeds.angle_speed));
     phi_.zero();
+    if (s.roughness()) {
+      if (s.grid.nphi > kRoughnessMaxAngles)
+        throw Error("transport (GPU): surface roughness with nphi = " + std::to_string(s.grid.nphi) + "; at most " +
+                    std::to_string(kRoughnessMaxAngles) + " (the nphi x nphi angular kernel of an energy cell is held in shared memory)");
+      roughness_kernel_ = DeviceBuffer<double>(std::span<const double>(s.roughness_kernel), "roughness angular kernel");
+      form_ = DeviceBuffer<double>(nvp_ * s.grid.nx, "roughness form factors");
+      roughness_shared_ = static_cast<std::size_t>(s.grid.nphi) * s.grid.nphi * sizeof(double);
+      QUANTA_CUDA_CHECK(cudaFuncSetAttribute(roughness_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(roughness_shared_)));
+    }
   }
   void upload_distribution(const std::vector<double>& phi) override {
     if (phi.size() != n_) throw Error("transport: a distribution of the wrong size");
@@ -199,6 +233,11 @@ class CudaTransportEngine final : public TransportEngine {
     contact_.upload(std::span<const double>(contact_scale));
     deps_.upload(std::span<const double>(slopes.deps_dx));
   }
+  void upload_roughness(const std::vector<double>& form) override {
+    check_roughness_sizes(s_, form);
+    form_.upload(std::span<const double>(form));
+    have_form_ = true;
+  }
   void evaluate_rhs() override {
     const auto& g = s_.grid;
     rhs_.zero();
@@ -207,6 +246,13 @@ class CudaTransportEngine final : public TransportEngine {
     QUANTA_CUDA_LAUNCH_CHECK("angle_integral_kernel");
     scattering_kernel<<<blocks(cells), kThreads>>>(g, s_.scattering, val_, eps_.data(), overlaps_.data(), pi_.data(), phi_.data(), rhs_.data());
     QUANTA_CUDA_LAUNCH_CHECK("scattering_kernel");
+    if (s_.roughness()) {
+      if (!have_form_) throw Error("transport: surface roughness without form factors (upload_roughness)");
+      const dim3 grid(static_cast<unsigned>(g.nw), kernels::kValleys, static_cast<unsigned>((g.nsbn * g.nx + kRoughnessColumns - 1) / kRoughnessColumns));
+      roughness_kernel<<<grid, 256, roughness_shared_>>>(g, {s_.roughness_constant, roughness_kernel_.data(), form_.data()}, val_, phi_.data(),
+                                                         rhs_.data());
+      QUANTA_CUDA_LAUNCH_CHECK("roughness_kernel");
+    }
     const kernels::TransportInputs in{velocity_.data(), angle_speed_.data(), deps_.data(), contact_.data(), a3_max_, s_.periodic_x};
     x_transport_kernel<<<blocks(static_cast<long>(nvp_) * g.nw * g.nphi), kThreads>>>(g, in, phi_.data(), rhs_.data());
     QUANTA_CUDA_LAUNCH_CHECK("x_transport_kernel");
@@ -249,7 +295,9 @@ class CudaTransportEngine final : public TransportEngine {
   std::size_t n_, nvp_;
   Valleys val_{};
   double a3_max_ = 0;
-  bool saved_ = false;
+  bool saved_ = false, have_form_ = false;
+  std::size_t roughness_shared_ = 0;
+  DeviceBuffer<double> roughness_kernel_, form_;  // surface roughness: D [3][nw][nphi][nphi], I [nx][3 nsbn]
   DeviceBuffer<double> phi_, phi_n_, rhs_, pi_, eps_, overlaps_, deps_, contact_, moments_, velocity_, angle_speed_;
 };
 

@@ -75,6 +75,7 @@ struct KernelTimes {
   void add(const std::string& name, double s);
 };
 
+struct RoughnessGrid;  // quanta/mosfet/roughness.hpp
 class Engine;  // where the arrays live and the kernels run (src/engine.hpp)
 
 class SchrodingerPoisson {
@@ -105,6 +106,12 @@ class SchrodingerPoisson {
   // scale * int psi_a^2 psi_b^2 dz of the subbands' eigenvectors, [nx][3 subbands][3 subbands] (nm^-1 times
   // scale's unit), computed where the eigenvectors are (kernels::Overlaps).
   std::vector<double> overlaps(double scale) const;
+  // Surface roughness: the displaced device's Poisson problem (quanta/mosfet/roughness.hpp), set once per
+  // device and bias; then the form factors of the state after the last call, [nx][3 subbands] in (k_B T)^2.
+  void set_roughness(const RoughnessGrid& r);
+  std::vector<double> roughness_form_factors() const;
+  // The potential shifts of that call, [2][nx][nz] V: dV_up = V - V_ext(z), dV_low = V - V_ext(z + Delta_SR).
+  std::vector<double> roughness_potential_shifts() const;
   std::vector<double> populations() const;   // [nx][3][subbands] nm^-2 (the last rho used)
   std::vector<double> density() const;       // [nx][nz] N in nm^-3
 
@@ -128,6 +135,7 @@ class SchrodingerPoisson {
   Backend backend_;
   std::unique_ptr<Engine> engine_;
   bool have_eigenstates_ = false;
+  std::unique_ptr<RoughnessGrid> roughness_;  // the maps, when set
   bool factored_ = false;  // the engine holds the factored matrix of an entry (a) Newton step
   std::vector<double> rho_, drho_;  // [nx][3][states]
   std::vector<double> eigenvalues_;  // [nx][3][states] the engine's, checked after every update

@@ -84,6 +84,7 @@ class Simulation {
   const SchrodingerPoisson& block() const { return *block_; }
   const ContactBoundary& contacts() const { return contacts_; }  // of the equilibrium (TransportOptions::contacts)
   double fermi_level() const { return fermi_level_; }            // eV, of the equilibrium
+  const std::vector<double>& roughness_form_factors() const { return form_factors_; }  // [nx][3 nsbn] (k_B T)^2; empty when off
   Backend backend() const { return backend_; }
   // Wall seconds spent in the transport phase (right-hand sides, Runge-Kutta combinations and moments) and in the
   // block's calls since start().
@@ -96,6 +97,7 @@ class Simulation {
   long timed_steps() const { return timed_steps_; }
 
  private:
+  void make_block(const std::vector<double>& potential);  // the biased device's block from a potential (with roughness's grid)
   void solve_block(const std::string& where);  // moments -> block -> eps, overlaps (the current stage's state)
   void equilibrium_contacts();  // contacts_ and fermi_level_ for the current gate voltage
   std::vector<double> zero_bias_equilibrium();  // rho_eq_ for the current gate voltage; returns its potential
@@ -120,6 +122,7 @@ class Simulation {
   // The current stage's state: densities rho [3][nsbn][nx] and moments (dimensionless), the equilibrium
   // densities the contacts keep, the subband energies eps [nx][3][nsbn] (k_B T) and overlaps.
   std::vector<double> rho_eq_, eps_, overlaps_;
+  std::vector<double> form_factors_;  // surface roughness: [nx][3 nsbn], (k_B T)^2
   std::vector<double> rho_, current_, energy_, top_;
 };
 

@@ -44,6 +44,18 @@ enum class IntervalleyOccupation { Bose, SeedCode };
 // Maxwell-Boltzmann Fermi level puts the column's donors in its subbands.
 enum class ContactModel { Flat, SeedCode };
 
+// Surface-roughness scattering at the two Si/SiO2 interfaces (the [transport.roughness] table; the seed's code's
+// model, docs/mosfet-surface-roughness.md): an exponential autocorrelation of correlation length L_SR, and the
+// potential shift of a film displaced by Delta_SR, from a Poisson problem on an extended z grid whose central
+// band (a fraction `stretch` of the z extent) is stretched by Delta_SR.
+struct RoughnessOptions {
+  bool enabled = false;
+  double length = 1.5;        // L_SR, nm
+  double displacement = 0.3;  // Delta_SR, nm
+  double stretch = 0.2;       // the stretched band, a fraction of the z extent centred at its middle
+  int nz = 0;                 // nodes of the extended z grid; 0: extended_grid_nodes' choice (quanta/mosfet/roughness.hpp)
+};
+
 // The transport phase's numerics and physics (the [transport] table of a config; docs/mosfet.md).
 struct TransportOptions {
   int nw = 300, nphi = 48;   // energy cells and angles (the seed's grid)
@@ -53,6 +65,7 @@ struct TransportOptions {
   RateConvention rates = RateConvention::GoldenRule;
   IntervalleyOccupation occupation = IntervalleyOccupation::Bose;
   ContactModel contacts = ContactModel::Flat;
+  RoughnessOptions roughness;
   // The block's chord steps with a held factorization (BlockOptions::reuse_jacobian; direct solver only).
   bool reuse_jacobian = true;
 };
