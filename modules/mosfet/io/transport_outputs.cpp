@@ -110,6 +110,13 @@ void write_transport_results(const std::filesystem::path& path, const Config& co
     f.write_attribute("density", "units", "nm^-3 (electrons), at the last time");
     f.write("subbands/energies", block.eigenvalues(), {nx, 3, ns});
     f.write_attribute("subbands/energies", "units", "eV (the energy zero: the Fermi level of the contacts' metal), [x][valley][subband], at the last time");
+    if (config.transport.options.roughness.enabled) {  // the surface-roughness state of the last time
+      f.write("roughness/potential_shifts", block.roughness_potential_shifts(), {2, nx, nz});
+      f.write_attribute("roughness/potential_shifts", "units",
+                        "V, [interface][x][z]: dV_up = V - V_ext(z), dV_low = V - V_ext(z + Delta_SR) (docs/mosfet-surface-roughness.md)");
+      f.write("roughness/form_factors", sim.roughness_form_factors(), {nx, 3, ns});
+      f.write_attribute("roughness/form_factors", "units", "(k_B T)^2, [x][valley][subband], at the last time");
+    }
     history.write(f);
     f.write_scalar("transport/time", sim.time());
     f.write_scalar("transport/steps", static_cast<double>(sim.steps()));

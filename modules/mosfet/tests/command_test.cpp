@@ -412,6 +412,60 @@ TEST(MosfetCommand, TransportRunResumeAndSweep) {
 }
 
 // docs/mosfet.md shows the options exactly as `quanta mosfet --help` prints them.
+// With [transport.roughness] the run writes the potential shifts and form factors, and a run resumed from its
+// checkpoint (which keeps the form factors of the stage the next step starts from) ends where the uninterrupted
+// one does, to the block's tolerance (the resumed block starts its eigenpairs afresh: test_mosfet_simulation).
+TEST(MosfetCommand, RoughnessRunWritesItsStateAndResumes) {
+  std::string config = slurp(fs::path(QUANTA_SOURCE_DIR) / "examples/mosfet/dg-transport/mosfet.toml");
+  auto set = [&](const std::string& from, const std::string& to) {
+    const auto at = config.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    config.replace(at, from.size(), to);
+  };
+  set("nx = 65", "nx = 9");
+  set("nz = 65", "nz = 17");
+  set("subbands = 6", "subbands = 2");
+  set("nw = 300", "nw = 24\nw_max = 14");
+  set("nphi = 48", "nphi = 8");
+  set("end_time = 0.1", "end_time = 0.004");
+  set("output_interval = 0.01", "output_interval = 0.002");
+  config += "\n[transport.roughness]\n";
+  const fs::path dir = fresh_dir("roughness");
+  std::ofstream(dir / "input.toml") << config;
+  Outcome o = run_mosfet(dir, "input.toml --backend cpu -o whole");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const quanta::io::H5File whole(dir / "whole/quanta-mosfet.h5", quanta::io::H5File::Mode::Read);
+  EXPECT_EQ(whole.dims("roughness/potential_shifts"), (std::vector<std::size_t>{2, 9, 17}));
+  EXPECT_EQ(whole.dims("roughness/form_factors"), (std::vector<std::size_t>{9, 3, 2}));
+  double largest = 0;
+  for (double x : whole.read_doubles("roughness/form_factors")) largest = std::max(largest, x);
+  EXPECT_GT(largest, 0.0);
+  set("end_time = 0.004", "end_time = 0.002");
+  std::ofstream(dir / "input.toml") << config;
+  ASSERT_EQ(run_mosfet(dir, "input.toml --backend cpu -o parts").code, 0);
+  set("end_time = 0.002", "end_time = 0.004");
+  std::ofstream(dir / "input.toml") << config;
+  o = run_mosfet(dir, "input.toml --backend cpu -o parts --resume");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const quanta::io::H5File parts(dir / "parts/quanta-mosfet.h5", quanta::io::H5File::Mode::Read);
+  const double i_whole = whole.read_doubles("transport/drain_current").at(0);
+  EXPECT_NEAR(parts.read_doubles("transport/drain_current").at(0), i_whole, 1e-9 * i_whole);
+  const auto fa = parts.read_doubles("roughness/form_factors"), fb = whole.read_doubles("roughness/form_factors");
+  ASSERT_EQ(fa.size(), fb.size());
+  for (std::size_t k = 0; k < fa.size(); ++k) EXPECT_NEAR(fa[k], fb[k], 1e-9 * largest);
+  // A checkpoint of a run without roughness is refused by a run with it, naming the setting.
+  config.erase(config.find("[transport.roughness]"));
+  std::ofstream(dir / "input.toml") << config;
+  ASSERT_EQ(run_mosfet(dir, "input.toml --backend cpu -o plain").code, 0);
+  config += "[transport.roughness]\n";
+  set("end_time = 0.004", "end_time = 0.006");
+  std::ofstream(dir / "input.toml") << config;
+  o = run_mosfet(dir, "input.toml --backend cpu -o plain --resume");
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.err.find("run/roughness_length"), std::string::npos) << o.err;
+  fs::remove_all(dir);
+}
+
 TEST(MosfetCommand, DocsShowTheHelpText) {
   const fs::path dir = fresh_dir("help");
   const Outcome o = run_mosfet(dir, "--help");
