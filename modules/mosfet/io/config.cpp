@@ -99,6 +99,8 @@ void parse_transport(const TomlReader& r, TransportRun& t) {
     sr.stretch = number(r, "transport.roughness", "stretch", sr.stretch, Range{0.01, 1.0, "a fraction of the z extent"});
     sr.nz = r.integer("transport.roughness", "nz", 0, [](std::int64_t v) { return v == 0 || (v >= 9 && v <= 4097); },
                       "0 (the interfaces on nodes, docs/mosfet.md) or an integer 9 <= nz <= 4097 (nodes of the extended z grid)");
+    sr.shift = r.string("transport.roughness", "shift", "same_grid", {"same_grid", "seed_code"}) == "same_grid" ? RoughnessShift::SameGrid
+                                                                                                              : RoughnessShift::SeedCode;
   }
   PhononParameters& p = o.phonons;
   p.acoustic_deformation_potential =
@@ -118,7 +120,7 @@ Config parse_table(const toml::table& root, const std::string& file) {
   r.check_keys("sweep", {"drain_voltages", "gate_voltages"});
   r.check_keys("transport", {"end_time", "output_interval", "steady_tolerance", "checkpoint_minutes", "nw", "nphi", "w_max", "cfl",
                              "rate_convention", "fphonon_occupation", "contacts", "reuse_jacobian", "phonons", "roughness"});
-  r.check_keys("transport.roughness", {"length", "displacement", "stretch", "nz"});
+  r.check_keys("transport.roughness", {"length", "displacement", "stretch", "nz", "shift"});
   r.check_keys("transport.phonons", {"acoustic_deformation_potential", "theta", "coupling", "mass_density", "sound_velocity"});
   r.check_keys("device", {"temperature", "geometry", "doping", "materials", "valleys"});
   r.check_keys("device.geometry", {"source_length", "channel_length", "drain_length", "oxide_thickness",

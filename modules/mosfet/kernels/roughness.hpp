@@ -7,7 +7,8 @@
 //                    grid onto the device;
 //    V_ext         = the solution of the Poisson problem of the stretched device with that density (a fixed
 //                    matrix, factored once);
-//    dV_up(i, j)   = V(i, j) - V_ext(i, z_j),  dV_low(i, j) = V(i, j) - V_ext(i, z_j + Delta_SR);
+//    dV_up(i, j)   = V(i, j) - V_ext(i, z_j),  dV_low(i, j) = V(i, j) - V_ext(i, z_j + Delta_SR), V the device's
+//                    potential (the seed's code) or the undisplaced film's on the extended spacing;
 //    I(v, p, i)    = (dz sum_j psi^2 dV_up / (k_B T / q))^2 + (dz sum_j psi^2 dV_low / (k_B T / q))^2,
 //                    in (k_B T)^2, the two interfaces uncorrelated.
 // 2. The scattering term, elastic, intravalley and intrasubband, the only anisotropic mechanism:
@@ -25,37 +26,38 @@
 
 namespace quanta::mosfet::kernels {
 
-// The tables that carry data between the device grid (nz nodes, spacing dz) and the extended one (nze nodes,
-// spacing dze): a value at a point read by linear interpolation from cell c (nodes c, c + 1) at fraction f.
-struct RoughnessMaps {
-  int nx = 0, nz = 0, nze = 0;
-  const int* stretch_cell = nullptr;      // [nze] the device cell holding sigma(Z_J)
-  const double* stretch_frac = nullptr;   // [nze]
-  const int* sample_cell = nullptr;       // [2][nz] the extended cell holding z_j (up), z_j + Delta_SR (low)
-  const double* sample_frac = nullptr;    // [2][nz]
+// An extended problem: a Poisson problem on its own z grid (n nodes) with the device's density read into it, and
+// where the device's nodes lie on that grid. A value at a point is read by linear interpolation from cell c (nodes
+// c, c + 1) at fraction f.
+struct ExtendedMaps {
+  int nx = 0, nz = 0, n = 0;               // n = 0: no such problem
+  const int* density_cell = nullptr;       // [n] the device cell holding the point the density is read at
+  const double* density_frac = nullptr;    // [n]
+  const int* sample_cell = nullptr;        // [sides][nz] the extended cell holding device node j (and j + shift)
+  const double* sample_frac = nullptr;     // [sides][nz]
 };
 
-// The stretched problem's right-hand side at extended node (i, J), its rows preconditioned as the factored
-// system's (kernels::system_row with the density n_ext): value at a Dirichlet node, C (N_D - n_ext) / diag else.
+// The extended problem's right-hand side at node (i, J), its rows preconditioned as the factored system's
+// (kernels::system_row with the density read in): value at a Dirichlet node, C (N_D - n) / diag elsewhere.
 struct StretchedRhs {
-  RoughnessMaps maps;
+  ExtendedMaps maps;
   const double* density = nullptr;           // [nx][nz] the device's electron density, nm^-3
-  const double* doping = nullptr;            // [nx][nze] of the stretched device, nm^-3
-  const unsigned char* dirichlet = nullptr;  // [nx][nze]
-  const double* boundary_value = nullptr;    // [nx][nze]
-  const double* diag = nullptr;              // [nx][nze] the factored rows' diagonals
+  const double* doping = nullptr;            // [nx][n] of the extended problem's device, nm^-3
+  const unsigned char* dirichlet = nullptr;  // [nx][n]
+  const double* boundary_value = nullptr;    // [nx][n]
+  const double* diag = nullptr;              // [nx][n] the factored rows' diagonals
   double source_scale = 0;                   // q / eps0, V nm
-  double* rhs = nullptr;                     // [nx][nze]
+  double* rhs = nullptr;                     // [nx][n]
 };
 QUANTA_HD void stretched_rhs_entry(const StretchedRhs& b, int i, int J) {
-  const std::size_t r = static_cast<std::size_t>(i) * b.maps.nze + J;
+  const std::size_t r = static_cast<std::size_t>(i) * b.maps.n + J;
   if (b.dirichlet[r]) {
     b.rhs[r] = b.boundary_value[r];
     return;
   }
   const double* n = b.density + static_cast<std::size_t>(i) * b.maps.nz;
-  const int K = b.maps.stretch_cell[J];
-  const double f = b.maps.stretch_frac[J], n_ext = n[K] + (n[K + 1] - n[K]) * f;
+  const int K = b.maps.density_cell[J];
+  const double f = b.maps.density_frac[J], n_ext = n[K] + (n[K + 1] - n[K]) * f;
   b.rhs[r] = b.source_scale * (b.doping[r] - n_ext) / b.diag[r];
 }
 
@@ -63,29 +65,43 @@ QUANTA_HD void stretched_rhs_entry(const StretchedRhs& b, int i, int J) {
 QUANTA_HD double potential_shift(double V, const double* E, int c, double f) { return V - (E[c] + (E[c + 1] - E[c]) * f); }
 
 // The form factor of subband (v, p) at x node i (the first `subbands` of each valley's ns eigenvectors).
+// The unperturbed potential is the device's V (the seed's code), or, when the undisplaced problem is given, that
+// problem's solution on the extended spacing (the same discretisation as the displaced one, so that only the
+// displacement separates them).
 struct FormFactors {
-  RoughnessMaps maps;
+  ExtendedMaps displaced;                   // sample maps [2][nz]: z_j (up) and z_j + Delta_SR (low)
+  ExtendedMaps undisplaced;                 // n = 0: the device's V; else sample maps [1][nz]
   int ns = 0, subbands = 0;
   double dz = 0;                            // nm
   double inv_kT = 0;                        // q / k_B T, 1/V
   const double* eigenvectors = nullptr;     // [nx][3][ns][nz], nm^-1/2
   const double* potential = nullptr;        // [nx][nz] V
-  const double* stretched = nullptr;        // [nx][nze] V_ext
+  const double* stretched = nullptr;        // [nx][n displaced] V_ext
+  const double* reference = nullptr;        // [nx][n undisplaced] V_ref, when undisplaced.n > 0
   double* out = nullptr;                    // [nx][3 subbands]
 };
+// The unperturbed potential at device node (i, j).
+QUANTA_HD double unperturbed_potential(const FormFactors& f, int i, int j) {
+  const ExtendedMaps& u = f.undisplaced;
+  if (u.n == 0) return f.potential[static_cast<std::size_t>(i) * f.displaced.nz + j];
+  const double* R = f.reference + static_cast<std::size_t>(i) * u.n;
+  const int c = u.sample_cell[j];
+  return R[c] + (R[c + 1] - R[c]) * u.sample_frac[j];
+}
+// dV_up (side 0) or dV_low (side 1) at device node (i, j), V.
+QUANTA_HD double interface_shift(const FormFactors& f, int side, int i, int j) {
+  const ExtendedMaps& m = f.displaced;
+  const std::size_t k = static_cast<std::size_t>(side) * m.nz + j;
+  return potential_shift(unperturbed_potential(f, i, j), f.stretched + static_cast<std::size_t>(i) * m.n, m.sample_cell[k], m.sample_frac[k]);
+}
 QUANTA_HD void form_factor_entry(const FormFactors& f, int i, int vp) {
-  const RoughnessMaps& m = f.maps;
-  const int v = vp / f.subbands, p = vp % f.subbands;
-  const double* psi = f.eigenvectors + ((static_cast<std::size_t>(i) * 3 + v) * f.ns + p) * m.nz;
-  const double* V = f.potential + static_cast<std::size_t>(i) * m.nz;
-  const double* E = f.stretched + static_cast<std::size_t>(i) * m.nze;
+  const int nz = f.displaced.nz, v = vp / f.subbands, p = vp % f.subbands;
+  const double* psi = f.eigenvectors + ((static_cast<std::size_t>(i) * 3 + v) * f.ns + p) * nz;
   double up = 0, low = 0;
-  for (int j = 1; j < m.nz - 1; ++j) {
+  for (int j = 1; j < nz - 1; ++j) {
     const double w = psi[j] * psi[j];
-    const int cu = m.sample_cell[j], cl = m.sample_cell[m.nz + j];
-    const double fu = m.sample_frac[j], fl = m.sample_frac[m.nz + j];
-    up += w * potential_shift(V[j], E, cu, fu);
-    low += w * potential_shift(V[j], E, cl, fl);
+    up += w * interface_shift(f, 0, i, j);
+    low += w * interface_shift(f, 1, i, j);
   }
   up *= f.dz * f.inv_kT;
   low *= f.dz * f.inv_kT;

@@ -48,8 +48,9 @@ class Engine {
   // factors of the populated subbands, [nx][3 subbands] in (k_B T)^2 (kT: k_B T in eV).
   virtual void set_roughness(const RoughnessGrid& r) = 0;
   virtual std::vector<double> roughness_form_factors(double kT) = 0;
-  // V_ext of the last roughness_form_factors() call, [nx][nze] V.
-  virtual std::vector<double> download_stretched_potential() = 0;
+  // The extended problems' solutions of the last roughness_form_factors() call: V_ext [nx][n displaced], then
+  // (RoughnessShift::SameGrid) V_ref [nx][n undisplaced], V.
+  virtual std::vector<double> download_extended_potentials() = 0;
 
   KernelTimes times;
   bool timing = true;  // time each stage (the GPU engine synchronizes for it)

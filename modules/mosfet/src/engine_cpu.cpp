@@ -125,41 +125,60 @@ class CpuEngine final : public Engine {
 
   void set_roughness(const RoughnessGrid& r) override {
     rough_ = r;
-    const DeviceGrid& e = rough_.stretched;
-    const std::size_t nodes = static_cast<std::size_t>(e.nx) * e.nz;
-    std::vector<double> zeros(nodes, 0.0);
-    rough_rows_.assign(nodes * (e.nz + 2), 0.0);
-    rough_rhs_.assign(nodes, 0.0);
-    rough_diag_.assign(nodes, 0.0);
-    rough_v_.assign(nodes, 0.0);
-    const kernels::LinearSystem s{e.nx, e.nz, rough_rows_.data(), rough_rhs_.data(), rough_diag_.data()};
-    kernels::construct_system_cpu({e.nx, e.nz, e.dx, e.dz, e.eps_r.data(), e.doping.data(), e.dirichlet.data(), e.boundary_value.data(),
-                                   zeros.data(), zeros.data(), nullptr, constants::q_over_eps0, s});
-    kernels::direct_solve_cpu(s, rough_v_.data(), rough_work_);  // factors the matrix for the re-solves
+    displaced_.factor(rough_.displaced.grid);
+    undisplaced_ = {};
+    if (rough_.undisplaced.grid.nz > 0) undisplaced_.factor(rough_.undisplaced.grid);
   }
   std::vector<double> roughness_form_factors(double kT) override {
     WallTimer t;
-    const DeviceGrid& e = rough_.stretched;
-    const kernels::RoughnessMaps maps{g_.nx, g_.nz, e.nz, rough_.stretch_cell.data(), rough_.stretch_frac.data(), rough_.sample_cell.data(),
-                                      rough_.sample_frac.data()};
-    const kernels::StretchedRhs b{maps, density_.data(), e.doping.data(), e.dirichlet.data(), e.boundary_value.data(), rough_diag_.data(),
-                                  constants::q_over_eps0, rough_rhs_.data()};
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < g_.nx; ++i)
-      for (int J = 0; J < e.nz; ++J) kernels::stretched_rhs_entry(b, i, J);
-    kernels::direct_resolve_cpu(e.nx, e.nz, rough_rhs_.data(), rough_v_.data(), rough_work_);
+    const kernels::ExtendedMaps displaced = maps(rough_.displaced), undisplaced = maps(rough_.undisplaced);
+    displaced_.solve(displaced, rough_.displaced.grid, density_.data());
+    if (undisplaced.n > 0) undisplaced_.solve(undisplaced, rough_.undisplaced.grid, density_.data());
     const int nvp = kernels::valleys * opt_.subbands;
     std::vector<double> out(static_cast<std::size_t>(g_.nx) * nvp);
-    const kernels::FormFactors f{maps, ns_, opt_.subbands, g_.dz, 1 / kT, psi_.data(), v_.data(), rough_v_.data(), out.data()};
+    const kernels::FormFactors f{displaced, undisplaced, ns_, opt_.subbands, g_.dz, 1 / kT, psi_.data(), v_.data(), displaced_.v.data(),
+                                 undisplaced_.v.data(), out.data()};
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < g_.nx; ++i)
       for (int vp = 0; vp < nvp; ++vp) kernels::form_factor_entry(f, i, vp);
     record("roughness_form_factors", t.seconds());
     return out;
   }
-  std::vector<double> download_stretched_potential() override { return rough_v_; }
+  std::vector<double> download_extended_potentials() override {
+    std::vector<double> out = displaced_.v;
+    out.insert(out.end(), undisplaced_.v.begin(), undisplaced_.v.end());
+    return out;
+  }
 
  private:
+  // An extended Poisson problem: its rows factored once, re-solved for each density.
+  struct ExtendedSolver {
+    std::vector<double> rows, rhs, diag, v, work;
+    void factor(const DeviceGrid& e) {
+      const std::size_t nodes = static_cast<std::size_t>(e.nx) * e.nz;
+      std::vector<double> zeros(nodes, 0.0);
+      rows.assign(nodes * (e.nz + 2), 0.0);
+      rhs.assign(nodes, 0.0);
+      diag.assign(nodes, 0.0);
+      v.assign(nodes, 0.0);
+      const kernels::LinearSystem s{e.nx, e.nz, rows.data(), rhs.data(), diag.data()};
+      kernels::construct_system_cpu({e.nx, e.nz, e.dx, e.dz, e.eps_r.data(), e.doping.data(), e.dirichlet.data(), e.boundary_value.data(),
+                                     zeros.data(), zeros.data(), nullptr, constants::q_over_eps0, s});
+      kernels::direct_solve_cpu(s, v.data(), work);
+    }
+    void solve(const kernels::ExtendedMaps& m, const DeviceGrid& e, const double* density) {
+      const kernels::StretchedRhs b{m, density, e.doping.data(), e.dirichlet.data(), e.boundary_value.data(), diag.data(), constants::q_over_eps0,
+                                    rhs.data()};
+#pragma omp parallel for schedule(static)
+      for (int i = 0; i < m.nx; ++i)
+        for (int J = 0; J < m.n; ++J) kernels::stretched_rhs_entry(b, i, J);
+      kernels::direct_resolve_cpu(e.nx, e.nz, rhs.data(), v.data(), work);
+    }
+  };
+  kernels::ExtendedMaps maps(const ExtendedProblem& p) const {
+    return {g_.nx, g_.nz, p.grid.nz, p.density_cell.data(), p.density_frac.data(), p.sample_cell.data(), p.sample_frac.data()};
+  }
+
   kernels::EigenProblem problem() {
     return eigen_problem(g_, opt_, d_.data(), e_.data(), eps_.data(), psi_.data(), scratch_.data());
   }
@@ -176,8 +195,8 @@ class CpuEngine final : public Engine {
   std::vector<double> work_;  // the linear solver's scratch (the direct solver's factored blocks)
   std::vector<double> chord_rhs_, du_;  // the chord step's right-hand side and potential change
   double residual_ = 0;       // |P[V]|_inf at the last assembly
-  RoughnessGrid rough_;       // surface roughness: the displaced device and the maps
-  std::vector<double> rough_rows_, rough_rhs_, rough_diag_, rough_v_, rough_work_;  // its system, solution, factored blocks
+  RoughnessGrid rough_;       // surface roughness: the extended problems and their maps
+  ExtendedSolver displaced_, undisplaced_;
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <string>
 
 #include "../kernels/roughness.hpp"
@@ -24,11 +25,46 @@ int extended_grid_nodes(const RoughnessOptions& opt, const Geometry& geo, int de
   auto whole = [](double x) { return std::abs(x - std::round(x)) < 1e-6; };
   for (int k = static_cast<int>(std::ceil(geo.oxide_thickness / dz - 1e-9)); k <= 64 * (device_nz - 1); ++k) {
     const double h = geo.oxide_thickness / k;
-    if (whole((geo.oxide_thickness + geo.silicon_thickness + opt.displacement) / h) && whole(total / h))
+    if (whole((geo.oxide_thickness + geo.silicon_thickness + opt.displacement) / h) && whole(total / h) &&
+        (opt.shift == RoughnessShift::SeedCode || whole(opt.displacement / h)))
       return static_cast<int>(std::round(total / h)) + 1;
   }
   return static_cast<int>(std::round(total / dz)) + 1;
 }
+
+namespace {
+// The device (its film `extra` thicker) on n nodes over [0, L_z + extra], the density read at map(Z_J), the contacts'
+// profile (when not flat) read there too; the device's nodes located at z_j + shift for each shift.
+template <class Map>
+ExtendedProblem extended_problem(const Device& device, const GridSize& grid, const ContactBoundary& contacts, double extra, int n, Map&& map,
+                                 std::initializer_list<double> shifts) {
+  const double lz = device.geometry.width(), dz = lz / (grid.nz - 1), h = (lz + extra) / (n - 1);
+  ExtendedProblem p;
+  p.density_cell.resize(n);
+  p.density_frac.resize(n);
+  for (int J = 0; J < n; ++J) locate(std::min(map(J * h), lz), dz, grid.nz, p.density_cell[J], p.density_frac[J]);
+  for (double shift : shifts)
+    for (int j = 0; j < grid.nz; ++j) {
+      int c;
+      double f;
+      locate(j * dz + shift, h, n, c, f);
+      p.sample_cell.push_back(c);
+      p.sample_frac.push_back(f);
+    }
+  Device d = device;
+  d.geometry.silicon_thickness += extra;
+  ContactBoundary ext{{}, contacts.gate_reference};
+  if (!contacts.profile.empty()) {
+    ext.profile.resize(n);
+    for (int J = 0; J < n; ++J) {
+      const double* v = contacts.profile.data() + p.density_cell[J];
+      ext.profile[J] = v[0] + (v[1] - v[0]) * p.density_frac[J];
+    }
+  }
+  p.grid = make_device_grid(d, GridSize{grid.nx, n, grid.interfaces}, ext);
+  return p;
+}
+}  // namespace
 
 RoughnessGrid make_roughness_grid(const Device& device, const GridSize& grid, const ContactBoundary& contacts, const RoughnessOptions& opt) {
   const Geometry& geo = device.geometry;
@@ -38,8 +74,7 @@ RoughnessGrid make_roughness_grid(const Device& device, const GridSize& grid, co
     throw Error("mosfet: transport.roughness.stretch = " + std::to_string(opt.stretch) + " stretches [" + std::to_string(a) + ", " +
                 std::to_string(top) + "] nm, which is not inside the silicon film [" + std::to_string(geo.oxide_thickness) + ", " +
                 std::to_string(geo.oxide_thickness + geo.silicon_thickness) + "] nm (stretch * the z extent must not exceed the film)");
-  const int nze = extended_grid_nodes(opt, geo, grid.nz), nz = grid.nz;
-  const double dz = lz / (nz - 1), dze = (lz + delta) / (nze - 1);
+  const int nze = extended_grid_nodes(opt, geo, grid.nz);
   auto sigma = [&](double z) {
     if (z <= a) return z;
     if (z <= b) return a + band / (band + delta) * (z - a);
@@ -47,27 +82,12 @@ RoughnessGrid make_roughness_grid(const Device& device, const GridSize& grid, co
   };
   RoughnessGrid r;
   r.displacement = delta;
-  r.stretch_cell.resize(nze);
-  r.stretch_frac.resize(nze);
-  for (int J = 0; J < nze; ++J) locate(std::min(sigma(J * dze), lz), dz, nz, r.stretch_cell[J], r.stretch_frac[J]);
-  r.sample_cell.resize(2 * nz);
-  r.sample_frac.resize(2 * nz);
-  for (int j = 0; j < nz; ++j) {
-    locate(j * dz, dze, nze, r.sample_cell[j], r.sample_frac[j]);
-    locate(j * dz + delta, dze, nze, r.sample_cell[nz + j], r.sample_frac[nz + j]);
+  r.displaced = extended_problem(device, grid, contacts, delta, nze, sigma, {0.0, delta});
+  if (opt.shift == RoughnessShift::SameGrid) {
+    const double h = (lz + delta) / (nze - 1);
+    const int n = static_cast<int>(std::round(lz / h)) + 1;
+    r.undisplaced = extended_problem(device, grid, contacts, 0.0, n, [](double z) { return z; }, {0.0});
   }
-  // The displaced device: the film Delta_SR thicker; the contacts' profile (when not flat) read at sigma(Z_J).
-  Device displaced = device;
-  displaced.geometry.silicon_thickness += delta;
-  ContactBoundary ext{{}, contacts.gate_reference};
-  if (!contacts.profile.empty()) {
-    ext.profile.resize(nze);
-    for (int J = 0; J < nze; ++J) {
-      const double* p = contacts.profile.data() + r.stretch_cell[J];
-      ext.profile[J] = p[0] + (p[1] - p[0]) * r.stretch_frac[J];
-    }
-  }
-  r.stretched = make_device_grid(displaced, GridSize{grid.nx, nze, grid.interfaces}, ext);
   return r;
 }
 

@@ -254,7 +254,7 @@ std::vector<double> SchrodingerPoisson::eigenvectors() const {
   return first_subbands(engine_->download_eigenvectors(), grid_.nx * 3, opt_.states(), opt_.subbands, grid_.nz);
 }
 void SchrodingerPoisson::set_roughness(const RoughnessGrid& r) {
-  if (r.stretched.nx != grid_.nx || r.sample_cell.size() != 2 * static_cast<std::size_t>(grid_.nz))
+  if (r.displaced.grid.nx != grid_.nx || r.displaced.sample_cell.size() != 2 * static_cast<std::size_t>(grid_.nz))
     throw Error("mosfet: a surface-roughness grid of another device grid");
   engine_->set_roughness(r);
   roughness_ = std::make_unique<RoughnessGrid>(r);
@@ -265,17 +265,18 @@ std::vector<double> SchrodingerPoisson::roughness_form_factors() const {
 }
 std::vector<double> SchrodingerPoisson::roughness_potential_shifts() const {
   if (!roughness_) throw Error("mosfet: roughness_potential_shifts() before set_roughness()");
-  const std::vector<double> v = potential(), e = engine_->download_stretched_potential();
-  const int nx = grid_.nx, nz = grid_.nz, nze = roughness_->stretched.nz;
-  std::vector<double> out(2 * v.size());
+  const std::vector<double> v = potential(), e = engine_->download_extended_potentials();
+  const ExtendedProblem &d = roughness_->displaced, &u = roughness_->undisplaced;
+  const std::size_t nodes = v.size(), displaced = static_cast<std::size_t>(grid_.nx) * d.grid.nz;
+  kernels::FormFactors f{{grid_.nx, grid_.nz, d.grid.nz, d.density_cell.data(), d.density_frac.data(), d.sample_cell.data(), d.sample_frac.data()},
+                         {grid_.nx, grid_.nz, u.grid.nz, u.density_cell.data(), u.density_frac.data(), u.sample_cell.data(), u.sample_frac.data()}};
+  f.potential = v.data();
+  f.stretched = e.data();
+  f.reference = e.data() + displaced;
+  std::vector<double> out(2 * nodes);
   for (int s = 0; s < 2; ++s)
-    for (int i = 0; i < nx; ++i)
-      for (int j = 0; j < nz; ++j) {
-        const std::size_t k = static_cast<std::size_t>(s) * nz + j;
-        out[(static_cast<std::size_t>(s) * nx + i) * nz + j] =
-            kernels::potential_shift(v[static_cast<std::size_t>(i) * nz + j], e.data() + static_cast<std::size_t>(i) * nze, roughness_->sample_cell[k],
-                                     roughness_->sample_frac[k]);
-      }
+    for (int i = 0; i < grid_.nx; ++i)
+      for (int j = 0; j < grid_.nz; ++j) out[(static_cast<std::size_t>(s) * grid_.nx + i) * grid_.nz + j] = kernels::interface_shift(f, s, i, j);
   return out;
 }
 std::vector<double> SchrodingerPoisson::populations() const {

@@ -414,7 +414,8 @@ std::vector<std::pair<std::string, double>> Simulation::run_keys() const {
           {"roughness_length", r.enabled ? r.length : 0.0},
           {"roughness_displacement", r.enabled ? r.displacement : 0.0},
           {"roughness_stretch", r.enabled ? r.stretch : 0.0},
-          {"roughness_nz", r.enabled ? static_cast<double>(extended_grid_nodes(r, d.geometry, config_.grid.nz)) : 0.0}};
+          {"roughness_nz", r.enabled ? static_cast<double>(extended_grid_nodes(r, d.geometry, config_.grid.nz)) : 0.0},
+          {"roughness_seed_code_shift", r.enabled && r.shift == RoughnessShift::SeedCode ? 1.0 : 0.0}};
 }
 
 void Simulation::save_checkpoint(const std::filesystem::path& file, const std::function<void(io::H5File&)>& extra) const {

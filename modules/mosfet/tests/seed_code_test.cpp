@@ -154,6 +154,7 @@ TEST(SeedCode, RoughnessAgreesWithTheSeedsCode) {
   Config c = reduced_config();
   c.transport.options.nphi = 32;
   c.transport.options.roughness.enabled = true;
+  c.transport.options.roughness.shift = RoughnessShift::SeedCode;  // dV from the device's V, as the seed's code
   ASSERT_EQ(extended_grid_nodes(c.transport.options.roughness, c.device.geometry, c.grid.nz), 84);
   const SeedSnapshot later = seed_snapshot("g33p32-sr", 100);
   ASSERT_GT(later.time, 0.0) << "no step 100 in " << later.dir / "scalars.dat";

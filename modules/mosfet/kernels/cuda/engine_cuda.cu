@@ -162,51 +162,81 @@ class CudaEngine final : public Engine {
   }
 
   void set_roughness(const RoughnessGrid& r) override {
-    const DeviceGrid& e = r.stretched;
-    const std::size_t nodes = static_cast<std::size_t>(e.nx) * e.nz;
-    rough_nze_ = e.nz;
-    rough_stretch_cell_ = device_copy(r.stretch_cell, "mosfet roughness stretch cells");
-    rough_stretch_frac_ = device_copy(r.stretch_frac, "mosfet roughness stretch fractions");
-    rough_sample_cell_ = device_copy(r.sample_cell, "mosfet roughness sample cells");
-    rough_sample_frac_ = device_copy(r.sample_frac, "mosfet roughness sample fractions");
-    rough_eps_r_ = device_copy(e.eps_r, "mosfet roughness eps_r");
-    rough_doping_ = device_copy(e.doping, "mosfet roughness doping");
-    rough_dirichlet_ = device_copy(e.dirichlet, "mosfet roughness Dirichlet mask");
-    rough_boundary_ = device_copy(e.boundary_value, "mosfet roughness boundary values");
-    rough_rows_ = device_zeros<double>(nodes * (e.nz + 2), "mosfet roughness system rows");
-    rough_rhs_ = device_zeros<double>(nodes, "mosfet roughness right-hand side");
-    rough_diag_ = device_zeros<double>(nodes, "mosfet roughness diagonal");
-    rough_v_ = device_zeros<double>(nodes, "mosfet roughness potential");
+    displaced_.factor(r.displaced);
+    undisplaced_ = ExtendedSolver{};
+    if (r.undisplaced.grid.nz > 0) undisplaced_.factor(r.undisplaced);
     rough_form_ = device_zeros<double>(static_cast<std::size_t>(g_.nx) * kernels::valleys * opt_.subbands, "mosfet roughness form factors");
-    rough_status_ = device_zeros<double>(3, "mosfet roughness solver status");
-    rough_cyclic_ = DeviceBuffer<double>(kernels::CyclicReduction::doubles(e.nx, e.nz), "mosfet roughness direct solver blocks");
-    rough_plan_ = kernels::plan_direct_solve(e.nx, e.nz);
-    const kernels::LinearSystem s{e.nx, e.nz, rough_rows_.data(), rough_rhs_.data(), rough_diag_.data()};
-    // The rows; density and potential do not enter them (no Frechet term), the zeroed rough_v_ stands in.
-    kernels::construct_system_cuda({e.nx, e.nz, e.dx, e.dz, rough_eps_r_.data(), rough_doping_.data(), rough_dirichlet_.data(),
-                                    rough_boundary_.data(), rough_v_.data(), rough_v_.data(), nullptr, constants::q_over_eps0, s});
-    kernels::direct_solve_cuda(s, rough_v_.data(), rough_work(), rough_plan_);  // factors the matrix for the re-solves
-    const std::vector<double> status = rough_status_.to_host();
-    kernels::check_direct_status(status.data());
   }
   std::vector<double> roughness_form_factors(double kT) override {
     WallTimer t;
-    const kernels::RoughnessMaps maps{g_.nx, g_.nz, rough_nze_, rough_stretch_cell_.data(), rough_stretch_frac_.data(),
-                                      rough_sample_cell_.data(), rough_sample_frac_.data()};
-    kernels::stretched_rhs_cuda({maps, density_.data(), rough_doping_.data(), rough_dirichlet_.data(), rough_boundary_.data(), rough_diag_.data(),
-                                 constants::q_over_eps0, rough_rhs_.data()});
-    kernels::direct_resolve_cuda(rough_rhs_.data(), rough_v_.data(), rough_work(), rough_plan_);
-    kernels::form_factors_cuda({maps, ns_, opt_.subbands, g_.dz, 1 / kT, psi_.data(), v_.data(), rough_v_.data(), rough_form_.data()});
+    const kernels::ExtendedMaps displaced = displaced_.maps(g_), undisplaced = undisplaced_.maps(g_);
+    displaced_.solve(displaced, density_.data());
+    if (undisplaced.n > 0) undisplaced_.solve(undisplaced, density_.data());
+    kernels::form_factors_cuda({displaced, undisplaced, ns_, opt_.subbands, g_.dz, 1 / kT, psi_.data(), v_.data(), displaced_.v.data(),
+                                undisplaced_.v.data(), rough_form_.data()});
     std::vector<double> out = rough_form_.to_host();
     record("roughness_form_factors", t.seconds());
     return out;
   }
-  std::vector<double> download_stretched_potential() override { return rough_v_.to_host(); }
+  std::vector<double> download_extended_potentials() override {
+    std::vector<double> out = displaced_.v.to_host();
+    if (undisplaced_.n > 0) {
+      const std::vector<double> u = undisplaced_.v.to_host();
+      out.insert(out.end(), u.begin(), u.end());
+    }
+    return out;
+  }
 
  private:
-  kernels::DirectWork rough_work() {
-    return {kernels::CyclicReduction::carve(g_.nx, rough_nze_, rough_cyclic_.data()), rough_status_.data()};
-  }
+  // An extended Poisson problem on the device: its maps and grid arrays, its rows factored once, re-solved per density.
+  struct ExtendedSolver {
+    int nx = 0, n = 0;
+    DeviceBuffer<int> density_cell, sample_cell;
+    DeviceBuffer<double> density_frac, sample_frac, eps_r, doping, boundary, rows, rhs, diag, v, status, cyclic;
+    DeviceBuffer<unsigned char> dirichlet;
+    kernels::DirectPlan plan;
+    double dx = 0, dz = 0;
+    void factor(const ExtendedProblem& p) {
+      const DeviceGrid& e = p.grid;
+      nx = e.nx;
+      n = e.nz;
+      dx = e.dx;
+      dz = e.dz;
+      const std::size_t nodes = static_cast<std::size_t>(e.nx) * e.nz;
+      density_cell = device_copy(p.density_cell, "mosfet roughness density cells");
+      density_frac = device_copy(p.density_frac, "mosfet roughness density fractions");
+      sample_cell = device_copy(p.sample_cell, "mosfet roughness sample cells");
+      sample_frac = device_copy(p.sample_frac, "mosfet roughness sample fractions");
+      eps_r = device_copy(e.eps_r, "mosfet roughness eps_r");
+      doping = device_copy(e.doping, "mosfet roughness doping");
+      dirichlet = device_copy(e.dirichlet, "mosfet roughness Dirichlet mask");
+      boundary = device_copy(e.boundary_value, "mosfet roughness boundary values");
+      rows = device_zeros<double>(nodes * (e.nz + 2), "mosfet roughness system rows");
+      rhs = device_zeros<double>(nodes, "mosfet roughness right-hand side");
+      diag = device_zeros<double>(nodes, "mosfet roughness diagonal");
+      v = device_zeros<double>(nodes, "mosfet roughness potential");
+      status = device_zeros<double>(3, "mosfet roughness solver status");
+      cyclic = DeviceBuffer<double>(kernels::CyclicReduction::doubles(e.nx, e.nz), "mosfet roughness direct solver blocks");
+      plan = kernels::plan_direct_solve(e.nx, e.nz);
+      const kernels::LinearSystem s{e.nx, e.nz, rows.data(), rhs.data(), diag.data()};
+      // The rows; density and potential do not enter them (no Frechet term), the zeroed v stands in.
+      kernels::construct_system_cuda({e.nx, e.nz, e.dx, e.dz, eps_r.data(), doping.data(), dirichlet.data(), boundary.data(), v.data(), v.data(),
+                                      nullptr, constants::q_over_eps0, s});
+      kernels::direct_solve_cuda(s, v.data(), work(), plan);  // factors the matrix for the re-solves
+      const std::vector<double> st = status.to_host();
+      kernels::check_direct_status(st.data());
+    }
+    kernels::DirectWork work() { return {kernels::CyclicReduction::carve(nx, n, cyclic.data()), status.data()}; }
+    kernels::ExtendedMaps maps(const DeviceGrid& g) {
+      if (n == 0) return {g.nx, g.nz, 0, nullptr, nullptr, nullptr, nullptr};
+      return {g.nx, g.nz, n, density_cell.data(), density_frac.data(), sample_cell.data(), sample_frac.data()};
+    }
+    void solve(const kernels::ExtendedMaps& m, const double* density) {
+      kernels::stretched_rhs_cuda({m, density, doping.data(), dirichlet.data(), boundary.data(), diag.data(), constants::q_over_eps0, rhs.data()});
+      kernels::direct_resolve_cuda(rhs.data(), v.data(), work(), plan);
+    }
+  };
+
   std::size_t n() const { return static_cast<std::size_t>(g_.nz - 2); }
   std::size_t matrices() const { return static_cast<std::size_t>(g_.nx) * kernels::valleys; }
 
@@ -272,13 +302,9 @@ class CudaEngine final : public Engine {
   DeviceBuffer<double> cyclic_;                                 // CyclicReduction::doubles(nx, nz)
   DeviceBuffer<double> chord_rhs_, du_;                         // [nx*nz] each: the chord step's
   kernels::DirectPlan direct_plan_;                             // its launch configuration
-  // Surface roughness: the maps, the displaced device [nx][nze], its factored system, V_ext and the form factors.
-  int rough_nze_ = 0;
-  DeviceBuffer<int> rough_stretch_cell_, rough_sample_cell_;
-  DeviceBuffer<double> rough_stretch_frac_, rough_sample_frac_, rough_eps_r_, rough_doping_;
-  DeviceBuffer<unsigned char> rough_dirichlet_;
-  DeviceBuffer<double> rough_boundary_, rough_rows_, rough_rhs_, rough_diag_, rough_v_, rough_form_, rough_status_, rough_cyclic_;
-  kernels::DirectPlan rough_plan_;
+  // Surface roughness: the extended problems and the form factors [nx][3 subbands].
+  ExtendedSolver displaced_, undisplaced_;
+  DeviceBuffer<double> rough_form_;
 };
 
 }  // namespace

@@ -814,9 +814,13 @@ DirectPlan plan_direct_solve(int nx, int nz_) {
   if (registers && (published + 3 * nz * nz) * sizeof(double) <= limit) plan.staging = DirectStaging::Couplings;
   const std::size_t blocks_held = plan.staging == DirectStaging::Couplings ? 3 : plan.staging == DirectStaging::Inverse ? 1 : 0;
   plan.eliminate_bytes = (published + blocks_held * nz * nz) * sizeof(double);
-  // Above 48 KiB a kernel must opt in to its dynamic shared memory.
-  QUANTA_CUDA_CHECK(cudaFuncSetAttribute(eliminate_kernel(plan.slots).kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(plan.eliminate_bytes)));
+  // Above 48 KiB a kernel must opt in to its dynamic shared memory. The limit is the kernel's, not the plan's: raised,
+  // never lowered, so that the plans of other grids (a block's and surface roughness's) keep working.
+  cudaFuncAttributes attributes{};
+  QUANTA_CUDA_CHECK(cudaFuncGetAttributes(&attributes, eliminate_kernel(plan.slots).kernel));
+  if (static_cast<std::size_t>(attributes.maxDynamicSharedSizeBytes) < plan.eliminate_bytes)
+    QUANTA_CUDA_CHECK(cudaFuncSetAttribute(eliminate_kernel(plan.slots).kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(plan.eliminate_bytes)));
   plan.strides = reduction_strides(nx);
   return plan;
 }

@@ -10,27 +10,27 @@ constexpr int kBlock = 128;
 
 __global__ void stretched_rhs_kernel(StretchedRhs b) {
   const long t = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
-  if (t >= static_cast<long>(b.maps.nx) * b.maps.nze) return;
-  stretched_rhs_entry(b, static_cast<int>(t / b.maps.nze), static_cast<int>(t % b.maps.nze));
+  if (t >= static_cast<long>(b.maps.nx) * b.maps.n) return;
+  stretched_rhs_entry(b, static_cast<int>(t / b.maps.n), static_cast<int>(t % b.maps.n));
 }
 
 __global__ void form_factors_kernel(FormFactors f) {
   const long t = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x, nvp = 3L * f.subbands;
-  if (t >= f.maps.nx * nvp) return;
+  if (t >= f.displaced.nx * nvp) return;
   form_factor_entry(f, static_cast<int>(t / nvp), static_cast<int>(t % nvp));
 }
 
 }  // namespace
 
 void stretched_rhs_cuda(const StretchedRhs& b) {
-  const long n = static_cast<long>(b.maps.nx) * b.maps.nze;
+  const long n = static_cast<long>(b.maps.nx) * b.maps.n;
   if (n == 0) return;
   stretched_rhs_kernel<<<static_cast<unsigned>((n + kBlock - 1) / kBlock), kBlock>>>(b);
   QUANTA_CUDA_LAUNCH_CHECK("mosfet roughness (stretched right-hand side)");
 }
 
 void form_factors_cuda(const FormFactors& f) {
-  const long n = static_cast<long>(f.maps.nx) * 3 * f.subbands;
+  const long n = static_cast<long>(f.displaced.nx) * 3 * f.subbands;
   if (n == 0) return;
   form_factors_kernel<<<static_cast<unsigned>((n + kBlock - 1) / kBlock), kBlock>>>(f);
   QUANTA_CUDA_LAUNCH_CHECK("mosfet roughness (form factors)");

@@ -10,23 +10,32 @@
 
 namespace quanta::mosfet {
 
-// The device whose film is displaced by Delta_SR, on the extended z grid of nze nodes over [0, L_z + Delta_SR],
-// and the maps (kernels::RoughnessMaps) as host arrays.
-//   sigma, from the extended grid to the device's: the identity below a = (1 - stretch) L_z / 2, a compression
-//   of [a, b] (b = (1 + stretch) L_z / 2 + Delta_SR) onto [a, (1 + stretch) L_z / 2], a shift by -Delta_SR above b;
-//   so both gates, both oxides and both interfaces keep their places, and the upper part moves up by Delta_SR.
+// A Poisson problem of the device on an extended z grid (kernels::ExtendedMaps as host arrays): its device grid,
+// where the device's density is read for each of its nodes, and where the device's nodes lie on it.
+struct ExtendedProblem {
+  DeviceGrid grid;                   // nx x n: permittivity, doping, contacts and gates; nz = 0: no problem
+  std::vector<int> density_cell;     // [n]
+  std::vector<double> density_frac;  // [n]
+  std::vector<int> sample_cell;      // [sides][nz]
+  std::vector<double> sample_frac;   // [sides][nz]
+};
+
+// Surface roughness's two extended problems.
+//   displaced: the film displaced by Delta_SR, on nze nodes over [0, L_z + Delta_SR], the density read at sigma(Z_J),
+//     sigma the identity below a = (1 - stretch) L_z / 2, a compression of [a, b] (b = (1 + stretch) L_z / 2 +
+//     Delta_SR) onto [a, (1 + stretch) L_z / 2], a shift by -Delta_SR above b: both gates, both oxides and both
+//     interfaces keep their places and the upper part moves up by Delta_SR. Sides: z_j (up), z_j + Delta_SR (low).
+//   undisplaced (RoughnessShift::SameGrid): the device itself on the same spacing over [0, L_z], the density read at
+//     Z_J. One side: z_j.
 struct RoughnessGrid {
-  DeviceGrid stretched;              // nx x nze: permittivity, doping, contacts and gates of the displaced film
-  double displacement = 0;           // Delta_SR, nm
-  std::vector<int> stretch_cell;     // [nze]
-  std::vector<double> stretch_frac;  // [nze]
-  std::vector<int> sample_cell;      // [2][nz]
-  std::vector<double> sample_frac;   // [2][nz]
+  double displacement = 0;  // Delta_SR, nm
+  ExtendedProblem displaced, undisplaced;
 };
 
 // The extended grid's nodes: options.nz, or by default the coarsest spacing no coarser than the device's that puts
 // both displaced interfaces on nodes (t_ox and t_ox + t_si + Delta_SR multiples of it: the seed's code's 84 nodes,
-// 0.1 nm, for its device at nz = 65); where no such spacing down to 1/64 of the device's exists, the device's.
+// 0.1 nm, for its device at nz = 65), and with RoughnessShift::SameGrid the undisplaced ones too (Delta_SR a multiple);
+// where no such spacing down to 1/64 of the device's exists, the device's.
 // Interfaces between nodes move by up to half a spacing, an error of that size in the displacement itself.
 int extended_grid_nodes(const RoughnessOptions& options, const Geometry& geometry, int device_nz);
 

@@ -110,7 +110,8 @@ class SchrodingerPoisson {
   // device and bias; then the form factors of the state after the last call, [nx][3 subbands] in (k_B T)^2.
   void set_roughness(const RoughnessGrid& r);
   std::vector<double> roughness_form_factors() const;
-  // The potential shifts of that call, [2][nx][nz] V: dV_up = V - V_ext(z), dV_low = V - V_ext(z + Delta_SR).
+  // The potential shifts of that call, [2][nx][nz] V: dV_up = V0 - V_ext(z), dV_low = V0 - V_ext(z + Delta_SR), V0 the
+  // unperturbed potential (RoughnessShift).
   std::vector<double> roughness_potential_shifts() const;
   std::vector<double> populations() const;   // [nx][3][subbands] nm^-2 (the last rho used)
   std::vector<double> density() const;       // [nx][nz] N in nm^-3

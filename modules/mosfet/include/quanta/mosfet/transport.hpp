@@ -48,8 +48,14 @@ enum class ContactModel { Flat, SeedCode };
 // model, docs/mosfet-surface-roughness.md): an exponential autocorrelation of correlation length L_SR, and the
 // potential shift of a film displaced by Delta_SR, from a Poisson problem on an extended z grid whose central
 // band (a fraction `stretch` of the z extent) is stretched by Delta_SR.
+// The unperturbed potential dV is taken from: the film solved undisplaced on the extended grid's spacing with the
+// same fixed density (the displaced and undisplaced problems then share their discretisation, and dV vanishes with
+// the displacement on any grid), or the device's self-consistent V (the seed's code; docs/mosfet-surface-roughness.md
+// section 8 shows the grid part this leaves in the form factors).
+enum class RoughnessShift { SameGrid, SeedCode };
 struct RoughnessOptions {
   bool enabled = false;
+  RoughnessShift shift = RoughnessShift::SameGrid;
   double length = 1.5;        // L_SR, nm
   double displacement = 0.3;  // Delta_SR, nm
   double stretch = 0.2;       // the stretched band, a fraction of the z extent centred at its middle
