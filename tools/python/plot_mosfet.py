@@ -5,8 +5,9 @@
         lowest subband energies of each valley along x and the Newton-Raphson history
     python3 tools/python/plot_mosfet.py DIR/quanta-mosfet.h5 [-o mosfet-transport.png]
         transport run: surface density and current density j(x) at the stored output times, I_D, the
-        Newton iterations and the time step against time, the final potential and density maps, and the
-        mean kinetic energy and velocity of each valley along x at the last output time
+        Newton iterations and the time step against time, the final potential and density maps, the
+        mean kinetic energy and velocity of each valley along x at the last output time, and with surface
+        roughness on the potential shifts dV_up, dV_low of the displaced interfaces
     python3 tools/python/plot_mosfet.py DIR/quanta-mosfet-checkpoint.h5 [--x-node I] [-o mosfet-distribution.png]
         transport checkpoint: the distribution function Phi(w, phi) of the lowest subband of each valley
         at x node I (default: the middle node), and Phi(x, w) averaged over phi
@@ -139,6 +140,8 @@ def load_transport(path):
             "drain": float(f["device/drain_voltage"][()]),
             # "seed_code": the gates at V_G from the Fermi level, the contacts at the profile V_b(z) (docs/mosfet.md)
             "contacts": f["device/contacts"][()].decode() if "device/contacts" in f else "flat",
+            # surface roughness on: dV_up, dV_low [2][nx][nz] (V) at the last time
+            "dV": f["roughness/potential_shifts"][...] if "roughness/potential_shifts" in f else None,
         }
 
 
@@ -186,7 +189,8 @@ def plot_valleys(ax, d):
 
 
 def plot_transport(d, out):
-    fig, ax = plt.subplots(4, 2, figsize=(12, 15))
+    rows = 4 if d["dV"] is None else 5
+    fig, ax = plt.subplots(rows, 2, figsize=(12, 15 if rows == 4 else 18.5))
     plot_profiles(ax[0], d)
     plot_history(ax[1], d["steps"])
     # The run's file has no z coordinates: the maps are drawn against the z node index of the uniform grid.
@@ -199,6 +203,10 @@ def plot_transport(d, out):
         map_panel(fig, ax[2, 1], d["x"], z, log_density_cm3(d["N"]), "log10 N [cm^-3]", f"electron density at {when}", "magma",
                   vmin=14, zlabel="z node")
     plot_valleys(ax[3], d)
+    if d["dV"] is not None:
+        for side, name in enumerate(("upper", "lower")):
+            map_panel(fig, ax[4, side], d["x"], z, d["dV"][side], "dV [V]",
+                      f"roughness dV, {name} interface displaced", "coolwarm", zlabel="z node")
     if d["contacts"] == "seed_code":
         fig.suptitle(f"transport run: gates at {d['gate']:g} V, drain at V_b(z) + {d['drain']:g} V (the seed code's contacts)")
     else:

@@ -1,5 +1,5 @@
-"""tools/python/plot_mosfet.py on small quanta mosfet runs: the equilibrium example, a transport run, its
-checkpoint, and a sweep (its HDF5 file and its table), each PNG written; a file that is no quanta output
+"""tools/python/plot_mosfet.py on small quanta mosfet runs: the equilibrium example, a transport run (and one with
+surface roughness), its checkpoint, and a sweep (its HDF5 file and its table), each PNG written; a file that is no quanta output
 refused with exit 1. Exit 77 (CTest: skipped) without numpy, h5py or matplotlib.
 
 usage: plot_script_test.py QUANTA_BINARY plot_mosfet.py REPOSITORY_ROOT
@@ -48,6 +48,9 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(os.path.join(tmp, "transport.toml"), "w") as f:
         f.write(config)
     assert run("transport.toml", "-o", "tr").returncode == 0
+    with open(os.path.join(tmp, "rough.toml"), "w") as f:
+        f.write(config + "\n[transport.roughness]\n")
+    assert run("rough.toml", "-o", "sr").returncode == 0
     sweep = config.replace("cfl = 0.6", "cfl = 0.6\nsteady_tolerance = 1e-6") + "\n[sweep]\ndrain_voltages = [0.05, 0.1]\n"
     with open(os.path.join(tmp, "sweep.toml"), "w") as f:
         f.write(sweep)
@@ -56,10 +59,11 @@ with tempfile.TemporaryDirectory() as tmp:
     out = lambda *p: os.path.join(tmp, *p)  # noqa: E731
     plot(out("eq", "quanta-mosfet.h5"), out("eq.png"))
     plot(out("tr", "quanta-mosfet.h5"), out("transport.png"))
+    plot(out("sr", "quanta-mosfet.h5"), out("roughness.png"))
     plot(out("tr", "quanta-mosfet-checkpoint.h5"), out("distribution.png"))
     plot(out("sw", "quanta-mosfet-sweep.h5"), out("iv-h5.png"))
     plot(out("sw", "quanta-mosfet-iv.dat"), out("iv-dat.png"))
     bad = plot(out("tr", "quanta-mosfet-scalars.dat"), out("bad.png"), expect=1)
     assert "is not a quanta mosfet output" in bad.stderr, bad.stderr
     assert not os.path.exists(out("bad.png"))
-print("plot_mosfet.py: 5 plots written, a foreign file refused")
+print("plot_mosfet.py: 6 plots written, a foreign file refused")
