@@ -55,22 +55,33 @@ __global__ void scattering_kernel(kernels::PhaseGrid g, kernels::PhononScatterin
   kernels::add_scattering(g, s, val.v, eps, overlaps, pi, phi, rhs, vp / g.nsbn, vp % g.nsbn, i, l);
 }
 
-// Surface roughness: one block per (energy cell l, valley v, group of kRoughnessColumns (p, i) columns), the
-// angular kernel D_v(w_l) in shared memory (read as D[m'][m], the same numbers as D[m][m'], so that neighbouring
-// threads read neighbouring words), one thread per (column, angle); the sum in kernels::roughness_term's order.
-constexpr int kRoughnessColumns = 64;
-constexpr int kRoughnessMaxAngles = 128;  // nphi^2 doubles of shared memory: 128 KiB
-__global__ void roughness_kernel(kernels::PhaseGrid g, kernels::RoughnessInputs in, Valleys val, const double* phi, double* rhs) {
-  extern __shared__ double D[];  // [nphi][nphi]
-  const int l = blockIdx.x, v = blockIdx.y, columns = g.nsbn * g.nx, c0 = blockIdx.z * kRoughnessColumns;
-  const int count = min(kRoughnessColumns, columns - c0);
+// Surface roughness: one block per (energy cell l, valley v, group of `columns` (p, i) columns). The angular kernel
+// D_v(w_l) and the group's angle lines of Phi are staged in shared memory (coalesced reads), then one thread per
+// (column, angle) sums over the angles from shared memory alone and adds its term (coalesced writes). D is read as
+// D[m'][m], the same numbers as D[m][m'] (the table is exactly symmetric), so that neighbouring threads read
+// neighbouring words; the sum runs in kernels::roughness_term's order.
+constexpr int kRoughnessThreads = 256;
+constexpr int kRoughnessMaxAngles = 128;  // nphi^2 doubles of shared memory: 128 KiB, plus the lines
+int roughness_columns(const kernels::PhaseGrid& g, std::size_t shared_limit) {
+  const std::size_t kernel = static_cast<std::size_t>(g.nphi) * g.nphi * sizeof(double), line = static_cast<std::size_t>(g.nphi) * sizeof(double);
+  return static_cast<int>(std::min<std::size_t>(64, (shared_limit - kernel) / line));
+}
+__global__ void roughness_kernel(kernels::PhaseGrid g, kernels::RoughnessInputs in, Valleys val, int columns, const double* phi, double* rhs) {
+  extern __shared__ double shared[];
+  double* D = shared;                           // [nphi][nphi]
+  double* lines = shared + g.nphi * g.nphi;     // [columns][nphi]
+  const int l = blockIdx.x, v = blockIdx.y, c0 = blockIdx.z * columns, count = min(columns, g.nsbn * g.nx - c0);
   const double* table = in.kernel + (static_cast<long>(v) * g.nw + l) * g.nphi * g.nphi;
   for (int k = threadIdx.x; k < g.nphi * g.nphi; k += blockDim.x) D[k] = table[k];
+  for (int k = threadIdx.x; k < count * g.nphi; k += blockDim.x) {
+    const int c = c0 + k / g.nphi;
+    lines[k] = phi[kernels::phase_index(g, v, c / g.nx, c % g.nx, l, k % g.nphi)];
+  }
   __syncthreads();
   const double s = kernels::kane_jacobian(val.v[v], (l + 0.5) * g.dw);
   for (int k = threadIdx.x; k < count * g.nphi; k += blockDim.x) {
     const int c = c0 + k / g.nphi, m = k % g.nphi, p = c / g.nx, i = c % g.nx;
-    const double* line = phi + kernels::phase_index(g, v, p, i, l, 0);
+    const double* line = lines + (k / g.nphi) * g.nphi;
     const double self = line[m];
     double sum = 0;
     for (int m2 = 0; m2 < g.nphi; ++m2) sum += D[m2 * g.nphi + m] * (line[m2] - self);
@@ -215,7 +226,11 @@ class CudaTransportEngine final : public TransportEngine {
                     std::to_string(kRoughnessMaxAngles) + " (the nphi x nphi angular kernel of an energy cell is held in shared memory)");
       roughness_kernel_ = DeviceBuffer<double>(std::span<const double>(s.roughness_kernel), "roughness angular kernel");
       form_ = DeviceBuffer<double>(nvp_ * s.grid.nx, "roughness form factors");
-      roughness_shared_ = static_cast<std::size_t>(s.grid.nphi) * s.grid.nphi * sizeof(double);
+      int device = 0, optin = 0;
+      QUANTA_CUDA_CHECK(cudaGetDevice(&device));
+      QUANTA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+      roughness_columns_ = roughness_columns(s.grid, static_cast<std::size_t>(optin));
+      roughness_shared_ = (static_cast<std::size_t>(s.grid.nphi) + roughness_columns_) * s.grid.nphi * sizeof(double);
       QUANTA_CUDA_CHECK(cudaFuncSetAttribute(roughness_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(roughness_shared_)));
     }
   }
@@ -248,9 +263,10 @@ class CudaTransportEngine final : public TransportEngine {
     QUANTA_CUDA_LAUNCH_CHECK("scattering_kernel");
     if (s_.roughness()) {
       if (!have_form_) throw Error("transport: surface roughness without form factors (upload_roughness)");
-      const dim3 grid(static_cast<unsigned>(g.nw), kernels::kValleys, static_cast<unsigned>((g.nsbn * g.nx + kRoughnessColumns - 1) / kRoughnessColumns));
-      roughness_kernel<<<grid, 256, roughness_shared_>>>(g, {s_.roughness_constant, roughness_kernel_.data(), form_.data()}, val_, phi_.data(),
-                                                         rhs_.data());
+      const dim3 grid(static_cast<unsigned>(g.nw), kernels::kValleys,
+                      static_cast<unsigned>((g.nsbn * g.nx + roughness_columns_ - 1) / roughness_columns_));
+      roughness_kernel<<<grid, kRoughnessThreads, roughness_shared_>>>(g, {s_.roughness_constant, roughness_kernel_.data(), form_.data()}, val_,
+                                                                       roughness_columns_, phi_.data(), rhs_.data());
       QUANTA_CUDA_LAUNCH_CHECK("roughness_kernel");
     }
     const kernels::TransportInputs in{velocity_.data(), angle_speed_.data(), deps_.data(), contact_.data(), a3_max_, s_.periodic_x};
@@ -297,6 +313,7 @@ class CudaTransportEngine final : public TransportEngine {
   double a3_max_ = 0;
   bool saved_ = false, have_form_ = false;
   std::size_t roughness_shared_ = 0;
+  int roughness_columns_ = 0;
   DeviceBuffer<double> roughness_kernel_, form_;  // surface roughness: D [3][nw][nphi][nphi], I [nx][3 nsbn]
   DeviceBuffer<double> phi_, phi_n_, rhs_, pi_, eps_, overlaps_, deps_, contact_, moments_, velocity_, angle_speed_;
 };
