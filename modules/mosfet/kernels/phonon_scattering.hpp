@@ -48,10 +48,10 @@ struct EnergyGrid {
 // cells 0 and 1 below the first centre); zero below 0 and above the last centre.
 QUANTA_HD double interpolate_w(const double* pi, const EnergyGrid& g, double gamma) {
   if (gamma < 0) return 0;
-  const int l = static_cast<int>(gamma / g.dw - 0.5);  // truncation toward zero
+  const double cells = gamma / g.dw;  // one division: the scattering kernel does some hundred of these per energy cell
+  const int l = static_cast<int>(cells - 0.5);  // truncation toward zero
   if (l > g.nw - 2) return 0;
-  const double wl = (l + 0.5) * g.dw;
-  return pi[l] + (pi[l + 1] - pi[l]) / g.dw * (gamma - wl);
+  return pi[l] + (pi[l + 1] - pi[l]) * (cells - (l + 0.5));
 }
 
 // Gain s_v(w_l) G and loss rate Lambda of state (v, p, l). eps [3][nsbn]: subband energies; W

@@ -48,7 +48,9 @@ __global__ void angle_integral_kernel(kernels::PhaseGrid g, const double* phi, d
   kernels::angle_integral(g, phi, pi, vp / g.nsbn, vp % g.nsbn, i, l);
 }
 
-__global__ void scattering_kernel(kernels::PhaseGrid g, kernels::PhononScattering s, Valleys val, const double* eps, const double* overlaps,
+// At most 64 registers (8 blocks of kThreads per multiprocessor): unbounded, the compiler took 88 and the kernel, whose
+// energy cells wait on long chains of divisions and interpolations, ran at 27% occupancy.
+__global__ void __launch_bounds__(kThreads, 8) scattering_kernel(kernels::PhaseGrid g, kernels::PhononScattering s, Valleys val, const double* eps, const double* overlaps,
                                   const double* pi, const double* phi, double* rhs) {
   int vp, i, l;
   if (!energy_cell(g, vp, i, l)) return;
