@@ -195,3 +195,17 @@ TEST(MosfetBadInput, RoughnessKeysAreChecked) {
     EXPECT_NE(e.find("bad.toml:"), std::string::npos) << e;
   }
 }
+
+// Every bundled example config is read without complaint (their runs are in command_test and seed_code_test).
+TEST(MosfetBadInput, BundledExamplesAreValid) {
+  int read = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(QUANTA_SOURCE_DIR) / "examples/mosfet")) {
+    const auto file = e.path() / "mosfet.toml";
+    if (!std::filesystem::exists(file)) continue;
+    EXPECT_NO_THROW(read_config(file)) << file;
+    ++read;
+  }
+  EXPECT_GE(read, 5);
+  const Config c = read_config(std::filesystem::path(QUANTA_SOURCE_DIR) / "examples/mosfet/dg-roughness/mosfet.toml");
+  EXPECT_TRUE(c.transport.options.roughness.enabled);
+}
