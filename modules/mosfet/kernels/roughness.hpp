@@ -39,7 +39,7 @@ struct ExtendedMaps {
 
 // The extended problem's right-hand side at node (i, J), its rows preconditioned as the factored system's
 // (kernels::system_row with the density read in): value at a Dirichlet node, C (N_D - n) / diag elsewhere.
-struct StretchedRhs {
+struct ExtendedRhs {
   ExtendedMaps maps;
   const double* density = nullptr;           // [nx][nz] the device's electron density, nm^-3
   const double* doping = nullptr;            // [nx][n] of the extended problem's device, nm^-3
@@ -49,7 +49,7 @@ struct StretchedRhs {
   double source_scale = 0;                   // q / eps0, V nm
   double* rhs = nullptr;                     // [nx][n]
 };
-QUANTA_HD void stretched_rhs_entry(const StretchedRhs& b, int i, int J) {
+QUANTA_HD void extended_rhs_entry(const ExtendedRhs& b, int i, int J) {
   const std::size_t r = static_cast<std::size_t>(i) * b.maps.n + J;
   if (b.dirichlet[r]) {
     b.rhs[r] = b.boundary_value[r];

@@ -167,11 +167,11 @@ class CpuEngine final : public Engine {
       kernels::direct_solve_cpu(s, v.data(), work);
     }
     void solve(const kernels::ExtendedMaps& m, const DeviceGrid& e, const double* density) {
-      const kernels::StretchedRhs b{m, density, e.doping.data(), e.dirichlet.data(), e.boundary_value.data(), diag.data(), constants::q_over_eps0,
+      const kernels::ExtendedRhs b{m, density, e.doping.data(), e.dirichlet.data(), e.boundary_value.data(), diag.data(), constants::q_over_eps0,
                                     rhs.data()};
 #pragma omp parallel for schedule(static)
       for (int i = 0; i < m.nx; ++i)
-        for (int J = 0; J < m.n; ++J) kernels::stretched_rhs_entry(b, i, J);
+        for (int J = 0; J < m.n; ++J) kernels::extended_rhs_entry(b, i, J);
       kernels::direct_resolve_cpu(e.nx, e.nz, rhs.data(), v.data(), work);
     }
   };

@@ -232,7 +232,7 @@ class CudaEngine final : public Engine {
       return {g.nx, g.nz, n, density_cell.data(), density_frac.data(), sample_cell.data(), sample_frac.data()};
     }
     void solve(const kernels::ExtendedMaps& m, const double* density) {
-      kernels::stretched_rhs_cuda({m, density, doping.data(), dirichlet.data(), boundary.data(), diag.data(), constants::q_over_eps0, rhs.data()});
+      kernels::extended_rhs_cuda({m, density, doping.data(), dirichlet.data(), boundary.data(), diag.data(), constants::q_over_eps0, rhs.data()});
       kernels::direct_resolve_cuda(rhs.data(), v.data(), work(), plan);
     }
   };

@@ -132,8 +132,8 @@ void chord_rhs_cuda(const SystemBuild& b, double* scratch);
 void add_cuda(std::size_t n, const double* du, double* u);
 
 // --- roughness_cuda.cu --------------------------------------------------------------------------
-// The stretched problem's right-hand side (kernels/roughness.hpp): one thread per extended node (i, J).
-void stretched_rhs_cuda(const StretchedRhs& b);
+// An extended problem's right-hand side (kernels/roughness.hpp): one thread per extended node (i, J).
+void extended_rhs_cuda(const ExtendedRhs& b);
 // The form factors: one thread per (i, v p).
 void form_factors_cuda(const FormFactors& f);
 

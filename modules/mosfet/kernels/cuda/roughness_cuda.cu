@@ -8,10 +8,10 @@ namespace {
 
 constexpr int kBlock = 128;
 
-__global__ void stretched_rhs_kernel(StretchedRhs b) {
+__global__ void extended_rhs_kernel(ExtendedRhs b) {
   const long t = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
   if (t >= static_cast<long>(b.maps.nx) * b.maps.n) return;
-  stretched_rhs_entry(b, static_cast<int>(t / b.maps.n), static_cast<int>(t % b.maps.n));
+  extended_rhs_entry(b, static_cast<int>(t / b.maps.n), static_cast<int>(t % b.maps.n));
 }
 
 __global__ void form_factors_kernel(FormFactors f) {
@@ -22,11 +22,11 @@ __global__ void form_factors_kernel(FormFactors f) {
 
 }  // namespace
 
-void stretched_rhs_cuda(const StretchedRhs& b) {
+void extended_rhs_cuda(const ExtendedRhs& b) {
   const long n = static_cast<long>(b.maps.nx) * b.maps.n;
   if (n == 0) return;
-  stretched_rhs_kernel<<<static_cast<unsigned>((n + kBlock - 1) / kBlock), kBlock>>>(b);
-  QUANTA_CUDA_LAUNCH_CHECK("mosfet roughness (stretched right-hand side)");
+  extended_rhs_kernel<<<static_cast<unsigned>((n + kBlock - 1) / kBlock), kBlock>>>(b);
+  QUANTA_CUDA_LAUNCH_CHECK("mosfet roughness (extended right-hand side)");
 }
 
 void form_factors_cuda(const FormFactors& f) {
