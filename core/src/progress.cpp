@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "quanta/core/comm.hpp"
+
 namespace quanta {
 
 namespace {
@@ -75,6 +77,9 @@ void note(const char* module, bool quiet, const std::string& message) {
   if (!quiet) std::fprintf(stderr, "[%s] %s\n", module, message.c_str());
 }
 
-void warn(const char* module, const std::string& message) { std::fprintf(stderr, "[%s] warning: %s\n", module, message.c_str()); }
+void warn(const char* module, const std::string& message) {
+  if (!Comm::world().root()) return;
+  std::fprintf(stderr, "[%s] warning: %s\n", module, message.c_str());
+}
 
 }  // namespace quanta

@@ -1,8 +1,11 @@
 // Lower levels split over 2 processes (seed eq. 20: level i to process i mod P) give the same files as
 // one process: .states and .trans byte-identical, and the 2-process run records that 2 processes
-// computed it (so 2 independent single-process runs writing the same files cannot pass).
+// computed it (so 2 independent single-process runs writing the same files cannot pass); a warning about the input
+// is printed once, not once per process.
 #include <gtest/gtest.h>
 #include <unistd.h>
+
+#include <fstream>
 
 #include "mpi_support.hpp"
 
@@ -22,5 +25,31 @@ TEST(LinelistMpi, TwoProcessesWriteTheSameLineList) {
     EXPECT_FALSE(a.empty()) << f;
     EXPECT_TRUE(a == b) << f << " differs between 1 and 2 processes";
   }
+  fs::remove_all(base);
+}
+
+// A warning about the input (here a repeated TEMPERATURE) is printed once by a run over 2 processes, as by one:
+// every rank reads the same input, and only rank 0 speaks.
+TEST(LinelistMpi, InputWarningsArePrintedOnce) {
+  if (const std::string why = launcher_problem(); !why.empty()) GTEST_SKIP() << why;
+  const fs::path base = fs::temp_directory_path() / ("quanta-linelist-mpi-warn-" + std::to_string(::getpid()));
+  fs::remove_all(base);
+  fs::create_directories(base);
+  std::string text = text_of(input_file());
+  const std::string line = "  TEMPERATURE   500.0\n";
+  const auto at = text.find(line);
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at, line);
+  const fs::path input = base / "step4_std.inp";
+  std::ofstream(input) << text;
+  auto count = [](const std::string& log) {
+    int n = 0;
+    for (std::size_t at = log.find("TEMPERATURE is given on line"); at != std::string::npos; at = log.find("TEMPERATURE is given on line", at + 1)) ++n;
+    return n;
+  };
+  ASSERT_EQ(run_linelist(base / "one", 1, "cpu", input), 0) << text_of(base / "one/log.txt");
+  ASSERT_EQ(run_linelist(base / "two", 2, "cpu", input), 0) << text_of(base / "two/log.txt");
+  EXPECT_EQ(count(text_of(base / "one/log.txt")), 1) << text_of(base / "one/log.txt");
+  EXPECT_EQ(count(text_of(base / "two/log.txt")), 1) << text_of(base / "two/log.txt");
   fs::remove_all(base);
 }

@@ -10,7 +10,8 @@ namespace quanta {
 // One informational line on stderr, "[module] message"; silent when quiet.
 void note(const char* module, bool quiet, const std::string& message);
 // A warning the user must see (a repeated key, a replaced result): "[module] warning: message" on
-// stderr, printed even under --quiet.
+// stderr, printed even under --quiet; in a run over MPI ranks by rank 0 only (the ranks read the same inputs and
+// share the outputs, so every rank would print the same line).
 void warn(const char* module, const std::string& message);
 
 // Progress of one long stage on stderr: "[stage] done/total (pct) rate/s ETA". Lines are throttled to
