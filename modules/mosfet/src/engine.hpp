@@ -43,9 +43,10 @@ class Engine {
   // step and |dV|_inf.
   virtual StepNorms chord_step() = 0;
 
-  // Surface roughness (kernels/roughness.hpp): the displaced device's Poisson problem, assembled and factored
-  // once here; then, for the current potential, density and eigenvectors, the stretched solve and the form
-  // factors of the populated subbands, [nx][3 subbands] in (k_B T)^2 (kT: k_B T in eV).
+  // Surface roughness (kernels/roughness.hpp): the extended Poisson problems, assembled and factored once here
+  // (r is the block's and outlives the engine's use of it); then, for the current potential, density and
+  // eigenvectors, their re-solves and the form factors of the populated subbands, [nx][3 subbands] in (k_B T)^2
+  // (kT: k_B T in eV).
   virtual void set_roughness(const RoughnessGrid& r) = 0;
   virtual std::vector<double> roughness_form_factors(double kT) = 0;
   // The extended problems' solutions of the last roughness_form_factors() call: V_ext [nx][n displaced], then

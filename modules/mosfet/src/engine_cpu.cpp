@@ -124,16 +124,16 @@ class CpuEngine final : public Engine {
   }
 
   void set_roughness(const RoughnessGrid& r) override {
-    rough_ = r;
-    displaced_.factor(rough_.displaced.grid);
+    rough_ = &r;
+    displaced_.factor(r.displaced.grid);
     undisplaced_ = {};
-    if (rough_.undisplaced.grid.nz > 0) undisplaced_.factor(rough_.undisplaced.grid);
+    if (r.undisplaced.grid.nz > 0) undisplaced_.factor(r.undisplaced.grid);
   }
   std::vector<double> roughness_form_factors(double kT) override {
     WallTimer t;
-    const kernels::ExtendedMaps displaced = maps(rough_.displaced), undisplaced = maps(rough_.undisplaced);
-    displaced_.solve(displaced, rough_.displaced.grid, density_.data());
-    if (undisplaced.n > 0) undisplaced_.solve(undisplaced, rough_.undisplaced.grid, density_.data());
+    const kernels::ExtendedMaps displaced = maps(rough_->displaced), undisplaced = maps(rough_->undisplaced);
+    displaced_.solve(displaced, rough_->displaced.grid, density_.data());
+    if (undisplaced.n > 0) undisplaced_.solve(undisplaced, rough_->undisplaced.grid, density_.data());
     const int nvp = kernels::valleys * opt_.subbands;
     std::vector<double> out(static_cast<std::size_t>(g_.nx) * nvp);
     const kernels::FormFactors f{displaced, undisplaced, ns_, opt_.subbands, g_.dz, 1 / kT, psi_.data(), v_.data(), displaced_.v.data(),
@@ -195,7 +195,7 @@ class CpuEngine final : public Engine {
   std::vector<double> work_;  // the linear solver's scratch (the direct solver's factored blocks)
   std::vector<double> chord_rhs_, du_;  // the chord step's right-hand side and potential change
   double residual_ = 0;       // |P[V]|_inf at the last assembly
-  RoughnessGrid rough_;       // surface roughness: the extended problems and their maps
+  const RoughnessGrid* rough_ = nullptr;  // surface roughness: the block's extended problems and their maps
   ExtendedSolver displaced_, undisplaced_;
 };
 

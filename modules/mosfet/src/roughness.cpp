@@ -61,7 +61,11 @@ ExtendedProblem extended_problem(const Device& device, const GridSize& grid, con
       ext.profile[J] = v[0] + (v[1] - v[0]) * p.density_frac[J];
     }
   }
-  p.grid = make_device_grid(d, GridSize{grid.nx, n, grid.interfaces}, ext);
+  try {
+    p.grid = make_device_grid(d, GridSize{grid.nx, n, grid.interfaces}, ext);
+  } catch (const Error& e) {
+    throw Error("mosfet: the extended z grid of transport.roughness (" + std::to_string(n) + " nodes; the key nz): " + e.what());
+  }
   return p;
 }
 }  // namespace

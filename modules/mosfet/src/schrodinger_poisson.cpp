@@ -256,8 +256,8 @@ std::vector<double> SchrodingerPoisson::eigenvectors() const {
 void SchrodingerPoisson::set_roughness(const RoughnessGrid& r) {
   if (r.displaced.grid.nx != grid_.nx || r.displaced.sample_cell.size() != 2 * static_cast<std::size_t>(grid_.nz))
     throw Error("mosfet: a surface-roughness grid of another device grid");
-  engine_->set_roughness(r);
   roughness_ = std::make_unique<RoughnessGrid>(r);
+  engine_->set_roughness(*roughness_);
 }
 std::vector<double> SchrodingerPoisson::roughness_form_factors() const {
   if (!roughness_) throw Error("mosfet: roughness_form_factors() before set_roughness()");

@@ -63,6 +63,27 @@ std::vector<std::string> written(const fs::path& dir) {
   return names;
 }
 
+// `from` replaced by `to` in text, once; `from` must be there.
+void replace_once(std::string& text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+}
+
+// The transport example on a coarse grid (9 x 17, 2 subbands, 24 x 8 cells in (w, phi)), 4 fs with outputs every 2 fs.
+std::string small_transport_config() {
+  std::string config = slurp(fs::path(QUANTA_SOURCE_DIR) / "examples/mosfet/dg-transport/mosfet.toml");
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"nx = 65", "nx = 9"},
+                                                                                  {"nz = 65", "nz = 17"},
+                                                                                  {"subbands = 6", "subbands = 2"},
+                                                                                  {"nw = 300", "nw = 24\nw_max = 14"},
+                                                                                  {"nphi = 48", "nphi = 8"},
+                                                                                  {"end_time = 0.1", "end_time = 0.004"},
+                                                                                  {"output_interval = 0.01", "output_interval = 0.002"}})
+    replace_once(config, from, to);
+  return config;
+}
+
 fs::path fresh_dir(const std::string& name) {
   const fs::path d = fs::temp_directory_path() / ("quanta-mosfet-command-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(d);
@@ -310,19 +331,8 @@ TEST(MosfetCommand, FailingRunsExitOneAndWriteNothing) {
 // criterion, and points that do not settle (marked in the table, exit 1); a sweep resumed from its checkpoint
 // runs only the points after it.
 TEST(MosfetCommand, TransportRunResumeAndSweep) {
-  std::string config = slurp(fs::path(QUANTA_SOURCE_DIR) / "examples/mosfet/dg-transport/mosfet.toml");
-  auto set = [&](const std::string& from, const std::string& to) {
-    const auto at = config.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    config.replace(at, from.size(), to);
-  };
-  set("nx = 65", "nx = 9");
-  set("nz = 65", "nz = 17");
-  set("subbands = 6", "subbands = 2");
-  set("nw = 300", "nw = 24\nw_max = 14");
-  set("nphi = 48", "nphi = 8");
-  set("end_time = 0.1", "end_time = 0.004");
-  set("output_interval = 0.01", "output_interval = 0.002");
+  std::string config = small_transport_config();
+  auto set = [&](const std::string& from, const std::string& to) { replace_once(config, from, to); };
   const fs::path dir = fresh_dir("transport");
   std::ofstream(dir / "input.toml") << config;
   // --resume with nothing to resume from: refused before anything is created.
@@ -411,24 +421,12 @@ TEST(MosfetCommand, TransportRunResumeAndSweep) {
   fs::remove_all(dir);
 }
 
-// docs/mosfet.md shows the options exactly as `quanta mosfet --help` prints them.
 // With [transport.roughness] the run writes the potential shifts and form factors, and a run resumed from its
 // checkpoint (which keeps the form factors of the stage the next step starts from) ends where the uninterrupted
 // one does, to the block's tolerance (the resumed block starts its eigenpairs afresh: test_mosfet_simulation).
 TEST(MosfetCommand, RoughnessRunWritesItsStateAndResumes) {
-  std::string config = slurp(fs::path(QUANTA_SOURCE_DIR) / "examples/mosfet/dg-transport/mosfet.toml");
-  auto set = [&](const std::string& from, const std::string& to) {
-    const auto at = config.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    config.replace(at, from.size(), to);
-  };
-  set("nx = 65", "nx = 9");
-  set("nz = 65", "nz = 17");
-  set("subbands = 6", "subbands = 2");
-  set("nw = 300", "nw = 24\nw_max = 14");
-  set("nphi = 48", "nphi = 8");
-  set("end_time = 0.1", "end_time = 0.004");
-  set("output_interval = 0.01", "output_interval = 0.002");
+  std::string config = small_transport_config();
+  auto set = [&](const std::string& from, const std::string& to) { replace_once(config, from, to); };
   config += "\n[transport.roughness]\n";
   const fs::path dir = fresh_dir("roughness");
   std::ofstream(dir / "input.toml") << config;
@@ -466,6 +464,7 @@ TEST(MosfetCommand, RoughnessRunWritesItsStateAndResumes) {
   fs::remove_all(dir);
 }
 
+// docs/mosfet.md shows the options exactly as `quanta mosfet --help` prints them.
 TEST(MosfetCommand, DocsShowTheHelpText) {
   const fs::path dir = fresh_dir("help");
   const Outcome o = run_mosfet(dir, "--help");

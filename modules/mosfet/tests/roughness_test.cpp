@@ -189,6 +189,24 @@ double largest(const std::vector<double>& a) {
   return m;
 }
 
+// The form factors at 0.3 nm on extended grids of 63, 126, 252, 504 intervals (the interfaces on nodes throughout):
+// their changes per halving relative to the finest's largest, each halving's observed order checked > 0.7.
+std::vector<double> refinement_changes(Equilibrium& eq, RoughnessShift shift) {
+  std::vector<std::vector<double>> f;
+  for (int n : {64, 127, 253, 505}) f.push_back(eq.form(0.3, n, shift));
+  std::vector<double> change;
+  for (std::size_t k = 0; k + 1 < f.size(); ++k) {
+    change.push_back(mosfet_test::max_diff(f[k], f[k + 1]) / largest(f.back()));
+    std::printf("extended grid %d -> %d intervals: form factors change by %.3e (relative)\n", 63 << k, 126 << k, change.back());
+  }
+  for (std::size_t k = 1; k < change.size(); ++k) {
+    const double order = std::log2(change[k - 1] / change[k]);
+    std::printf("observed order %.2f\n", order);
+    EXPECT_GT(order, 0.7);
+  }
+  return change;
+}
+
 // The seed's code's dV (the device's V against the displaced film on another grid): zero displacement gives zero
 // only when the extended grid is the device's, and the form factors converge at first order in the extended grid:
 // the two grids integrate the interface nodes' donors and electrons over different widths, and the stretched problem
@@ -204,18 +222,7 @@ TEST(Roughness, SeedCodeShiftCarriesAGridPart) {
   EXPECT_GT(largest(at), 1e-3);
   EXPECT_LT(largest(zero), 1e-12);  // the block's Newton tolerance (1e-9 V, 4e-8 k_B T) is all that separates them
   EXPECT_GT(largest(finer), 1.0);   // the grid part
-  std::vector<std::vector<double>> f;
-  for (int n : {64, 127, 253, 505}) f.push_back(eq.form(0.3, n, seed));
-  std::vector<double> change;
-  for (std::size_t k = 0; k + 1 < f.size(); ++k) {
-    change.push_back(mosfet_test::max_diff(f[k], f[k + 1]) / largest(f.back()));
-    std::printf("extended grid %d -> %d intervals: form factors change by %.3e (relative)\n", 63 << k, 126 << k, change.back());
-  }
-  for (std::size_t k = 1; k < change.size(); ++k) {
-    const double order = std::log2(change[k - 1] / change[k]);
-    std::printf("observed order %.2f\n", order);
-    EXPECT_GT(order, 0.7);
-  }
+  refinement_changes(eq, seed);
 }
 
 // quanta's default dV (the undisplaced film on the displaced one's spacing): zero displacement gives zero on any
@@ -235,21 +242,25 @@ TEST(Roughness, SameGridShiftVanishesWithoutDisplacementAndConverges) {
   std::printf("same-grid dV: largest form factor %.3e (k_B T)^2 at 0.3 nm; at 0 nm %.3e on 24 ... 96 intervals\n", largest(at), zero);
   EXPECT_GT(largest(at), 1e-3);
   EXPECT_LT(zero, 1e-20);  // the same problem solved twice: round-off
-  std::vector<std::vector<double>> f;
-  for (int n : {64, 127, 253, 505}) f.push_back(eq.form(0.3, n));
-  std::vector<double> change;
-  for (std::size_t k = 0; k + 1 < f.size(); ++k) {
-    change.push_back(mosfet_test::max_diff(f[k], f[k + 1]) / largest(f.back()));
-    std::printf("extended grid %d -> %d intervals: form factors change by %.3e (relative)\n", 63 << k, 126 << k, change.back());
-  }
+  const std::vector<double> change = refinement_changes(eq, RoughnessShift::SameGrid);
   // Measured: changes 0.038, 0.019, 0.0098 of the largest (order 0.98): a sixth of the seed's code's dV's, first order
   // still (the density read by linear interpolation across the stretched band's ends and the interface nodes).
-  for (std::size_t k = 1; k < change.size(); ++k) {
-    const double order = std::log2(change[k - 1] / change[k]);
-    std::printf("observed order %.2f\n", order);
-    EXPECT_GT(order, 0.7);
-  }
   EXPECT_LT(change.back(), 0.02);
+}
+
+// An extended grid the device builder refuses (here 4 nodes, below its minimum of 5; the config's range starts at 9)
+// is refused naming the roughness key.
+TEST(Roughness, TooCoarseExtendedGridIsRefusedByName) {
+  Device dev;
+  RoughnessOptions o;
+  o.enabled = true;
+  o.nz = 4;
+  try {
+    make_roughness_grid(dev, GridSize{17, 25}, ContactBoundary::flat(0.0, 25), o);
+    ADD_FAILURE() << "a 4-node extended grid was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("transport.roughness"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Roughness, CudaMatchesCpu) {

@@ -195,13 +195,10 @@ class CudaEngine final : public Engine {
     DeviceBuffer<double> density_frac, sample_frac, eps_r, doping, boundary, rows, rhs, diag, v, status, cyclic;
     DeviceBuffer<unsigned char> dirichlet;
     kernels::DirectPlan plan;
-    double dx = 0, dz = 0;
     void factor(const ExtendedProblem& p) {
       const DeviceGrid& e = p.grid;
       nx = e.nx;
       n = e.nz;
-      dx = e.dx;
-      dz = e.dz;
       const std::size_t nodes = static_cast<std::size_t>(e.nx) * e.nz;
       density_cell = device_copy(p.density_cell, "mosfet roughness density cells");
       density_frac = device_copy(p.density_frac, "mosfet roughness density fractions");

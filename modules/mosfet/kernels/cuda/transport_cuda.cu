@@ -8,6 +8,7 @@
 
 #include "../../src/transport_engine.hpp"
 #include "../roughness.hpp"
+#include "launch.cuh"
 #include "quanta/core/buffer.hpp"
 #include "quanta/core/cuda/check.cuh"
 #include "quanta/core/error.hpp"
@@ -228,10 +229,7 @@ class CudaTransportEngine final : public TransportEngine {
                     std::to_string(kRoughnessMaxAngles) + " (the nphi x nphi angular kernel of an energy cell is held in shared memory)");
       roughness_kernel_ = DeviceBuffer<double>(std::span<const double>(s.roughness_kernel), "roughness angular kernel");
       form_ = DeviceBuffer<double>(nvp_ * s.grid.nx, "roughness form factors");
-      int device = 0, optin = 0;
-      QUANTA_CUDA_CHECK(cudaGetDevice(&device));
-      QUANTA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-      roughness_columns_ = roughness_columns(s.grid, static_cast<std::size_t>(optin));
+      roughness_columns_ = roughness_columns(s.grid, kernels::shared_memory_optin());
       roughness_shared_ = (static_cast<std::size_t>(s.grid.nphi) + roughness_columns_) * s.grid.nphi * sizeof(double);
       QUANTA_CUDA_CHECK(cudaFuncSetAttribute(roughness_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(roughness_shared_)));
     }
