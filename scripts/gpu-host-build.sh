@@ -4,7 +4,8 @@
 # Usage:
 #   [QUANTA_BENCH=0] [QUANTA_BUILD_ONLY=1] [QUANTA_CTEST_ARGS="-L gpu"] scripts/gpu-host-build.sh [RESULTS_DIR]
 # QUANTA_BUILD_ONLY=1 stops after the build; QUANTA_BUILD_TARGETS="a b" builds only those targets (default: all);
-# QUANTA_CTEST_ARGS selects the tests (default: all).
+# QUANTA_CTEST_ARGS selects the tests (default: all); QUANTA_CMAKE_ARGS="-DX=Y ..." adds cmake options (e.g.
+# "-DCMAKE_CUDA_FLAGS=-lineinfo" for ncu's source view).
 # QUANTA_SANITIZE=1 builds the CPU backend under AddressSanitizer and UBSan instead (build-asan).
 # Libraries missing on the host (spglib, CLI11, toml++, FFTW, GoogleTest, benchmark, HDF5, LAPACKE) are taken
 # from Debian packages downloaded beforehand into .deps/debs by scripts/gpu-host-carry.sh and unpacked
@@ -47,7 +48,8 @@ if [ "${QUANTA_SANITIZE:-0}" = 1 ]; then
                 "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined")
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 fi
-cmake -S . -B "$build" "${backend_args[@]}" \
+# shellcheck disable=SC2086
+cmake -S . -B "$build" "${backend_args[@]}" ${QUANTA_CMAKE_ARGS:-} \
       -DCMAKE_INCLUDE_PATH="$root/usr/include" -DCMAKE_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu" \
       >"$results/configure.log" 2>&1 || { tail -40 "$results/configure.log"; exit 1; }
 # shellcheck disable=SC2086

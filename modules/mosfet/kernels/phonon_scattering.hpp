@@ -38,17 +38,18 @@ struct PhononScattering {
   double occupation[kValleys][kValleys][kMechanisms];
 };
 
-// The energy grid: cell centres w_l = (l + 1/2) dw, l = 0..nw-1.
+// The energy grid: cell centres w_l = (l + 1/2) dw, l = 0..nw-1 (inv_dw = 1 / dw: the interpolations multiply).
 struct EnergyGrid {
   int nw;
-  double dw;
+  double dw, inv_dw;
 };
+QUANTA_HD EnergyGrid energy_grid(int nw, double dw) { return EnergyGrid{nw, dw, 1 / dw}; }
 
 // Pi at energy gamma by linear interpolation between the cell centres that bracket it (extrapolation from
 // cells 0 and 1 below the first centre); zero below 0 and above the last centre.
 QUANTA_HD double interpolate_w(const double* pi, const EnergyGrid& g, double gamma) {
   if (gamma < 0) return 0;
-  const double cells = gamma / g.dw;  // one division: the scattering kernel does some hundred of these per energy cell
+  const double cells = gamma * g.inv_dw;  // no division: the scattering kernel does some hundred of these per energy cell
   const int l = static_cast<int>(cells - 0.5);  // truncation toward zero
   if (l > g.nw - 2) return 0;
   return pi[l] + (pi[l + 1] - pi[l]) * (cells - (l + 0.5));

@@ -86,27 +86,43 @@ QUANTA_HD void add_x_transport(const PhaseGrid& g, const TransportInputs& in, co
     return a1 * line[k * stride];
   };
   double* out = rhs + phase_index(g, v, p, 0, l, m);
-  double left = weno_face(flux, 0, a1 >= 0);
+  // A window of the six point fluxes g_{k-3} .. g_{k+2} that either reconstruction of face k - 1/2 reads,
+  // moved one point per face: each point flux is formed once.
+  double window[6];
+  for (int r = 0; r < 6; ++r) window[r] = flux(r - 3);
+  const auto face = [&] { return a1 >= 0 ? weno5_left(window) : weno5_right(window + 1); };
+  double left = face();
   for (int i = 0; i < g.nx; ++i) {
-    const double right = weno_face(flux, i + 1, a1 >= 0);
+    for (int r = 0; r < 5; ++r) window[r] = window[r + 1];
+    window[5] = flux(i + 3);
+    const double right = face();
     out[i * stride] -= (right - left) / g.dx;
     left = right;
   }
 }
 
-// The point flux a^2 Phi along the w line of (v, p, i) and angle mm at energy cell l, ghosts included: below
-// w = 0 the point reflected through the origin (cell -l-1 at the opposite angle, with this angle's velocity),
-// above the top the last cell's.
-QUANTA_HD double w_point_flux(const PhaseGrid& g, const TransportInputs& in, const double* phi, int v, int p, int i, int mm, int l) {
-  const double force = -in.deps_dx[(v * g.nsbn + p) * g.nx + i];
-  if (l < 0)
-    return force * in.velocity[speed_index(g, v, -l - 1, mm)] * phi[phase_index(g, v, p, i, -l - 1, (mm + g.nphi / 2) % g.nphi)];
+// The point flux a^2 Phi along the w line of angle mm at energy cell l, ghosts included: below w = 0 the point
+// reflected through the origin (cell -l-1 at the opposite angle, with this angle's velocity), above the top the
+// last cell's. force = -eps'_{v,p}(x_i); speed: the valley's velocities [nw][nphi]; cells: Phi of (v, p, i) [nw][nphi].
+QUANTA_HD double w_point_flux(const PhaseGrid& g, double force, const double* speed, const double* cells, int mm, int l) {
+  if (l < 0) {
+    const int half = g.nphi / 2, c = -l - 1;
+    return force * speed[c * g.nphi + mm] * cells[c * g.nphi + (mm < half ? mm + half : mm - half)];
+  }
   const int c = l < g.nw ? l : g.nw - 1;
-  return force * in.velocity[speed_index(g, v, c, mm)] * phi[phase_index(g, v, p, i, c, mm)];
+  return force * speed[c * g.nphi + mm] * cells[c * g.nphi + mm];
 }
-// Upwinding along w: from the left when a^2 = -eps' a^1 > 0 (one sign per line).
-QUANTA_HD bool w_from_left(const PhaseGrid& g, const TransportInputs& in, int v, int p, int i, int mm) {
-  return -in.deps_dx[(v * g.nsbn + p) * g.nx + i] * cos(mm * g.dphi) > 0;
+// Upwinding along w: from the left when a^2 = force a^1 > 0 (one sign per line: a^1's sign is cos phi's, read
+// from the first energy cell's velocity).
+QUANTA_HD bool w_from_left(double force, const double* speed, int mm) { return force * speed[mm] > 0; }
+// The force -eps' and the pointers w_point_flux takes for the lines of (v, p, i).
+struct WLines {
+  double force;
+  const double* speed;
+  const double* cells;
+};
+QUANTA_HD WLines w_lines(const PhaseGrid& g, const TransportInputs& in, const double* phi, int v, int p, int i) {
+  return WLines{-in.deps_dx[(v * g.nsbn + p) * g.nx + i], in.velocity + speed_index(g, v, 0, 0), phi + phase_index(g, v, p, i, 0, 0)};
 }
 
 // rhs -= d(a^2 Phi)/dw along the w line of (v, p, i, m) and of the opposite angle m + nphi/2 (m < nphi/2),
@@ -114,8 +130,9 @@ QUANTA_HD bool w_from_left(const PhaseGrid& g, const TransportInputs& in, int v,
 // that what leaves one angle there arrives at the other. The top face is closed.
 QUANTA_HD void add_w_transport(const PhaseGrid& g, const TransportInputs& in, const double* phi, double* rhs, int v, int p, int i, int m) {
   const int half = g.nphi / 2;
+  const WLines w = w_lines(g, in, phi, v, p, i);
   const auto face = [&](int mm, int l) {
-    return weno_face([&](int k) { return w_point_flux(g, in, phi, v, p, i, mm, k); }, l, w_from_left(g, in, v, p, i, mm));
+    return weno_face([&](int k) { return w_point_flux(g, w.force, w.speed, w.cells, mm, k); }, l, w_from_left(w.force, w.speed, mm));
   };
   const double f0 = 0.5 * (face(m, 0) - face(m + half, 0));
   for (int side = 0; side < 2; ++side) {
@@ -170,15 +187,25 @@ QUANTA_HD double angle_rate_max(const PhaseGrid& g, const KaneValley& v) {
   return m;
 }
 
-// The scattering term of state (v, p, i, l), all angles: rhs += s G - Lambda Phi, from the angle-integrated
-// distributions pi [nx][3][nsbn][nw] of node i, eps [nx][3][nsbn] and the overlaps [nx][3 nsbn][3 nsbn].
-QUANTA_HD void add_scattering(const PhaseGrid& g, const PhononScattering& s, const KaneValley* valleys, const double* eps,
-                              const double* overlaps, const double* pi, const double* phi, double* rhs, int v, int p, int i, int l) {
+// The gain s G and loss rate Lambda of state (v, p, i, l), from the angle-integrated distributions pi
+// [nx][3][nsbn][nw] of node i, eps [nx][3][nsbn] and the overlaps [nx][3 nsbn][3 nsbn].
+QUANTA_HD void cell_scattering(const PhaseGrid& g, const PhononScattering& s, const KaneValley* valleys, const double* eps, const double* overlaps,
+                               const double* pi, int v, int p, int i, int l, double& gain, double& loss) {
   const long nvp = static_cast<long>(kValleys) * g.nsbn;
+  gain_loss(s, valleys, energy_grid(g.nw, g.dw), g.nsbn, v, p, l, eps + i * nvp, overlaps + i * nvp * nvp, pi + i * nvp * g.nw, gain, loss);
+}
+
+// The scattering term s G - Lambda Phi of one cell: the first term of the right-hand side, which it starts (the
+// other terms are added to it).
+QUANTA_HD double scattering_term(double gain, double loss, double phi) { return gain - loss * phi; }
+
+// The scattering terms of state (v, p, i, l), all angles, written to rhs (which they start).
+QUANTA_HD void set_scattering(const PhaseGrid& g, const PhononScattering& s, const KaneValley* valleys, const double* eps,
+                              const double* overlaps, const double* pi, const double* phi, double* rhs, int v, int p, int i, int l) {
   double gain = 0, loss = 0;
-  gain_loss(s, valleys, EnergyGrid{g.nw, g.dw}, g.nsbn, v, p, l, eps + i * nvp, overlaps + i * nvp * nvp, pi + i * nvp * g.nw, gain, loss);
+  cell_scattering(g, s, valleys, eps, overlaps, pi, v, p, i, l, gain, loss);
   const long at = phase_index(g, v, p, i, l, 0);
-  for (int m = 0; m < g.nphi; ++m) rhs[at + m] += gain - loss * phi[at + m];
+  for (int m = 0; m < g.nphi; ++m) rhs[at + m] = scattering_term(gain, loss, phi[at + m]);
 }
 
 // The angle integral Pi = dphi sum_m Phi of (v, p, i, l), into pi [nx][3][nsbn][nw].
@@ -202,6 +229,9 @@ QUANTA_HD void add_cell_moments(const PhaseGrid& g, double velocity, double phi,
   s.energy += w * phi;
   if (l == g.nw - 1) s.top += phi;
 }
+
+// A Runge-Kutta stage's combination of a cell: Phi = a Phi^n + b Phi + c rhs.
+QUANTA_HD double stage_combination(double a, double b, double c, double phi_n, double phi, double rhs) { return a * phi_n + b * phi + c * rhs; }
 
 // The CPU backend: adds the three transport terms of every line to rhs (OpenMP over the lines).
 void add_transport_cpu(const PhaseGrid& g, const TransportInputs& in, const double* phi, double* rhs);

@@ -51,6 +51,12 @@ class TransportEngine {
   // right-hand side Phi = a Phi^n + b Phi + c rhs.
   virtual void save_step_start() = 0;
   virtual void combine(double a, double b, double c) = 0;
+  // One stage: evaluate_rhs() then combine(a, b, c). The GPU engine does the combination in the last kernel of
+  // the right-hand side and leaves download_rhs() without its last term.
+  virtual void stage(double a, double b, double c) {
+    evaluate_rhs();
+    combine(a, b, c);
+  }
   // Waits for the work queued so far (the GPU's kernels run asynchronously); for timing.
   virtual void finish() {}
 };

@@ -36,17 +36,17 @@ class CpuTransportEngine final : public TransportEngine {
     check_roughness_sizes(s_, form);
     form_ = form;
   }
+  // The terms in the GPU engine's order: the scattering term starts each cell's right-hand side.
   void evaluate_rhs() override {
     const auto& g = s_.grid;
     const int nvp = kernels::kValleys * g.nsbn;
-    std::fill(rhs_.begin(), rhs_.end(), 0.0);
 #pragma omp parallel for collapse(2) schedule(static)
     for (int vp = 0; vp < nvp; ++vp)
       for (int il = 0; il < g.nx * g.nw; ++il) kernels::angle_integral(g, phi_.data(), pi_.data(), vp / g.nsbn, vp % g.nsbn, il / g.nw, il % g.nw);
 #pragma omp parallel for collapse(2) schedule(static)
     for (int vp = 0; vp < nvp; ++vp)
       for (int il = 0; il < g.nx * g.nw; ++il)
-        kernels::add_scattering(g, s_.scattering, s_.valleys, eps_.data(), overlaps_.data(), pi_.data(), phi_.data(), rhs_.data(),
+        kernels::set_scattering(g, s_.scattering, s_.valleys, eps_.data(), overlaps_.data(), pi_.data(), phi_.data(), rhs_.data(),
                                 vp / g.nsbn, vp % g.nsbn, il / g.nw, il % g.nw);
     if (s_.roughness()) {
       if (form_.empty()) throw Error("transport: surface roughness without form factors (upload_roughness)");
@@ -87,7 +87,7 @@ class CpuTransportEngine final : public TransportEngine {
   void combine(double a, double b, double c) override {
     if (phi_n_.size() != n_) throw Error("transport: combine() before save_step_start()");
 #pragma omp parallel for schedule(static)
-    for (std::size_t k = 0; k < n_; ++k) phi_[k] = a * phi_n_[k] + b * phi_[k] + c * rhs_[k];
+    for (std::size_t k = 0; k < n_; ++k) phi_[k] = kernels::stage_combination(a, b, c, phi_n_[k], phi_[k], rhs_[k]);
   }
 
  private:

@@ -88,5 +88,36 @@ TEST(TransportEngine, CudaMatchesCpu) {
 #endif
 }
 
+// A Runge-Kutta stage as the time step makes it: the GPU does the combination in its last right-hand-side kernel,
+// in place (stage()); the CPU evaluates and then combines. Same tolerance, relative to the largest value of Phi.
+TEST(TransportEngine, CudaStageMatchesCpu) {
+#ifdef QUANTA_HAVE_CUDA
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
+  const Case c;
+  const auto staged = [&](TransportEngine& e) {
+    e.upload_distribution(c.phi);
+    e.upload_block(c.eps, c.overlaps, c.contact);
+    e.save_step_start();
+    e.stage(1.0, 0.0, 0.01);  // Phi^(1) = Phi^n + dt L(Phi^n)
+    e.stage(0.75, 0.25, 0.0025);
+    return e.download_distribution();
+  };
+  const auto a = staged(*make_cpu_transport_engine(c.setup));
+  const auto b = staged(*make_cuda_transport_engine(c.setup));
+  ASSERT_EQ(a.size(), b.size());
+  double size = 0, diff = 0, change = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    size = std::max(size, std::abs(a[k]));
+    diff = std::max(diff, std::abs(a[k] - b[k]));
+    change = std::max(change, std::abs(a[k] - c.phi[k]));
+  }
+  std::printf("largest Phi %.3e, largest change over the stages %.3e, largest CPU-GPU difference %.3e\n", size, change, diff);
+  EXPECT_GT(change, 1e-6 * size);  // the stages did change Phi
+  EXPECT_LE(diff, 1e-12 * size);
+#else
+  GTEST_SKIP() << "built without CUDA";
+#endif
+}
+
 }  // namespace
 }  // namespace quanta::mosfet

@@ -180,6 +180,39 @@ __device__ double warp_dot_row(const double* __restrict__ a, int n, int j, const
   return sum;
 }
 
+// For the rows j = warp, warp + warps, ... of the row-major n x n matrices a and b: a_j . u and b_j . v (a or b
+// null: that product skipped, 0), each summed as warp_dot_row sums it; kRowGroup rows of a warp at a time, so that
+// their loads are in flight together (one row at a time, each waited for its loads and its shuffles).
+// done(j, a_j . u, b_j . v) runs on every lane.
+constexpr int kRowGroup = 4;
+template <class Done>
+__device__ void warp_dot_rows(const double* __restrict__ a, const double* u, const double* __restrict__ b, const double* v, int n, int warp,
+                              int warps, int lane, Done&& done) {
+  for (int j0 = warp; j0 < n; j0 += kRowGroup * warps) {
+    double sa[kRowGroup], sb[kRowGroup];
+#pragma unroll
+    for (int q = 0; q < kRowGroup; ++q) sa[q] = sb[q] = 0.0;
+    for (int c = lane; c < n; c += kWarp) {
+      const double uc = a ? u[c] : 0.0, vc = b ? v[c] : 0.0;
+#pragma unroll
+      for (int q = 0; q < kRowGroup; ++q) {
+        const std::size_t j = j0 + q * warps;
+        if (j >= static_cast<std::size_t>(n)) break;
+        if (a) sa[q] += a[j * n + c] * uc;
+        if (b) sb[q] += b[j * n + c] * vc;
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < kRowGroup; ++q) {
+      for (int offset = kWarp / 2; offset > 0; offset /= 2) {
+        sa[q] += __shfl_xor_sync(kFullMask, sa[q], offset);
+        sb[q] += __shfl_xor_sync(kFullMask, sb[q], offset);
+      }
+      if (j0 + q * warps < n) done(j0 + q * warps, sa[q], sb[q]);
+    }
+  }
+}
+
 // One thread per entry (i, j, c): grid ceil(nx nz^2 / 256) x 256.
 __global__ void reduction_load_kernel(LinearSystem s, CyclicReduction w) {
   const std::size_t t = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
@@ -535,12 +568,13 @@ __global__ void __launch_bounds__(kBackThreads) reduction_back_kernel(DirectWork
   const bool left = j >= lv.stride, right = j + lv.stride < nx;
   const std::size_t at = static_cast<std::size_t>(j) * w.block();
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, warps = blockDim.x / kWarp;
-  for (int row = warp; row < nz; row += warps) {
-    double x = w.Xb[static_cast<std::size_t>(j) * nz + row];
-    if (left) x -= warp_dot_row(w.XL + at, nz, row, u + static_cast<std::size_t>(j - lv.stride) * nz, lane);
-    if (right) x -= warp_dot_row(w.XU + at, nz, row, u + static_cast<std::size_t>(j + lv.stride) * nz, lane);
-    if (lane == 0) u[static_cast<std::size_t>(j) * nz + row] = x;
-  }
+  warp_dot_rows(left ? w.XL + at : nullptr, u + static_cast<std::size_t>(left ? j - lv.stride : j) * nz, right ? w.XU + at : nullptr,
+                u + static_cast<std::size_t>(right ? j + lv.stride : j) * nz, nz, warp, warps, lane, [&](int row, double xl, double xu) {
+                  double x = w.Xb[static_cast<std::size_t>(j) * nz + row];
+                  if (left) x -= xl;
+                  if (right) x -= xu;
+                  if (lane == 0) u[static_cast<std::size_t>(j) * nz + row] = x;
+                });
 }
 
 // A re-solve's reduction of b at stride s (direct_resolve_cuda): block m takes the kept column k = 2 s m,
@@ -563,28 +597,24 @@ __global__ void __launch_bounds__(kResolveThreads) resolve_reduce_kernel(CyclicR
   const bool left = k >= s, right = k + s < nx;
   double* xl = neighbour;
   double* xr = neighbour + nz;
-  for (int row = warp; row < nz; row += warps) {
-    if (left) {
-      const double x = warp_dot_row(w.D + static_cast<std::size_t>(k - s) * block, nz, row, w.b + static_cast<std::size_t>(k - s) * nz, lane);
-      if (lane == 0) xl[row] = x;
-    }
-    if (right) {
-      const double x = warp_dot_row(w.D + static_cast<std::size_t>(k + s) * block, nz, row, w.b + static_cast<std::size_t>(k + s) * nz, lane);
-      if (lane == 0) {
-        xr[row] = x;
-        w.Xb[static_cast<std::size_t>(k + s) * nz + row] = x;
-      }
-    }
-  }
+  const std::size_t kl = left ? k - s : k, kr = right ? k + s : k;
+  warp_dot_rows(left ? w.D + kl * block : nullptr, w.b + kl * nz, right ? w.D + kr * block : nullptr, w.b + kr * nz, nz, warp, warps, lane,
+                [&](int row, double x_left, double x_right) {
+                  if (lane != 0) return;
+                  if (left) xl[row] = x_left;
+                  if (right) {
+                    xr[row] = x_right;
+                    w.Xb[kr * nz + row] = x_right;
+                  }
+                });
   __syncthreads();
-  const double* Lk = w.L + w.coupling(s, k);
-  const double* Uk = w.U + w.coupling(s, k);
-  for (int row = warp; row < nz; row += warps) {
-    double db = 0.0;
-    if (left) db += warp_dot_row(Lk, nz, row, xl, lane);
-    if (right) db += warp_dot_row(Uk, nz, row, xr, lane);
-    if (lane == 0) w.b[static_cast<std::size_t>(k) * nz + row] -= db;
-  }
+  warp_dot_rows(left ? w.L + w.coupling(s, k) : nullptr, xl, right ? w.U + w.coupling(s, k) : nullptr, xr, nz, warp, warps, lane,
+                [&](int row, double from_left, double from_right) {
+                  double db = 0.0;
+                  if (left) db += from_left;
+                  if (right) db += from_right;
+                  if (lane == 0) w.b[static_cast<std::size_t>(k) * nz + row] -= db;
+                });
 }
 
 // The chord step's right-hand side (chord_row) and |P[V]|_inf: one thread per row, grid-stride, block

@@ -22,11 +22,12 @@ unsigned blocks(long n) { return static_cast<unsigned>((n + kThreads - 1) / kThr
 // Shared memory of the w kernel for `pairs` pairs of opposite lines: point fluxes (N_w + 6) and faces (N_w + 1) each.
 constexpr std::size_t kSharedLimit = 48 * 1024;
 std::size_t w_shared_bytes(int nw, int pairs) { return 2 * static_cast<std::size_t>(pairs) * (2 * nw + 7) * sizeof(double); }
-// Up to 4 pairs (4 neighbouring angles: one 32-byte sector per energy cell read) as shared memory allows.
+// 4, 2 or 1 pairs per block (4 neighbouring angles: one 32-byte sector per energy cell read): the most that divides
+// N_phi / 2 (every block full, the line index a shift) and fits the shared memory.
 int w_pairs(const kernels::PhaseGrid& g) {
-  int pairs = std::min(4, g.nphi / 2);
-  while (pairs > 1 && w_shared_bytes(g.nw, pairs) > kSharedLimit) --pairs;
-  return pairs;
+  for (int pairs : {4, 2})
+    if ((g.nphi / 2) % pairs == 0 && w_shared_bytes(g.nw, pairs) <= kSharedLimit) return pairs;
+  return 1;
 }
 
 struct Valleys {
@@ -49,13 +50,24 @@ __global__ void angle_integral_kernel(kernels::PhaseGrid g, const double* phi, d
   kernels::angle_integral(g, phi, pi, vp / g.nsbn, vp % g.nsbn, i, l);
 }
 
-// At most 64 registers (8 blocks of kThreads per multiprocessor): unbounded, the compiler took 88 and the kernel, whose
-// energy cells wait on long chains of divisions and interpolations, ran at 27% occupancy.
+// A block of kThreads consecutive energy cells (consecutive in memory, nphi angles each): each thread forms its cell's gain
+// and loss rate into shared memory, then the block writes the scattering terms of all the cells' angles, neighbouring
+// threads on neighbouring words (a thread per cell walking its own angles left each warp access spread over 32 lines).
+// At most 64 registers (8 blocks per multiprocessor): unbounded, the compiler took 88 and the kernel, whose energy cells
+// wait on long chains of divisions and interpolations, ran at 27% occupancy.
 __global__ void __launch_bounds__(kThreads, 8) scattering_kernel(kernels::PhaseGrid g, kernels::PhononScattering s, Valleys val, const double* eps, const double* overlaps,
                                   const double* pi, const double* phi, double* rhs) {
+  __shared__ double gain[kThreads], loss[kThreads];
   int vp, i, l;
-  if (!energy_cell(g, vp, i, l)) return;
-  kernels::add_scattering(g, s, val.v, eps, overlaps, pi, phi, rhs, vp / g.nsbn, vp % g.nsbn, i, l);
+  if (energy_cell(g, vp, i, l)) kernels::cell_scattering(g, s, val.v, eps, overlaps, pi, vp / g.nsbn, vp % g.nsbn, i, l, gain[threadIdx.x], loss[threadIdx.x]);
+  __syncthreads();
+  const long first = blockIdx.x * static_cast<long>(kThreads), cells = static_cast<long>(kernels::kValleys) * g.nsbn * g.nx * g.nw;
+  const int count = static_cast<int>(min(static_cast<long>(kThreads), cells - first)), n = count * g.nphi;
+  const long base = first * g.nphi;  // phase_index of (first cell, angle 0): the cells are [v][p][i][l], the angles fastest
+  for (int k = threadIdx.x; k < n; k += kThreads) {
+    const int c = k / g.nphi;
+    rhs[base + k] = kernels::scattering_term(gain[c], loss[c], phi[base + k]);
+  }
 }
 
 // Surface roughness: one block per (energy cell l, valley v, group of `columns` (p, i) columns). The angular kernel
@@ -100,41 +112,57 @@ __global__ void x_transport_kernel(kernels::PhaseGrid g, kernels::TransportInput
   kernels::add_x_transport(g, in, phi, rhs, vp / g.nsbn, vp % g.nsbn, l, m);
 }
 
-// One block per group of `pairs` pairs of opposite w lines (v p, i; angles m0 .. m0 + pairs - 1 and the
-// opposite ones), which share the w = 0 face: the point fluxes of the lines (ghosts included) into shared
-// memory, read with the angle fastest (neighbouring angles are neighbours in memory), then one thread per face,
-// then one per cell. The same point fluxes and reconstruction as kernels::add_w_transport, so the same numbers.
-__global__ void w_transport_kernel(kernels::PhaseGrid g, kernels::TransportInputs in, int pairs, const double* phi, double* rhs) {
+// One block per group of kPairs pairs of opposite w lines (v p, i; angles m0 .. m0 + kPairs - 1 and the opposite
+// ones), which share the w = 0 face: the point fluxes of the lines (ghosts included) into shared memory, read with the
+// angle fastest (neighbouring angles are neighbours in memory), then one thread per face, then one per cell. The same
+// point fluxes and reconstruction as kernels::add_w_transport, so the same numbers. kPairs divides N_phi / 2.
+template <int kPairs>
+__global__ void w_transport_kernel(kernels::PhaseGrid g, kernels::TransportInputs in, const double* phi, double* rhs) {
   extern __shared__ double shared[];
-  const int half = g.nphi / 2, stencil = g.nw + 6, groups = (half + pairs - 1) / pairs;
+  constexpr int kLines = 2 * kPairs;                // line q = side kPairs + j
+  const int half = g.nphi / 2, stencil = g.nw + 6, groups = half / kPairs;
   const int group = blockIdx.x % groups, vi = blockIdx.x / groups, i = vi % g.nx, vp = vi / g.nx, v = vp / g.nsbn, p = vp % g.nsbn;
-  const int m0 = group * pairs, count = min(pairs, half - m0);
-  double* point = shared;                           // [2 count][nw + 6]: cells -3 .. nw + 2; line q = side count + j
-  double* faces = shared + 2 * pairs * stencil;     // [2 count][nw + 1]
-  for (int k = threadIdx.x; k < 2 * count * stencil; k += blockDim.x) {
-    const int j = k % count, rest = k / count, side = rest % 2, l = rest / 2 - 3;
-    point[(side * count + j) * stencil + l + 3] = kernels::w_point_flux(g, in, phi, v, p, i, m0 + j + side * half, l);
+  const int m0 = group * kPairs;
+  double* point = shared;                           // [kLines][nw + 6]: cells -3 .. nw + 2
+  double* faces = shared + kLines * stencil;        // [kLines][nw + 1]
+  const kernels::WLines w = kernels::w_lines(g, in, phi, v, p, i);
+  // Unrolled: each thread's loads of several points in flight together (the kernel waited on them one by one).
+#pragma unroll 4
+  for (int k = threadIdx.x; k < kLines * stencil; k += blockDim.x) {
+    const int j = k % kPairs, side = k / kPairs % 2, l = k / kLines - 3;
+    point[(side * kPairs + j) * stencil + l + 3] = kernels::w_point_flux(g, w.force, w.speed, w.cells, m0 + j + side * half, l);
   }
   __syncthreads();
-  for (int k = threadIdx.x; k < 2 * count * (g.nw + 1); k += blockDim.x) {
-    const int q = k / (g.nw + 1), f = k % (g.nw + 1), mm = m0 + q % count + (q / count) * half;
+  for (int k = threadIdx.x; k < kLines * (g.nw + 1); k += blockDim.x) {
+    const int q = k / (g.nw + 1), f = k - q * (g.nw + 1), mm = m0 + q % kPairs + (q / kPairs) * half;
     const double* line = point + q * stencil + 3;
-    faces[k] = f == g.nw ? 0.0 : kernels::weno_face([&](int c) { return line[c]; }, f, kernels::w_from_left(g, in, v, p, i, mm));
+    faces[k] = f == g.nw ? 0.0 : kernels::weno_face([&](int c) { return line[c]; }, f, kernels::w_from_left(w.force, w.speed, mm));
   }
   __syncthreads();
-  for (int k = threadIdx.x; k < 2 * count * g.nw; k += blockDim.x) {
-    const int j = k % count, rest = k / count, side = rest % 2, l = rest / 2, q = side * count + j;
+  double* out = rhs + kernels::phase_index(g, v, p, i, 0, 0);
+#pragma unroll 4
+  for (int k = threadIdx.x; k < kLines * g.nw; k += blockDim.x) {
+    const int j = k % kPairs, side = k / kPairs % 2, l = k / kLines, q = side * kPairs + j;
     const double* face = faces + q * (g.nw + 1);
-    const double f0 = 0.5 * (faces[j * (g.nw + 1)] - faces[(count + j) * (g.nw + 1)]);  // the antisymmetric w = 0 face
+    const double f0 = 0.5 * (faces[j * (g.nw + 1)] - faces[(kPairs + j) * (g.nw + 1)]);  // the antisymmetric w = 0 face
     const double left = l == 0 ? (side == 0 ? f0 : -f0) : face[l];
-    rhs[kernels::phase_index(g, v, p, i, l, m0 + j + side * half)] -= (face[l + 1] - left) / g.dw;
+    out[l * g.nphi + m0 + j + side * half] -= (face[l + 1] - left) / g.dw;
   }
 }
 
+// A Runge-Kutta stage's combination done by the phi kernel, the last to add to the right-hand side (on: Phi = a Phi^n
+// + b Phi + c rhs in place of writing rhs).
+struct StageCombine {
+  bool on;
+  double a, b, c;
+  const double* phi_n;
+};
+
 // Blocks of `lines` phi lines (v p, i, l .. l + lines - 1): the split point fluxes of the lines (periodic ghosts
 // included) into shared memory, then one thread per face, then one per cell. The same split fluxes and
-// reconstruction as kernels::add_phi_transport, so the same numbers.
-__global__ void phi_transport_kernel(kernels::PhaseGrid g, kernels::TransportInputs in, int lines, const double* phi, double* rhs) {
+// reconstruction as kernels::add_phi_transport, so the same numbers. With the stage's combination on, each cell's
+// Phi is overwritten in place: a block reads only its own lines, all of them before its first write.
+__global__ void phi_transport_kernel(kernels::PhaseGrid g, kernels::TransportInputs in, int lines, StageCombine stage, double* phi, double* rhs) {
   extern __shared__ double shared[];
   const int stencil = g.nphi + 6, chunks = (g.nw + lines - 1) / lines;
   double* plus = shared;                    // [lines][nphi + 6]: angles -3 .. nphi + 2
@@ -143,25 +171,33 @@ __global__ void phi_transport_kernel(kernels::PhaseGrid g, kernels::TransportInp
   const int chunk = blockIdx.x % chunks, vi = blockIdx.x / chunks, i = vi % g.nx, vp = vi / g.nx, v = vp / g.nsbn, p = vp % g.nsbn;
   const int l0 = chunk * lines, count = min(lines, g.nw - l0);
   const double eps_x = in.deps_dx[vp * g.nx + i], a3 = in.a3_max;
+  const double* cells = phi + kernels::phase_index(g, v, p, i, l0, 0);  // the block's lines, [count][nphi]
+  const double* speed = in.angle_speed + kernels::speed_index(g, v, l0, 0);
+#pragma unroll 4
   for (int k = threadIdx.x; k < count * stencil; k += blockDim.x) {
-    const int line = k / stencil, m = k % stencil - 3, mm = (m % g.nphi + g.nphi) % g.nphi, l = l0 + line;
-    const double value = phi[kernels::phase_index(g, v, p, i, l, mm)];
-    const double rate = eps_x * in.angle_speed[kernels::speed_index(g, v, l, mm)];
+    const int line = k / stencil, m = k - line * stencil - 3, mm = m < 0 ? m + g.nphi : (m >= g.nphi ? m - g.nphi : m);
+    const double value = cells[line * g.nphi + mm];
+    const double rate = eps_x * speed[line * g.nphi + mm];
     plus[k] = 0.5 * (rate + a3) * value;
     minus[k] = 0.5 * (rate - a3) * value;
   }
   __syncthreads();
   for (int k = threadIdx.x; k < count * (g.nphi + 1); k += blockDim.x) {
-    const int line = k / (g.nphi + 1), f = k % (g.nphi + 1);
+    const int line = k / (g.nphi + 1), f = k - line * (g.nphi + 1);
     const double* gp = plus + line * stencil + 3;
     const double* gm = minus + line * stencil + 3;
     faces[k] = kernels::weno_face([&](int c) { return gp[c]; }, f, true) + kernels::weno_face([&](int c) { return gm[c]; }, f, false);
   }
   __syncthreads();
   for (int k = threadIdx.x; k < count * g.nphi; k += blockDim.x) {
-    const int line = k / g.nphi, m = k % g.nphi;
+    const int line = k / g.nphi, m = k - line * g.nphi;
     const double* face = faces + line * (g.nphi + 1);
-    rhs[kernels::phase_index(g, v, p, i, l0 + line, m)] -= (face[m + 1] - face[m]) / g.dphi;
+    const long at = kernels::phase_index(g, v, p, i, l0 + line, m);
+    const double r = rhs[at] - (face[m + 1] - face[m]) / g.dphi;
+    if (stage.on)
+      phi[at] = kernels::stage_combination(stage.a, stage.b, stage.c, stage.phi_n[at], phi[at], r);
+    else
+      rhs[at] = r;
   }
 }
 
@@ -194,7 +230,7 @@ __global__ void moments_kernel(kernels::PhaseGrid g, const double* velocity, con
 
 __global__ void combine_kernel(long n, double a, double b, double c, const double* phi_n, const double* rhs, double* phi) {
   const long t = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
-  if (t < n) phi[t] = a * phi_n[t] + b * phi[t] + c * rhs[t];
+  if (t < n) phi[t] = kernels::stage_combination(a, b, c, phi_n[t], phi[t], rhs[t]);
 }
 
 class CudaTransportEngine final : public TransportEngine {
@@ -253,33 +289,10 @@ class CudaTransportEngine final : public TransportEngine {
     form_.upload(std::span<const double>(form));
     have_form_ = true;
   }
-  void evaluate_rhs() override {
-    const auto& g = s_.grid;
-    rhs_.zero();
-    const long cells = static_cast<long>(nvp_) * g.nx * g.nw;
-    angle_integral_kernel<<<blocks(cells), kThreads>>>(g, phi_.data(), pi_.data());
-    QUANTA_CUDA_LAUNCH_CHECK("angle_integral_kernel");
-    scattering_kernel<<<blocks(cells), kThreads>>>(g, s_.scattering, val_, eps_.data(), overlaps_.data(), pi_.data(), phi_.data(), rhs_.data());
-    QUANTA_CUDA_LAUNCH_CHECK("scattering_kernel");
-    if (s_.roughness()) {
-      if (!have_form_) throw Error("transport: surface roughness without form factors (upload_roughness)");
-      const dim3 grid(static_cast<unsigned>(g.nw), kernels::kValleys,
-                      static_cast<unsigned>((g.nsbn * g.nx + roughness_columns_ - 1) / roughness_columns_));
-      roughness_kernel<<<grid, kRoughnessThreads, roughness_shared_>>>(g, {s_.roughness_constant, roughness_kernel_.data(), form_.data()}, val_,
-                                                                       roughness_columns_, phi_.data(), rhs_.data());
-      QUANTA_CUDA_LAUNCH_CHECK("roughness_kernel");
-    }
-    const kernels::TransportInputs in{velocity_.data(), angle_speed_.data(), deps_.data(), contact_.data(), a3_max_, s_.periodic_x};
-    x_transport_kernel<<<blocks(static_cast<long>(nvp_) * g.nw * g.nphi), kThreads>>>(g, in, phi_.data(), rhs_.data());
-    QUANTA_CUDA_LAUNCH_CHECK("x_transport_kernel");
-    const int pairs = w_pairs(g), groups = (g.nphi / 2 + pairs - 1) / pairs;
-    w_transport_kernel<<<static_cast<unsigned>(nvp_ * g.nx * groups), kThreads, w_shared_bytes(g.nw, pairs)>>>(
-        g, in, pairs, phi_.data(), rhs_.data());
-    QUANTA_CUDA_LAUNCH_CHECK("w_transport_kernel");
-    const int lines = std::max(1, 256 / g.nphi), chunks = (g.nw + lines - 1) / lines;
-    const std::size_t phi_shared = static_cast<std::size_t>(lines) * (3 * g.nphi + 13) * sizeof(double);
-    phi_transport_kernel<<<static_cast<unsigned>(nvp_ * g.nx * chunks), 256, phi_shared>>>(g, in, lines, phi_.data(), rhs_.data());
-    QUANTA_CUDA_LAUNCH_CHECK("phi_transport_kernel");
+  void evaluate_rhs() override { launch_rhs(StageCombine{false, 0, 0, 0, nullptr}); }
+  void stage(double a, double b, double c) override {
+    if (!saved_) throw Error("transport: stage() before save_step_start()");
+    launch_rhs(StageCombine{true, a, b, c, phi_n_.data()});
   }
   std::vector<double> download_rhs() override { return rhs_.to_host(); }
   TransportMoments moments() override {
@@ -307,6 +320,42 @@ class CudaTransportEngine final : public TransportEngine {
   void finish() override { QUANTA_CUDA_CHECK(cudaDeviceSynchronize()); }
 
  private:
+  // The right-hand side's kernels in order; the scattering kernel starts the right-hand side, the others add to it,
+  // and the phi kernel, the last, does the stage's combination when it is on.
+  void launch_rhs(const StageCombine& stage) {
+    const auto& g = s_.grid;
+    const long cells = static_cast<long>(nvp_) * g.nx * g.nw;
+    angle_integral_kernel<<<blocks(cells), kThreads>>>(g, phi_.data(), pi_.data());
+    QUANTA_CUDA_LAUNCH_CHECK("angle_integral_kernel");
+    scattering_kernel<<<blocks(cells), kThreads>>>(g, s_.scattering, val_, eps_.data(), overlaps_.data(), pi_.data(), phi_.data(), rhs_.data());
+    QUANTA_CUDA_LAUNCH_CHECK("scattering_kernel");
+    if (s_.roughness()) {
+      if (!have_form_) throw Error("transport: surface roughness without form factors (upload_roughness)");
+      const dim3 grid(static_cast<unsigned>(g.nw), kernels::kValleys,
+                      static_cast<unsigned>((g.nsbn * g.nx + roughness_columns_ - 1) / roughness_columns_));
+      roughness_kernel<<<grid, kRoughnessThreads, roughness_shared_>>>(g, {s_.roughness_constant, roughness_kernel_.data(), form_.data()}, val_,
+                                                                       roughness_columns_, phi_.data(), rhs_.data());
+      QUANTA_CUDA_LAUNCH_CHECK("roughness_kernel");
+    }
+    const kernels::TransportInputs in{velocity_.data(), angle_speed_.data(), deps_.data(), contact_.data(), a3_max_, s_.periodic_x};
+    x_transport_kernel<<<blocks(static_cast<long>(nvp_) * g.nw * g.nphi), kThreads>>>(g, in, phi_.data(), rhs_.data());
+    QUANTA_CUDA_LAUNCH_CHECK("x_transport_kernel");
+    const int pairs = w_pairs(g);
+    const unsigned w_blocks = static_cast<unsigned>(nvp_ * g.nx * (g.nphi / 2 / pairs));
+    const std::size_t w_shared = w_shared_bytes(g.nw, pairs);
+    if (pairs == 4)
+      w_transport_kernel<4><<<w_blocks, kThreads, w_shared>>>(g, in, phi_.data(), rhs_.data());
+    else if (pairs == 2)
+      w_transport_kernel<2><<<w_blocks, kThreads, w_shared>>>(g, in, phi_.data(), rhs_.data());
+    else
+      w_transport_kernel<1><<<w_blocks, kThreads, w_shared>>>(g, in, phi_.data(), rhs_.data());
+    QUANTA_CUDA_LAUNCH_CHECK("w_transport_kernel");
+    const int lines = std::max(1, 256 / g.nphi), chunks = (g.nw + lines - 1) / lines;
+    const std::size_t phi_shared = static_cast<std::size_t>(lines) * (3 * g.nphi + 13) * sizeof(double);
+    phi_transport_kernel<<<static_cast<unsigned>(nvp_ * g.nx * chunks), 256, phi_shared>>>(g, in, lines, stage, phi_.data(), rhs_.data());
+    QUANTA_CUDA_LAUNCH_CHECK("phi_transport_kernel");
+  }
+
   TransportSetup s_;
   std::size_t n_, nvp_;
   Valleys val_{};
