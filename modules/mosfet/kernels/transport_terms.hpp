@@ -90,7 +90,7 @@ QUANTA_HD void add_x_transport(const PhaseGrid& g, const TransportInputs& in, co
   // moved one point per face: each point flux is formed once.
   double window[6];
   for (int r = 0; r < 6; ++r) window[r] = flux(r - 3);
-  const auto face = [&] { return a1 >= 0 ? weno5_left(window) : weno5_right(window + 1); };
+  const auto face = [&] { return weno5_upwind(window, a1 >= 0); };
   double left = face();
   for (int i = 0; i < g.nx; ++i) {
     for (int r = 0; r < 5; ++r) window[r] = window[r + 1];
@@ -125,26 +125,38 @@ QUANTA_HD WLines w_lines(const PhaseGrid& g, const TransportInputs& in, const do
   return WLines{-in.deps_dx[(v * g.nsbn + p) * g.nx + i], in.velocity + speed_index(g, v, 0, 0), phi + phase_index(g, v, p, i, 0, 0)};
 }
 
-// rhs -= d(a^2 Phi)/dw along the w line of (v, p, i, m) and of the opposite angle m + nphi/2 (m < nphi/2),
-// which share the w = 0 face: its flux is made antisymmetric, (F_m - F_{m+nphi/2}) / 2 and its opposite, so
-// that what leaves one angle there arrives at the other. The top face is closed.
-QUANTA_HD void add_w_transport(const PhaseGrid& g, const TransportInputs& in, const double* phi, double* rhs, int v, int p, int i, int m) {
-  const int half = g.nphi / 2;
+// rhs -= d(a^2 Phi)/dw for the cells l0 .. l1 - 1 of the w line of (v, p, i) at angle mm, upwinded by the line's
+// sign, each face reconstructed from a window of six point fluxes moved one cell per face (each point flux formed
+// once). The w = 0 face is shared with the opposite angle mm' = mm +- nphi/2: its flux is made antisymmetric,
+// (F_mm - F_mm') / 2, so that what leaves one angle there arrives at the other. The top face is closed.
+QUANTA_HD void add_w_line(const PhaseGrid& g, const TransportInputs& in, const double* phi, double* rhs, int v, int p, int i, int mm, int l0, int l1) {
   const WLines w = w_lines(g, in, phi, v, p, i);
-  const auto face = [&](int mm, int l) {
-    return weno_face([&](int k) { return w_point_flux(g, w.force, w.speed, w.cells, mm, k); }, l, w_from_left(w.force, w.speed, mm));
+  const int half = g.nphi / 2, opposite = mm < half ? mm + half : mm - half;
+  const auto fill = [&](double* window, int angle, int face) {  // the points face - 3 .. face + 2
+    for (int r = 0; r < 6; ++r) window[r] = w_point_flux(g, w.force, w.speed, w.cells, angle, face - 3 + r);
   };
-  const double f0 = 0.5 * (face(m, 0) - face(m + half, 0));
-  for (int side = 0; side < 2; ++side) {
-    const int mm = m + side * half;
-    double* out = rhs + phase_index(g, v, p, i, 0, mm);
-    double left = side == 0 ? f0 : -f0;
-    for (int l = 0; l < g.nw; ++l) {
-      const double right = l + 1 < g.nw ? face(mm, l + 1) : 0.0;
-      out[l * g.nphi] -= (right - left) / g.dw;
-      left = right;
-    }
+  const bool from_left = w_from_left(w.force, w.speed, mm);
+  double window[6];
+  fill(window, mm, l0);
+  double left = weno5_upwind(window, from_left);
+  if (l0 == 0) {
+    double other[6];
+    fill(other, opposite, 0);
+    left = 0.5 * (left - weno5_upwind(other, w_from_left(w.force, w.speed, opposite)));
   }
+  double* out = rhs + phase_index(g, v, p, i, 0, mm);
+  for (int l = l0; l < l1; ++l) {
+    for (int r = 0; r < 5; ++r) window[r] = window[r + 1];
+    window[5] = w_point_flux(g, w.force, w.speed, w.cells, mm, l + 3);
+    const double right = l + 1 < g.nw ? weno5_upwind(window, from_left) : 0.0;
+    out[l * g.nphi] -= (right - left) / g.dw;
+    left = right;
+  }
+}
+
+// rhs -= d(a^2 Phi)/dw along the w lines of (v, p, i) at angle m < nphi/2 and at the opposite one.
+QUANTA_HD void add_w_transport(const PhaseGrid& g, const TransportInputs& in, const double* phi, double* rhs, int v, int p, int i, int m) {
+  for (int side = 0; side < 2; ++side) add_w_line(g, in, phi, rhs, v, p, i, m + side * (g.nphi / 2), 0, g.nw);
 }
 
 // rhs -= d(a^3 Phi)/dphi along the phi line of (v, p, i, l).

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <random>
 #include <vector>
 
 #include "../kernels/weno5.hpp"
@@ -137,3 +138,17 @@ TEST(Weno5, NonOscillatoryAtAJump) {
 
 }  // namespace
 }  // namespace quanta::mosfet
+
+// weno5_upwind (the x and w lines' one instruction stream for both directions) gives weno5_left and weno5_right to
+// the bit, on smooth, oscillating and jumping stencils of both signs and very different sizes.
+TEST(Weno5, UpwindIsLeftAndRightToTheBit) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int trial = 0; trial < 20000; ++trial) {
+    double window[6];
+    const double scale = std::pow(10.0, static_cast<int>(trial % 13) - 6);
+    for (int r = 0; r < 6; ++r) window[r] = scale * (trial % 3 == 0 ? u(rng) : std::sin(0.3 * r + 0.01 * trial) + (r > trial % 6 ? u(rng) : 0.0));
+    ASSERT_EQ(quanta::mosfet::kernels::weno5_upwind(window, true), quanta::mosfet::kernels::weno5_left(window)) << trial;
+    ASSERT_EQ(quanta::mosfet::kernels::weno5_upwind(window, false), quanta::mosfet::kernels::weno5_right(window + 1)) << trial;
+  }
+}

@@ -19,17 +19,6 @@ namespace {
 constexpr int kThreads = 128;
 unsigned blocks(long n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
-// Shared memory of the w kernel for `pairs` pairs of opposite lines: point fluxes (N_w + 6) and faces (N_w + 1) each.
-constexpr std::size_t kSharedLimit = 48 * 1024;
-std::size_t w_shared_bytes(int nw, int pairs) { return 2 * static_cast<std::size_t>(pairs) * (2 * nw + 7) * sizeof(double); }
-// 4, 2 or 1 pairs per block (4 neighbouring angles: one 32-byte sector per energy cell read): the most that divides
-// N_phi / 2 (every block full, the line index a shift) and fits the shared memory.
-int w_pairs(const kernels::PhaseGrid& g) {
-  for (int pairs : {4, 2})
-    if ((g.nphi / 2) % pairs == 0 && w_shared_bytes(g.nw, pairs) <= kSharedLimit) return pairs;
-  return 1;
-}
-
 struct Valleys {
   kernels::KaneValley v[kernels::kValleys];
 };
@@ -112,42 +101,17 @@ __global__ void x_transport_kernel(kernels::PhaseGrid g, kernels::TransportInput
   kernels::add_x_transport(g, in, phi, rhs, vp / g.nsbn, vp % g.nsbn, l, m);
 }
 
-// One block per group of kPairs pairs of opposite w lines (v p, i; angles m0 .. m0 + kPairs - 1 and the opposite
-// ones), which share the w = 0 face: the point fluxes of the lines (ghosts included) into shared memory, read with the
-// angle fastest (neighbouring angles are neighbours in memory), then one thread per face, then one per cell. The same
-// point fluxes and reconstruction as kernels::add_w_transport, so the same numbers. kPairs divides N_phi / 2.
-template <int kPairs>
+// One thread per (v p, i, chunk of kWChunk energy cells, angle), the angle fastest (neighbouring threads read and
+// write neighbouring words): kernels::add_w_line over the chunk. Lines of N_w cells in chunks keep ~5 threads per
+// line at work, each with its own window of point fluxes.
+constexpr int kWChunk = 64;
 __global__ void w_transport_kernel(kernels::PhaseGrid g, kernels::TransportInputs in, const double* phi, double* rhs) {
-  extern __shared__ double shared[];
-  constexpr int kLines = 2 * kPairs;                // line q = side kPairs + j
-  const int half = g.nphi / 2, stencil = g.nw + 6, groups = half / kPairs;
-  const int group = blockIdx.x % groups, vi = blockIdx.x / groups, i = vi % g.nx, vp = vi / g.nx, v = vp / g.nsbn, p = vp % g.nsbn;
-  const int m0 = group * kPairs;
-  double* point = shared;                           // [kLines][nw + 6]: cells -3 .. nw + 2
-  double* faces = shared + kLines * stencil;        // [kLines][nw + 1]
-  const kernels::WLines w = kernels::w_lines(g, in, phi, v, p, i);
-  // Unrolled: each thread's loads of several points in flight together (the kernel waited on them one by one).
-#pragma unroll 4
-  for (int k = threadIdx.x; k < kLines * stencil; k += blockDim.x) {
-    const int j = k % kPairs, side = k / kPairs % 2, l = k / kLines - 3;
-    point[(side * kPairs + j) * stencil + l + 3] = kernels::w_point_flux(g, w.force, w.speed, w.cells, m0 + j + side * half, l);
-  }
-  __syncthreads();
-  for (int k = threadIdx.x; k < kLines * (g.nw + 1); k += blockDim.x) {
-    const int q = k / (g.nw + 1), f = k - q * (g.nw + 1), mm = m0 + q % kPairs + (q / kPairs) * half;
-    const double* line = point + q * stencil + 3;
-    faces[k] = f == g.nw ? 0.0 : kernels::weno_face([&](int c) { return line[c]; }, f, kernels::w_from_left(w.force, w.speed, mm));
-  }
-  __syncthreads();
-  double* out = rhs + kernels::phase_index(g, v, p, i, 0, 0);
-#pragma unroll 4
-  for (int k = threadIdx.x; k < kLines * g.nw; k += blockDim.x) {
-    const int j = k % kPairs, side = k / kPairs % 2, l = k / kLines, q = side * kPairs + j;
-    const double* face = faces + q * (g.nw + 1);
-    const double f0 = 0.5 * (faces[j * (g.nw + 1)] - faces[(kPairs + j) * (g.nw + 1)]);  // the antisymmetric w = 0 face
-    const double left = l == 0 ? (side == 0 ? f0 : -f0) : face[l];
-    out[l * g.nphi + m0 + j + side * half] -= (face[l + 1] - left) / g.dw;
-  }
+  const int chunks = (g.nw + kWChunk - 1) / kWChunk;
+  const long t = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x, n = static_cast<long>(kernels::kValleys) * g.nsbn * g.nx * chunks * g.nphi;
+  if (t >= n) return;
+  const int m = static_cast<int>(t % g.nphi), rest = static_cast<int>(t / g.nphi), chunk = rest % chunks, vi = rest / chunks;
+  const int i = vi % g.nx, vp = vi / g.nx, l0 = chunk * kWChunk;
+  kernels::add_w_line(g, in, phi, rhs, vp / g.nsbn, vp % g.nsbn, i, m, l0, min(g.nw, l0 + kWChunk));
 }
 
 // A Runge-Kutta stage's combination done by the phi kernel, the last to add to the right-hand side (on: Phi = a Phi^n
@@ -250,10 +214,6 @@ class CudaTransportEngine final : public TransportEngine {
         moments_(4 * nvp_ * s.grid.nx, "transport moments"),
         velocity_(static_cast<std::size_t>(kernels::kValleys) * s.grid.nw * s.grid.nphi, "x velocities"),
         angle_speed_(static_cast<std::size_t>(kernels::kValleys) * s.grid.nw * s.grid.nphi, "angle speeds") {
-    // The w kernel holds at least one pair of lines of point and face fluxes in shared memory: (4 N_w + 14) doubles.
-    if (w_shared_bytes(s.grid.nw, 1) > kSharedLimit)
-      throw Error("transport (GPU): N_w = " + std::to_string(s.grid.nw) + " energy cells need " + std::to_string(w_shared_bytes(s.grid.nw, 1) / 1024) +
-                  " KiB of shared memory per block; at most 48 KiB (N_w <= 1532)");
     for (int v = 0; v < kernels::kValleys; ++v) val_.v[v] = s.valleys[v];
     const kernels::SpeedTables speeds = kernels::speed_tables(s.grid, s.valleys);
     velocity_.upload(std::span<const double>(speeds.velocity));
@@ -340,15 +300,8 @@ class CudaTransportEngine final : public TransportEngine {
     const kernels::TransportInputs in{velocity_.data(), angle_speed_.data(), deps_.data(), contact_.data(), a3_max_, s_.periodic_x};
     x_transport_kernel<<<blocks(static_cast<long>(nvp_) * g.nw * g.nphi), kThreads>>>(g, in, phi_.data(), rhs_.data());
     QUANTA_CUDA_LAUNCH_CHECK("x_transport_kernel");
-    const int pairs = w_pairs(g);
-    const unsigned w_blocks = static_cast<unsigned>(nvp_ * g.nx * (g.nphi / 2 / pairs));
-    const std::size_t w_shared = w_shared_bytes(g.nw, pairs);
-    if (pairs == 4)
-      w_transport_kernel<4><<<w_blocks, kThreads, w_shared>>>(g, in, phi_.data(), rhs_.data());
-    else if (pairs == 2)
-      w_transport_kernel<2><<<w_blocks, kThreads, w_shared>>>(g, in, phi_.data(), rhs_.data());
-    else
-      w_transport_kernel<1><<<w_blocks, kThreads, w_shared>>>(g, in, phi_.data(), rhs_.data());
+    const long w_threads = static_cast<long>(nvp_) * g.nx * ((g.nw + kWChunk - 1) / kWChunk) * g.nphi;
+    w_transport_kernel<<<blocks(w_threads), kThreads>>>(g, in, phi_.data(), rhs_.data());
     QUANTA_CUDA_LAUNCH_CHECK("w_transport_kernel");
     const int lines = std::max(1, 256 / g.nphi), chunks = (g.nw + lines - 1) / lines;
     const std::size_t phi_shared = static_cast<std::size_t>(lines) * (3 * g.nphi + 13) * sizeof(double);
