@@ -5,7 +5,8 @@
 #   [QUANTA_BENCH=0] [QUANTA_BUILD_ONLY=1] [QUANTA_CTEST_ARGS="-L gpu"] scripts/gpu-host-build.sh [RESULTS_DIR]
 # QUANTA_BUILD_ONLY=1 stops after the build; QUANTA_BUILD_TARGETS="a b" builds only those targets (default: all);
 # QUANTA_CTEST_ARGS selects the tests (default: all); QUANTA_CMAKE_ARGS="-DX=Y ..." adds cmake options (e.g.
-# "-DCMAKE_CUDA_FLAGS=-lineinfo" for ncu's source view).
+# "-DCMAKE_CUDA_FLAGS=-lineinfo" for ncu's source view), split at spaces (an option's value cannot hold one) and
+# kept in build-gpu's cache afterwards, as cmake keeps every -D (remove build-gpu to drop them).
 # QUANTA_SANITIZE=1 builds the CPU backend under AddressSanitizer and UBSan instead (build-asan).
 # Libraries missing on the host (spglib, CLI11, toml++, FFTW, GoogleTest, benchmark, HDF5, LAPACKE) are taken
 # from Debian packages downloaded beforehand into .deps/debs by scripts/gpu-host-carry.sh and unpacked

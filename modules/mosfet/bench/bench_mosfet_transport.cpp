@@ -56,8 +56,9 @@ int main(int argc, char** argv) {
             phi[kernels::phase_index(g, v, p, i, l, m)] = kernels::kane_jacobian(setup.valleys[v], w) * std::exp(-w - eps[i * nvp + v * nsbn + p]);
           }
   // Memory floor of one evaluation: the distribution read by the angle integrals, the scattering and the three
-  // transport directions (5 passes), the right-hand side zeroed and then read and written by four passes.
-  const double bytes = double(phi.size()) * sizeof(double) * (5 + 1 + 8);
+  // transport directions (5 passes), the right-hand side written by the scattering (which starts it) and read and
+  // written by the three directions (1 + 6 passes).
+  const double bytes = double(phi.size()) * sizeof(double) * (5 + 1 + 6);
   std::stringstream list(backends);
   std::string name;
   while (std::getline(list, name, ',')) {

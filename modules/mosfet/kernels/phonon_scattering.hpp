@@ -40,10 +40,11 @@ struct PhononScattering {
 
 // The energy grid: cell centres w_l = (l + 1/2) dw, l = 0..nw-1 (inv_dw = 1 / dw: the interpolations multiply).
 struct EnergyGrid {
-  int nw;
-  double dw, inv_dw;
+  int nw = 0;
+  double dw = 0, inv_dw = 0;
+  EnergyGrid() = default;
+  QUANTA_HD EnergyGrid(int cells, double spacing) : nw(cells), dw(spacing), inv_dw(1 / spacing) {}
 };
-QUANTA_HD EnergyGrid energy_grid(int nw, double dw) { return EnergyGrid{nw, dw, 1 / dw}; }
 
 // Pi at energy gamma by linear interpolation between the cell centres that bracket it (extrapolation from
 // cells 0 and 1 below the first centre); zero below 0 and above the last centre.

@@ -204,7 +204,7 @@ QUANTA_HD double angle_rate_max(const PhaseGrid& g, const KaneValley& v) {
 QUANTA_HD void cell_scattering(const PhaseGrid& g, const PhononScattering& s, const KaneValley* valleys, const double* eps, const double* overlaps,
                                const double* pi, int v, int p, int i, int l, double& gain, double& loss) {
   const long nvp = static_cast<long>(kValleys) * g.nsbn;
-  gain_loss(s, valleys, energy_grid(g.nw, g.dw), g.nsbn, v, p, l, eps + i * nvp, overlaps + i * nvp * nvp, pi + i * nvp * g.nw, gain, loss);
+  gain_loss(s, valleys, EnergyGrid(g.nw, g.dw), g.nsbn, v, p, l, eps + i * nvp, overlaps + i * nvp * nvp, pi + i * nvp * g.nw, gain, loss);
 }
 
 // The scattering term s G - Lambda Phi of one cell: the first term of the right-hand side, which it starts (the

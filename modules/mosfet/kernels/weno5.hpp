@@ -38,16 +38,17 @@ QUANTA_HD double weno5_left(const double* g) {
   return (-g[1] + 7 * g[2] + 7 * g[3] - g[4]) / 12 - weno5_correction(a, b, c, d);
 }
 
-// The face value at k - 1/2 reconstructed from the right: g[0..4] = g_{k-2}, ..., g_{k+2}.
+// The face value at k - 1/2 reconstructed from the right: g[0..4] = g_{k-2}, ..., g_{k+2}. It is the left
+// reconstruction of the mirrored stencil g_{k+2}, ..., g_{k-2}, by definition, so that the two directions are one
+// function (and one instruction stream in weno5_upwind).
 QUANTA_HD double weno5_right(const double* g) {
-  const double a = g[4] - g[3], b = g[3] - g[2], c = g[2] - g[1], d = g[1] - g[0];
-  return (-g[3] + 7 * g[2] + 7 * g[1] - g[0]) / 12 + weno5_correction(a, b, c, d);  // weno5_left's order, mirrored
+  const double mirrored[5] = {g[4], g[3], g[2], g[1], g[0]};
+  return weno5_left(mirrored);
 }
 
 // The face value at k - 1/2 from the six points window[0..5] = g_{k-3}, ..., g_{k+2}, upwinded from the left or the
-// right. The right reconstruction is the left one of the mirrored stencil g_{k+2}, ..., g_{k-2} (its differences
-// change sign exactly, the indicators not at all, so the result is weno5_right's to the bit): one instruction
-// stream for both directions, where the lines of a warp are upwinded both ways (a branch ran both in turn).
+// right (weno5_right of window + 1): one instruction stream for both directions, where the lines of a warp are
+// upwinded both ways (a branch ran both reconstructions in turn).
 QUANTA_HD double weno5_upwind(const double* window, bool from_left) {
   double s[5];
   for (int r = 0; r < 5; ++r) s[r] = from_left ? window[r] : window[5 - r];

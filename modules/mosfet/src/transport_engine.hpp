@@ -69,6 +69,10 @@ struct BlockSlopes {
 };
 BlockSlopes block_slopes(const TransportSetup& setup, const std::vector<double>& eps);
 
+// Refuses a phase grid the terms cannot take: fewer than 2 x nodes, 6 energy cells or 6 angles, an odd number of
+// angles (the w = 0 face pairs each angle with its opposite), or no subband. Both engines' constructors call it.
+void check_phase_grid(const kernels::PhaseGrid& g);
+
 // Refuses a Schroedinger-Poisson state whose arrays do not have the grid's sizes.
 void check_block_sizes(const kernels::PhaseGrid& g, const std::vector<double>& eps, const std::vector<double>& overlaps,
                        const std::vector<double>& contact_scale);

@@ -12,7 +12,7 @@ namespace {
 
 class CpuTransportEngine final : public TransportEngine {
  public:
-  explicit CpuTransportEngine(const TransportSetup& s) : s_(s), speeds_(kernels::speed_tables(s.grid, s.valleys)) {
+  explicit CpuTransportEngine(const TransportSetup& s) : s_(s), speeds_((check_phase_grid(s.grid), kernels::speed_tables(s.grid, s.valleys))) {
     const auto& g = s.grid;
     n_ = static_cast<std::size_t>(kernels::kValleys) * g.nsbn * g.nx * g.nw * g.nphi;
     phi_.assign(n_, 0.0);
@@ -114,6 +114,12 @@ BlockSlopes block_slopes(const TransportSetup& setup, const std::vector<double>&
       }
   }
   return b;
+}
+
+void check_phase_grid(const kernels::PhaseGrid& g) {
+  if (g.nsbn < 1 || g.nx < 2 || g.nw < 6 || g.nphi < 6 || g.nphi % 2 != 0)
+    throw Error("transport: a phase grid of " + std::to_string(g.nsbn) + " subbands, " + std::to_string(g.nx) + " x nodes, " + std::to_string(g.nw) +
+                " energy cells and " + std::to_string(g.nphi) + " angles; expected at least 1, 2, 6 and an even number of at least 6");
 }
 
 void check_block_sizes(const kernels::PhaseGrid& g, const std::vector<double>& eps, const std::vector<double>& overlaps,

@@ -53,7 +53,7 @@ struct Toy {
     s = make_phonon_scattering(seed_code_phonons(), kValleys, sc, rates, occupation);
     for (int v = 0; v < 3; ++v) valleys[v] = kane_valley(kValleys[v], sc);
     const double w_max = 15 * 0.063 / sc.kT_eV();
-    grid = kernels::energy_grid(nw, w_max / (nw - 1));
+    grid = kernels::EnergyGrid(nw, w_max / (nw - 1));
     const double t = 6e-9;
     eps.resize(3 * nsbn);
     double lowest = 1e300;

@@ -21,11 +21,12 @@ constexpr double kPi = 3.14159265358979323846;
 struct Case {
   TransportSetup setup;
   std::vector<double> phi, eps, overlaps, contact;
-  Case() {
+  // The default: 3 x 16 x 40 x 12 (5760 energy cells, 45 full scattering blocks; w lines of one chunk).
+  explicit Case(int nx = 16, int nw = 40) {
     const std::array<Valley, 3> valleys = {Valley{0.98, 0.19, 0.19, 0.5}, Valley{0.19, 0.98, 0.19, 0.5}, Valley{0.19, 0.19, 0.98, 0.5}};
     const TransportScales sc;
     auto& g = setup.grid;
-    g = {3, 16, 40, 12, 1.0 / 15, 0.4, 2 * kPi / 12};
+    g = {3, nx, nw, 12, 1.0 / (nx - 1), 16.0 / nw, 2 * kPi / 12};
     for (int v = 0; v < 3; ++v) setup.valleys[v] = kane_valley(valleys[v], sc);
     setup.scattering = make_phonon_scattering(PhononParameters{}, valleys, sc);
     const int nvp = 3 * g.nsbn;
@@ -69,10 +70,10 @@ TEST(TransportEngine, CpuRefusesAStateOfTheWrongSize) {
   EXPECT_TRUE(std::isfinite(size));
 }
 
-TEST(TransportEngine, CudaMatchesCpu) {
 #ifdef QUANTA_HAVE_CUDA
-  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
-  const Case c;
+// The largest |CPU - GPU| of the right-hand side, against the largest term: the same functions in the same order per
+// point, so 1e-12 relative is asked (measured: rounding only).
+void expect_rhs_parity(const Case& c) {
   const auto a = c.rhs(*make_cpu_transport_engine(c.setup));
   const auto b = c.rhs(*make_cuda_transport_engine(c.setup));
   ASSERT_EQ(a.size(), b.size());
@@ -83,17 +84,11 @@ TEST(TransportEngine, CudaMatchesCpu) {
   }
   std::printf("largest term %.3e, largest CPU-GPU difference %.3e\n", size, diff);
   EXPECT_LE(diff, 1e-12 * size);
-#else
-  GTEST_SKIP() << "built without CUDA";
-#endif
 }
 
-// A Runge-Kutta stage as the time step makes it: the GPU does the combination in its last right-hand-side kernel,
-// in place (stage()); the CPU evaluates and then combines. Same tolerance, relative to the largest value of Phi.
-TEST(TransportEngine, CudaStageMatchesCpu) {
-#ifdef QUANTA_HAVE_CUDA
-  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
-  const Case c;
+// Two Runge-Kutta stages as the time step makes them: the GPU does the combination in its last right-hand-side
+// kernel, in place (stage()); the CPU evaluates and then combines. Same tolerance, relative to the largest Phi.
+void expect_stage_parity(const Case& c) {
   const auto staged = [&](TransportEngine& e) {
     e.upload_distribution(c.phi);
     e.upload_block(c.eps, c.overlaps, c.contact);
@@ -114,9 +109,66 @@ TEST(TransportEngine, CudaStageMatchesCpu) {
   std::printf("largest Phi %.3e, largest change over the stages %.3e, largest CPU-GPU difference %.3e\n", size, change, diff);
   EXPECT_GT(change, 1e-6 * size);  // the stages did change Phi
   EXPECT_LE(diff, 1e-12 * size);
+}
+#endif
+
+TEST(TransportEngine, CudaMatchesCpu) {
+#ifdef QUANTA_HAVE_CUDA
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
+  expect_rhs_parity(Case());
 #else
   GTEST_SKIP() << "built without CUDA";
 #endif
+}
+
+TEST(TransportEngine, CudaStageMatchesCpu) {
+#ifdef QUANTA_HAVE_CUDA
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
+  expect_stage_parity(Case());
+#else
+  GTEST_SKIP() << "built without CUDA";
+#endif
+}
+
+// Longer w lines (150 cells: the GPU's w kernel splits them into chunks of 64 and 22) and 9450 energy cells (the
+// scattering kernel's last block partly empty).
+TEST(TransportEngine, CudaMatchesCpuOnChunkedLines) {
+#ifdef QUANTA_HAVE_CUDA
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
+  const Case c(7, 150);
+  expect_rhs_parity(c);
+  expect_stage_parity(c);
+#else
+  GTEST_SKIP() << "built without CUDA";
+#endif
+}
+
+// After stage() the GPU's right-hand side lacks the term that went into Phi: it is refused until the next evaluate_rhs().
+TEST(TransportEngine, CudaRefusesTheRightHandSideOfAStage) {
+#ifdef QUANTA_HAVE_CUDA
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
+  const Case c;
+  auto e = make_cuda_transport_engine(c.setup);
+  e->upload_distribution(c.phi);
+  e->upload_block(c.eps, c.overlaps, c.contact);
+  e->save_step_start();
+  e->stage(1.0, 0.0, 0.01);
+  EXPECT_THROW(e->download_rhs(), Error);
+  EXPECT_THROW(e->combine(1.0, 0.0, 0.01), Error);
+  e->evaluate_rhs();
+  EXPECT_NO_THROW(e->download_rhs());
+#else
+  GTEST_SKIP() << "built without CUDA";
+#endif
+}
+
+TEST(TransportEngine, RefusesAPhaseGridTheTermsCannotTake) {
+  Case c;
+  c.setup.grid.nphi = 7;
+  EXPECT_THROW(make_cpu_transport_engine(c.setup), Error);
+  c.setup.grid.nphi = 12;
+  c.setup.grid.nw = 4;
+  EXPECT_THROW(make_cpu_transport_engine(c.setup), Error);
 }
 
 }  // namespace

@@ -140,7 +140,8 @@ TEST(Weno5, NonOscillatoryAtAJump) {
 }  // namespace quanta::mosfet
 
 // weno5_upwind (the x and w lines' one instruction stream for both directions) gives weno5_left and weno5_right to
-// the bit, on smooth, oscillating and jumping stencils of both signs and very different sizes.
+// the bit (weno5_right is weno5_left of the mirrored stencil by definition), on smooth, oscillating and jumping
+// stencils of both signs and very different sizes.
 TEST(Weno5, UpwindIsLeftAndRightToTheBit) {
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> u(-1.0, 1.0);

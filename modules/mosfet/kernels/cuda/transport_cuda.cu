@@ -1,6 +1,8 @@
 // The transport phase's right-hand side on one GPU: the twin of src/transport_engine_cpu.cpp, the same
-// kernels/transport_terms.hpp and phonon_scattering.hpp functions with one thread per line or per energy
-// cell. The distribution and the right-hand side stay on the device; the Schroedinger-Poisson state (a few
+// kernels/transport_terms.hpp and phonon_scattering.hpp functions, each kernel laid out so that neighbouring
+// threads touch neighbouring words: angle integrals and scattering by energy cell (the scattering's angles
+// written by the whole block), x lines and chunks of w lines by thread, phi lines staged in shared memory by
+// block. The distribution and the right-hand side stay on the device; the Schroedinger-Poisson state (a few
 // thousand numbers) comes up once per evaluation of the block.
 #include <algorithm>
 #include <span>
@@ -102,8 +104,8 @@ __global__ void x_transport_kernel(kernels::PhaseGrid g, kernels::TransportInput
 }
 
 // One thread per (v p, i, chunk of kWChunk energy cells, angle), the angle fastest (neighbouring threads read and
-// write neighbouring words): kernels::add_w_line over the chunk. Lines of N_w cells in chunks keep ~5 threads per
-// line at work, each with its own window of point fluxes.
+// write neighbouring words): kernels::add_w_line over the chunk. Chunks put N_w / 64 threads on each line (5 on the
+// seed's grid), each with its own window of point fluxes.
 constexpr int kWChunk = 64;
 __global__ void w_transport_kernel(kernels::PhaseGrid g, kernels::TransportInputs in, const double* phi, double* rhs) {
   const int chunks = (g.nw + kWChunk - 1) / kWChunk;
@@ -200,7 +202,7 @@ __global__ void combine_kernel(long n, double a, double b, double c, const doubl
 class CudaTransportEngine final : public TransportEngine {
  public:
   explicit CudaTransportEngine(const TransportSetup& s)
-      : s_(s),
+      : s_((check_phase_grid(s.grid), s)),
         n_(static_cast<std::size_t>(kernels::kValleys) * s.grid.nsbn * s.grid.nx * s.grid.nw * s.grid.nphi),
         nvp_(static_cast<std::size_t>(kernels::kValleys) * s.grid.nsbn),
         phi_(n_, "transport distribution"),
@@ -249,12 +251,19 @@ class CudaTransportEngine final : public TransportEngine {
     form_.upload(std::span<const double>(form));
     have_form_ = true;
   }
-  void evaluate_rhs() override { launch_rhs(StageCombine{false, 0, 0, 0, nullptr}); }
+  void evaluate_rhs() override {
+    launch_rhs(StageCombine{false, 0, 0, 0, nullptr});
+    rhs_complete_ = true;
+  }
   void stage(double a, double b, double c) override {
     if (!saved_) throw Error("transport: stage() before save_step_start()");
     launch_rhs(StageCombine{true, a, b, c, phi_n_.data()});
+    rhs_complete_ = false;  // the phi term went into Phi, not into rhs
   }
-  std::vector<double> download_rhs() override { return rhs_.to_host(); }
+  std::vector<double> download_rhs() override {
+    require_complete_rhs("download_rhs()");
+    return rhs_.to_host();
+  }
   TransportMoments moments() override {
     const std::size_t lines = nvp_ * s_.grid.nx;
     double* m = moments_.data();
@@ -274,12 +283,16 @@ class CudaTransportEngine final : public TransportEngine {
   }
   void combine(double a, double b, double c) override {
     if (!saved_) throw Error("transport: combine() before save_step_start()");
+    require_complete_rhs("combine()");
     combine_kernel<<<blocks(static_cast<long>(n_)), kThreads>>>(static_cast<long>(n_), a, b, c, phi_n_.data(), rhs_.data(), phi_.data());
     QUANTA_CUDA_LAUNCH_CHECK("combine_kernel");
   }
   void finish() override { QUANTA_CUDA_CHECK(cudaDeviceSynchronize()); }
 
  private:
+  void require_complete_rhs(const char* what) const {
+    if (!rhs_complete_) throw Error(std::string("transport: ") + what + " needs evaluate_rhs() first (after stage(), the right-hand side lacks its phi term)");
+  }
   // The right-hand side's kernels in order; the scattering kernel starts the right-hand side, the others add to it,
   // and the phi kernel, the last, does the stage's combination when it is on.
   void launch_rhs(const StageCombine& stage) {
@@ -313,7 +326,7 @@ class CudaTransportEngine final : public TransportEngine {
   std::size_t n_, nvp_;
   Valleys val_{};
   double a3_max_ = 0;
-  bool saved_ = false, have_form_ = false;
+  bool saved_ = false, have_form_ = false, rhs_complete_ = false;
   std::size_t roughness_shared_ = 0;
   int roughness_columns_ = 0;
   DeviceBuffer<double> roughness_kernel_, form_;  // surface roughness: D [3][nw][nphi][nphi], I [nx][3 nsbn]
