@@ -129,8 +129,7 @@ RunSummary run(const RunOptions& opt) {
     owned = std::make_unique<Propagator>(config, max_threads(), backend, comm);
   } catch (const OutOfDeviceMemory& e) {  // thrown on every rank together
     // The CPU path holds the whole half-plane in host memory: said, and refused when it does not fit.
-    if (comm.root())
-      warn("kbe", std::string(e.what()) + ": the CUDA backend does not fit the device, propagating on the CPU (" +
+    warn("kbe", std::string(e.what()) + ": the CUDA backend does not fit the device, propagating on the CPU (" +
                       number(Propagator::host_bytes(config, Backend::Cpu, comm, max_threads(), green) / 1073741824.0) +
                       " GiB of host memory, much slower)");
     backend = Backend::Cpu;
@@ -189,8 +188,7 @@ RunSummary run(const RunOptions& opt) {
     if (!limit_reported && st.corrector_passes >= config.solver.corrector_iterations &&
         !(st.last_change <= config.solver.corrector_tolerance)) {
       limit_reported = true;
-      if (comm.root())
-        warn("kbe", "step " + std::to_string(n) + ": the corrector stopped at its limit of " +
+      warn("kbe", "step " + std::to_string(n) + ": the corrector stopped at its limit of " +
                         std::to_string(config.solver.corrector_iterations) + " passes with max |G_new - G_old| = " +
                         number(st.last_change) + " > corrector_tolerance = " + number(config.solver.corrector_tolerance) +
                         "; such steps are counted and reported at the end");
@@ -268,7 +266,7 @@ RunSummary run(const RunOptions& opt) {
   if (limit.hits > 0 && limit.hits == limit.steps)
     throw Error("kbe: " + corrector_limit_text(config, limit) + ". No step converged: " + s.results.string() +
                 " is written for inspection but is not a converged result");
-  if (limit.hits > 0 && comm.root()) warn("kbe", corrector_limit_text(config, limit));
+  if (limit.hits > 0) warn("kbe", corrector_limit_text(config, limit));  // warn() prints on rank 0
   return s;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <cstdio>
 
 #include "../kernels/roughness.hpp"
@@ -253,10 +254,10 @@ std::vector<double> SchrodingerPoisson::overlaps(double scale) const { return en
 std::vector<double> SchrodingerPoisson::eigenvectors() const {
   return first_subbands(engine_->download_eigenvectors(), grid_.nx * 3, opt_.states(), opt_.subbands, grid_.nz);
 }
-void SchrodingerPoisson::set_roughness(const RoughnessGrid& r) {
+void SchrodingerPoisson::set_roughness(RoughnessGrid r) {
   if (r.displaced.grid.nx != grid_.nx || r.displaced.sample_cell.size() != 2 * static_cast<std::size_t>(grid_.nz))
     throw Error("mosfet: a surface-roughness grid of another device grid");
-  roughness_ = std::make_unique<RoughnessGrid>(r);
+  roughness_ = std::make_unique<RoughnessGrid>(std::move(r));
   engine_->set_roughness(*roughness_);
 }
 std::vector<double> SchrodingerPoisson::roughness_form_factors() const {

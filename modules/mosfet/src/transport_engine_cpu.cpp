@@ -12,7 +12,8 @@ namespace {
 
 class CpuTransportEngine final : public TransportEngine {
  public:
-  explicit CpuTransportEngine(const TransportSetup& s) : s_(s), speeds_((check_phase_grid(s.grid), kernels::speed_tables(s.grid, s.valleys))) {
+  explicit CpuTransportEngine(const TransportSetup& s) : s_(s), speeds_(kernels::speed_tables(s.grid, s.valleys)) {
+    check_phase_grid(s.grid);
     const auto& g = s.grid;
     n_ = static_cast<std::size_t>(kernels::kValleys) * g.nsbn * g.nx * g.nw * g.nphi;
     phi_.assign(n_, 0.0);

@@ -170,19 +170,10 @@ constexpr int kMaxSlots = 5;            // the register tiles: 32 kCols columns,
 constexpr int kBackThreads = 1024;
 constexpr int kResolveThreads = 512;  // the re-solve's reduction: 16 warps over a column's rows
 
-// Row j of the row-major n x n matrix a times v, by one warp (lanes over the row: coalesced), the same
-// on every lane.
-__device__ double warp_dot_row(const double* __restrict__ a, int n, int j, const double* v, int lane) {
-  const double* row = a + static_cast<std::size_t>(j) * n;
-  double sum = 0.0;
-  for (int c = lane; c < n; c += kWarp) sum += row[c] * v[c];
-  for (int offset = kWarp / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(kFullMask, sum, offset);
-  return sum;
-}
-
 // For the rows j = warp, warp + warps, ... of the row-major n x n matrices a and b: a_j . u and b_j . v (a or b
-// null: that product skipped, 0), each summed as warp_dot_row sums it; kRowGroup rows of a warp at a time, so that
-// their loads are in flight together (one row at a time, each waited for its loads and its shuffles).
+// null: that product skipped, 0), by one warp per row (lanes over the row: coalesced; partial sums over the lanes,
+// then xor shuffles, the same on every lane); kRowGroup rows of a warp at a time, so that their loads are in flight
+// together (one row at a time, each waited for its loads and its shuffles).
 // done(j, a_j . u, b_j . v) runs on every lane.
 constexpr int kRowGroup = 4;
 template <class Done>
@@ -405,10 +396,9 @@ __device__ void finish_elimination(const CyclicReduction& w, const ReductionLeve
   if (j + lv.stride < nx) multiply_block(Dinv, U, nz, w.XU + at);
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, warps = blockDim.x / kWarp;
   const double* bj = w.b + static_cast<std::size_t>(j) * nz;
-  for (int r = warp; r < nz; r += warps) {
-    const double x = warp_dot_row(Dinv, nz, r, bj, lane);
+  warp_dot_rows(Dinv, bj, nullptr, bj, nz, warp, warps, lane, [&](int r, double x, double) {
     if (lane == 0) w.Xb[static_cast<std::size_t>(j) * nz + r] = x;
-  }
+  });
 }
 
 // Keeps D_j^-1 (from shared memory) in D_j's global block for later re-solves (direct_resolve_cuda).
@@ -588,10 +578,9 @@ __global__ void __launch_bounds__(kResolveThreads) resolve_reduce_kernel(CyclicR
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, warps = blockDim.x / kWarp;
   const std::size_t block = w.block();
   if (s >= nx) {
-    for (int row = warp; row < nz; row += warps) {
-      const double x = warp_dot_row(w.D, nz, row, w.b, lane);
+    warp_dot_rows(w.D, w.b, nullptr, w.b, nz, warp, warps, lane, [&](int row, double x, double) {
       if (lane == 0) w.Xb[row] = x;
-    }
+    });
     return;
   }
   const bool left = k >= s, right = k + s < nx;

@@ -202,7 +202,7 @@ __global__ void combine_kernel(long n, double a, double b, double c, const doubl
 class CudaTransportEngine final : public TransportEngine {
  public:
   explicit CudaTransportEngine(const TransportSetup& s)
-      : s_((check_phase_grid(s.grid), s)),
+      : s_(s),
         n_(static_cast<std::size_t>(kernels::kValleys) * s.grid.nsbn * s.grid.nx * s.grid.nw * s.grid.nphi),
         nvp_(static_cast<std::size_t>(kernels::kValleys) * s.grid.nsbn),
         phi_(n_, "transport distribution"),
@@ -216,6 +216,7 @@ class CudaTransportEngine final : public TransportEngine {
         moments_(4 * nvp_ * s.grid.nx, "transport moments"),
         velocity_(static_cast<std::size_t>(kernels::kValleys) * s.grid.nw * s.grid.nphi, "x velocities"),
         angle_speed_(static_cast<std::size_t>(kernels::kValleys) * s.grid.nw * s.grid.nphi, "angle speeds") {
+    check_phase_grid(s.grid);
     for (int v = 0; v < kernels::kValleys; ++v) val_.v[v] = s.valleys[v];
     const kernels::SpeedTables speeds = kernels::speed_tables(s.grid, s.valleys);
     velocity_.upload(std::span<const double>(speeds.velocity));

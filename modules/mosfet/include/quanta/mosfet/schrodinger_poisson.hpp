@@ -108,7 +108,7 @@ class SchrodingerPoisson {
   std::vector<double> overlaps(double scale) const;
   // Surface roughness: the displaced device's Poisson problem (quanta/mosfet/roughness.hpp), set once per
   // device and bias; then the form factors of the state after the last call, [nx][3 subbands] in (k_B T)^2.
-  void set_roughness(const RoughnessGrid& r);
+  void set_roughness(RoughnessGrid r);  // kept (moved in) for the extended problems
   std::vector<double> roughness_form_factors() const;
   // The potential shifts of that call, [2][nx][nz] V: dV_up = V0 - V_ext(z), dV_low = V0 - V_ext(z + Delta_SR), V0 the
   // unperturbed potential (RoughnessShift).
