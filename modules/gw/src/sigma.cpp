@@ -220,7 +220,8 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       e_eval[2 * n] = eo;
       e_eval[2 * n + 1] = eo + p.fd_spacing;
     }
-    std::vector<double> x(nn, 0.0), sx(2 * nn, 0.0), ch(2 * nn, 0.0);
+    std::vector<double> x(nn, 0.0);
+    std::vector<cplx> sx(2 * nn), ch(2 * nn);  // complex sums of the GPP kernel; Sigma's diagonal keeps the real parts
 
     const auto& stars = k_stars[ki];
     for (const auto& star : stars) {
@@ -395,8 +396,8 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       b.vxc = vxc.diagonal(r.k, b.n);
       b.x = x[n] * ry;
       for (int e = 0; e < 2; ++e) {
-        b.sx_x[e] = sx[2 * n + e] * ry;
-        b.ch[e] = ch[2 * n + e] * ry;
+        b.sx_x[e] = sx[2 * n + e].re * ry;
+        b.ch[e] = ch[2 * n + e].re * ry;
       }
       r.bands.push_back(b);
     }

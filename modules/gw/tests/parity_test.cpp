@@ -124,8 +124,10 @@ TEST(GwParity, ChiSumCudaMatchesCpuAcrossCallsAndPairChunks) {
     EXPECT_LT(rel_diff(run(Backend::Cuda, budget), cpu), 1e-10) << "budget " << budget;
 }
 
-// Random I and mode frequencies spread over every branch of gpp_term: energies of bands m straddle the
-// evaluation energies, some frequencies are zero (skipped) and some sit within 0.5 eV of |E - E_m|.
+// Random I and mode frequencies spread over every branch of the GPP terms: energies of bands m straddle the
+// evaluation energies, some frequencies are zero (skipped) and some sit within 0.5 eV of |E - E_m|; real
+// and complex mode frequencies, all columns and a subset of them (as one process of several holds), one
+// band chunk and several, one energy launch and two.
 TEST(GwParity, GppCudaMatchesCpuOnEveryBranchAndChunk) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
   std::mt19937_64 rng(13);
@@ -133,32 +135,59 @@ TEST(GwParity, GppCudaMatchesCpuOnEveryBranchAndChunk) {
   const int ng = 83, nn = 3, nm = 41, nocc = 12;
   auto i_eps = random_cplx(static_cast<std::size_t>(ng) * ng, rng);
   std::vector<double> wt(i_eps.size()), v(ng), e_m(nm);
+  std::vector<cplx> wtc(i_eps.size());
   for (auto& x : i_eps) x = x * 0.1;
   for (double& x : wt) x = u(rng) < 0.1 ? 0.0 : 2.0 + 30.0 * u(rng);
+  for (std::size_t i = 0; i < wt.size(); ++i) wtc[i] = cplx(wt[i], wt[i] == 0.0 ? 0.0 : 3.0 * (u(rng) - 0.5));
   for (double& x : v) x = 0.1 + u(rng);
   for (int b = 0; b < nm; ++b) e_m[b] = -12.0 + 40.0 * b / nm;
   const auto m = random_cplx(static_cast<std::size_t>(nn) * nm * ng, rng);
-  for (int ne : {2, 5}) {
-    std::vector<double> e_eval(nn * ne);
-    for (double& x : e_eval) x = -10.0 + 25.0 * u(rng);
-    e_eval[0] = e_m[3];  // w = 0 exactly: the clamp to 1e-12
-    kernels::GppJob j;
-    j.ng = ng, j.i_eps = i_eps.data(), j.wt = wt.data(), j.v = v.data();
-    j.nn = nn, j.nm = nm, j.ne = ne, j.nocc = nocc, j.m = m.data(), j.e_m = e_m.data(), j.e_eval = e_eval.data();
-    j.weight = 3.0;
-    std::vector<double> sx_cpu(nn * ne, 0.5), ch_cpu(nn * ne, -0.25);
-    j.sx = sx_cpu.data(), j.ch = ch_cpu.data();
-    kernels::gpp(Backend::Cpu, j);
-    // Whole; then room for the resident arrays and 7 bands m per chunk.
-    const std::size_t fixed = std::size_t(ng) * ng * 24 + ng * 8 + nn * ne * 24;
-    for (std::size_t budget : {std::size_t(0), fixed + 7 * (std::size_t(nn) * ng * 16 + 8)}) {
-      std::vector<double> sx(nn * ne, 0.5), ch(nn * ne, -0.25);
-      j.sx = sx.data(), j.ch = ch.data();
-      kernels::gpp(Backend::Cuda, j, budget);
-      EXPECT_LT(rel_diff(sx, sx_cpu), 1e-10) << "ne " << ne << " budget " << budget;
-      EXPECT_LT(rel_diff(ch, ch_cpu), 1e-10) << "ne " << ne << " budget " << budget;
-    }
-  }
+  std::vector<int> some;  // every third G' (the first 28 columns of the arrays)
+  for (int g = 1; g < ng; g += 3) some.push_back(g);
+  for (bool complex_modes : {false, true})
+    for (int ncol : {0, static_cast<int>(some.size())})
+      for (int ne : {2, 5}) {
+        std::vector<double> e_eval(nn * ne);
+        for (double& x : e_eval) x = -10.0 + 25.0 * u(rng);
+        e_eval[0] = e_m[3];  // w = 0 exactly: the clamp to 1e-12
+        kernels::GppJob j;
+        j.ng = ng, j.i_eps = i_eps.data(), j.v = v.data();
+        if (complex_modes) j.wt_complex = wtc.data();
+        else j.wt = wt.data();
+        if (ncol) j.ngp = ncol, j.gp_index = some.data();
+        j.nn = nn, j.nm = nm, j.ne = ne, j.nocc = nocc, j.m = m.data(), j.e_m = e_m.data(), j.e_eval = e_eval.data();
+        j.weight = 3.0;
+        std::vector<cplx> sx_cpu(nn * ne, cplx(0.5, 0.1)), ch_cpu(nn * ne, cplx(-0.25, 0.2));
+        j.sx = sx_cpu.data(), j.ch = ch_cpu.data();
+        kernels::gpp(Backend::Cpu, j);
+        // Whole; then room for the resident arrays and 7 bands m per chunk.
+        const std::size_t cols = ncol ? ncol : ng, blocks = (cols + 7) / 8, outputs = std::size_t(nn) * ne * 4;
+        const std::size_t fixed = cols * ng * (complex_modes ? 32 : 24) + ng * 8 + cols * 4 + nn * ne * 8 + outputs * (blocks + 1) * 8;
+        for (std::size_t budget : {std::size_t(0), fixed + 7 * (std::size_t(nn) * ng * 16 + 8)}) {
+          std::vector<cplx> sx(nn * ne, cplx(0.5, 0.1)), ch(nn * ne, cplx(-0.25, 0.2));
+          j.sx = sx.data(), j.ch = ch.data();
+          kernels::gpp(Backend::Cuda, j, budget);
+          const std::string what = std::string(complex_modes ? "complex" : "real") + " modes, " + std::to_string(cols) + " columns, ne " +
+                                   std::to_string(ne) + ", budget " + std::to_string(budget);
+          EXPECT_LT(rel_diff(sx, sx_cpu), 1e-10) << what;
+          EXPECT_LT(rel_diff(ch, ch_cpu), 1e-10) << what;
+        }
+      }
+}
+
+// The device's reciprocal (the hardware's estimate and two Newton steps) within 2 ulp of the division, over
+// the magnitudes the GPP terms meet and beyond.
+TEST(GwParity, GppDeviceReciprocalIsWithinTwoUlp) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-30, 30);
+  std::vector<double> x(100000), r(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = (i % 2 ? -1.0 : 1.0) * std::pow(10.0, u(rng)) * (1.0 + 1e-3 * (i % 7));
+  kernels::gpp_rcp_cuda(x.data(), r.data(), x.size());
+  double worst = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::abs(r[i] - 1.0 / x[i]) / std::abs(1.0 / x[i]));
+  std::printf("device reciprocal: largest relative difference from the division %.3e\n", worst);
+  EXPECT_LE(worst, 2.3e-16);
 }
 
 // The silicon example on both backends: chi0 of every q and the Sigma columns of every k and band.

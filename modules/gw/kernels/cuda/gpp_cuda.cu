@@ -1,131 +1,240 @@
-// The GPP sum on the device. A block takes one band n and a tile of kTile columns G'; its threads stride
-// over the rows G, hold I(G, G') and wt(G, G') of their tile in registers, and for every band m and
-// evaluation energy add Re[M_nm(G) term(G, G') conj(M_nm(G')) v(G')] to per-thread sums; one block
-// reduction and one atomic add per (n, energy) at the end. Each (G, G') entry is read once per n, each
-// M_nm(G) once per tile, and M_nm(G') is the same address for the whole block (a broadcast).
+// The GPP sum on the device, in the decomposition of BerkeleyGW's GPU kernel: bands n and the columns G' over
+// blocks, the rows G within them. A block takes one band n, a tile of TILE columns and kThreads rows; each
+// thread keeps its row's TILE entries (I, wt and the branch limit) in registers and, for every band m and
+// evaluation energy, adds M_nm(G) term(G, G') conj(M_nm(G')) v(G') to sums in registers. The column factors
+// conj(M_nm(G')) v(G') and the frequencies w = E - E_m of a chunk of bands go through shared memory; each
+// M_nm(G) is one coalesced load per band. Reciprocals instead of divisions (gpp_rcp); the occupied bands,
+// the only ones with SX-X, take their own loop. Each block writes its sums to its own slot of a partial
+// array (no atomics), and a second kernel adds the slots in a fixed order: the result does not depend on
+// the order in which blocks run.
 // The matrix elements go up in chunks of bands m that fit the budget; I, wt and v once per call.
 #include <algorithm>
+#include <numeric>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "../gpp.hpp"
 #include "quanta/core/buffer.hpp"
 #include "quanta/core/cuda/check.cuh"
+#include "quanta/core/cuda/event_timer.cuh"
 #include "quanta/core/error.hpp"
 
 namespace quanta::gw::kernels {
 namespace {
 
-constexpr int kThreads = 128;
-constexpr int kTile = 8;   // G' columns per block
-constexpr int kMaxE = 4;   // evaluation energies per launch
+constexpr int kThreads = 128;  // rows G per block
+constexpr int kBandChunk = 32; // bands m whose column factors are staged at once
+constexpr int kMaxE = 4;       // evaluation energies per launch
 
-__global__ void gpp_kernel(int ng, const cplx* __restrict__ i_eps, const double* __restrict__ wt, const double* __restrict__ v,
-                           int nm_chunk, int m0, int nocc, const cplx* __restrict__ m,  // [nn][nm_chunk][ng]
-                           const double* __restrict__ e_m,                              // [nm_chunk]
-                           const double* __restrict__ e_eval, int ne_stride, int e0, int ne,
-                           double* __restrict__ sx, double* __restrict__ ch) {          // [nn][ne_stride]
-  const int n = blockIdx.y;
-  const int gp0 = blockIdx.x * kTile;
-  const int tile = min(kTile, ng - gp0);
-  double energy[kMaxE];
-  for (int e = 0; e < ne; ++e) energy[e] = e_eval[n * ne_stride + e0 + e];
-  double asx[kMaxE] = {0, 0, 0, 0}, ach[kMaxE] = {0, 0, 0, 0};
-  const cplx* mn = m + static_cast<std::size_t>(n) * nm_chunk * ng;
+// Columns per block (registers per thread: 8 per real-mode entry, 10 per complex one).
+template <class W>
+constexpr int tile_of() { return std::is_same_v<W, double> ? 8 : 4; }
 
-  for (int g = threadIdx.x; g < ng; g += blockDim.x) {
-    cplx I[kTile];
-    double W[kTile];
-    for (int t = 0; t < kTile; ++t) {
-      const std::size_t gg = g + static_cast<std::size_t>(ng) * (gp0 + t);
-      I[t] = t < tile ? i_eps[gg] : cplx();
-      W[t] = t < tile ? wt[gg] : 0.0;
+// Bands b_lo .. b_hi-1 of the chunk in m, all occupied (OCC) or all empty.
+template <class W, int NE, bool OCC>
+__global__ void __launch_bounds__(kThreads) gpp_kernel(int ng, int ncol, const int* __restrict__ gp_index,
+                                                       const cplx* __restrict__ i_eps, const W* __restrict__ wt,
+                                                       const double* __restrict__ v, int nmc, int b_lo, int b_hi,
+                                                       const cplx* __restrict__ m,        // [nn][nmc][ng]
+                                                       const double* __restrict__ e_m,    // [nmc]
+                                                       const double* __restrict__ e_eval, int ne_all, int e0,
+                                                       double* __restrict__ partial) {    // [nn][ne_all][2][2][blocks]
+  constexpr int TILE = tile_of<W>();
+  __shared__ cplx factor[kBandChunk][TILE];
+  __shared__ double freq[kBandChunk][NE];
+  const int n = blockIdx.z;
+  const int c0 = blockIdx.x * TILE;
+  const int g = blockIdx.y * kThreads + threadIdx.x;
+  const bool row = g < ng;
+
+  GppMode<W> q[TILE];
+#pragma unroll
+  for (int t = 0; t < TILE; ++t) {
+    const std::size_t at = static_cast<std::size_t>(c0 + t) * ng + g;
+    if (row && c0 + t < ncol) q[t] = GppMode<W>(i_eps[at], wt[at]);
+  }
+  cplx asx[NE], ach[NE];
+
+  const cplx* mn = m + static_cast<std::size_t>(n) * nmc * ng;
+  for (int b0 = b_lo; b0 < b_hi; b0 += kBandChunk) {
+    const int nb = min(kBandChunk, b_hi - b0);
+    __syncthreads();
+    for (int i = threadIdx.x; i < kBandChunk * TILE; i += kThreads) {
+      const int ib = i / TILE, c = c0 + i % TILE;
+      cplx f;
+      if (ib < nb && c < ncol) {
+        const int gp = gp_index[c];
+        f = conj(mn[static_cast<std::size_t>(b0 + ib) * ng + gp]) * v[gp];
+      }
+      factor[ib][i % TILE] = f;
     }
-    for (int im = 0; im < nm_chunk; ++im) {
-      const cplx* row = mn + static_cast<std::size_t>(im) * ng;
-      const cplx mg = row[g];
-      const bool occ = m0 + im < nocc;
-      for (int t = 0; t < tile; ++t) {
-        if (W[t] == 0.0) continue;
-        const cplx f = mg * conj(row[gp0 + t]) * v[gp0 + t];
-        for (int e = 0; e < ne; ++e) {
-          cplx ssx, sch;
-          gpp_term(I[t], W[t], energy[e] - e_m[im], occ, ssx, sch);
-          asx[e] += (f * ssx).re;
-          ach[e] += (f * sch).re;
+    for (int i = threadIdx.x; i < kBandChunk * NE; i += kThreads) {
+      const int ib = i / NE, e = i % NE;
+      freq[ib][e] = ib < nb ? gpp_frequency(e_eval[n * ne_all + e0 + e], e_m[b0 + ib]) : 0.0;
+    }
+    __syncthreads();
+    const cplx* mg_at = mn + static_cast<std::size_t>(b0) * ng + g;
+    for (int ib = 0; ib < nb; ++ib) {
+      const cplx mg = row ? mg_at[static_cast<std::size_t>(ib) * ng] : cplx();
+      double w[NE];
+#pragma unroll
+      for (int e = 0; e < NE; ++e) w[e] = freq[ib][e];
+#pragma unroll
+      for (int t = 0; t < TILE; ++t) {
+        const GppFactor p(mg * factor[ib][t], q[t]);
+#pragma unroll
+        for (int e = 0; e < NE; ++e) {
+          if constexpr (OCC) gpp_add_occupied(q[t], p, w[e], asx[e], ach[e]);
+          else gpp_add_ch(q[t], p, w[e], ach[e]);
         }
       }
     }
   }
 
-  // Block reduction: warp shuffles, then one value per warp through shared memory.
-  __shared__ double part[2 * kMaxE][kThreads / 32];
+  // Block sums: warp shuffles, one value per warp through shared memory, then this block's slots.
+  __shared__ double part[4 * NE][kThreads / 32];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  for (int e = 0; e < ne; ++e) {
-    for (int off = 16; off > 0; off /= 2) {
-      asx[e] += __shfl_down_sync(0xffffffffu, asx[e], off);
-      ach[e] += __shfl_down_sync(0xffffffffu, ach[e], off);
-    }
-    if (lane == 0) {
-      part[2 * e][warp] = asx[e];
-      part[2 * e + 1][warp] = ach[e];
+#pragma unroll
+  for (int e = 0; e < NE; ++e) {
+    double s[4] = {asx[e].re, asx[e].im, ach[e].re, ach[e].im};
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      for (int off = 16; off > 0; off /= 2) s[k] += __shfl_down_sync(0xffffffffu, s[k], off);
+      if (lane == 0) part[4 * e + k][warp] = s[k];
     }
   }
   __syncthreads();
-  if (threadIdx.x < 2 * ne) {
+  if (threadIdx.x < 4 * NE) {
     double s = 0;
-    for (int w = 0; w < kThreads / 32; ++w) s += part[threadIdx.x][w];
-    const int e = threadIdx.x / 2;
-    atomicAdd((threadIdx.x % 2 == 0 ? sx : ch) + n * ne_stride + e0 + e, s);
+    for (int wp = 0; wp < kThreads / 32; ++wp) s += part[threadIdx.x][wp];
+    const int e = threadIdx.x / 4, k = threadIdx.x % 4;  // k: sx re, sx im, ch re, ch im
+    const std::size_t blocks = static_cast<std::size_t>(gridDim.x) * gridDim.y;
+    const std::size_t slot = ((static_cast<std::size_t>(n) * ne_all + e0 + e) * 4 + k) * blocks + blockIdx.y * gridDim.x + blockIdx.x;
+    partial[slot] += s;
   }
 }
 
-}  // namespace
+// out[o] = the sum of partial[o][0 .. blocks), by one block per o in a fixed order.
+__global__ void sum_slots(const double* __restrict__ partial, std::size_t blocks, double* __restrict__ out) {
+  __shared__ double part[256 / 32];
+  const double* p = partial + blockIdx.x * blocks;
+  double s = 0;
+  for (std::size_t i = threadIdx.x; i < blocks; i += blockDim.x) s += p[i];
+  for (int off = 16; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off);
+  if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = s;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double t = 0;
+    for (int w = 0; w < 256 / 32; ++w) t += part[w];
+    out[blockIdx.x] = t;
+  }
+}
 
-void gpp_cuda(const GppJob& j, std::size_t device_budget) {
-  if (j.nn == 0 || j.nm == 0 || j.ng == 0 || j.ne == 0) return;
+// The chunk's occupied bands (m0 .. nocc-1) and its empty ones, each by its own kernel.
+template <class W, int NE>
+void launch(dim3 grid, int ng, int ncol, const int* gp, const cplx* i_eps, const W* wt, const double* v, int nmc, int m0, int nocc,
+            const cplx* m, const double* e_m, const double* e_eval, int ne_all, int e0, double* partial) {
+  const int split = std::clamp(nocc - m0, 0, nmc);
+  if (split > 0) {
+    gpp_kernel<W, NE, true><<<grid, kThreads>>>(ng, ncol, gp, i_eps, wt, v, nmc, 0, split, m, e_m, e_eval, ne_all, e0, partial);
+    QUANTA_CUDA_LAUNCH_CHECK("gpp_kernel (occupied bands)");
+  }
+  if (split < nmc) {
+    gpp_kernel<W, NE, false><<<grid, kThreads>>>(ng, ncol, gp, i_eps, wt, v, nmc, split, nmc, m, e_m, e_eval, ne_all, e0, partial);
+    QUANTA_CUDA_LAUNCH_CHECK("gpp_kernel (empty bands)");
+  }
+}
+
+template <class W>
+void gpp_cuda_modes(const GppJob& j, const W* wt_host, std::size_t device_budget) {
   const std::size_t ng = j.ng;
+  const int ncol = j.columns();
+  constexpr int TILE = tile_of<W>();
+  const dim3 grid(static_cast<unsigned>((ncol + TILE - 1) / TILE), static_cast<unsigned>((ng + kThreads - 1) / kThreads),
+                  static_cast<unsigned>(j.nn));
+  const std::size_t blocks = static_cast<std::size_t>(grid.x) * grid.y;
+  const std::size_t outputs = static_cast<std::size_t>(j.nn) * j.ne * 4;
   const std::size_t budget = device_budget ? device_budget : GpuMemoryBudget{}.usable_bytes();
-  // Resident: I, wt, v, the energies and the sums; the rest takes chunks of bands m for all n.
-  const std::size_t fixed = ng * ng * (sizeof(cplx) + sizeof(double)) + ng * sizeof(double) +
-                            (static_cast<std::size_t>(j.nn) * j.ne * 3) * sizeof(double);
+  // Resident: I, wt, v, the column indexes, the energies and the block sums; the rest takes chunks of bands m for all n.
+  const std::size_t fixed = ncol * ng * (sizeof(cplx) + sizeof(W)) + ng * sizeof(double) + ncol * sizeof(int) +
+                            static_cast<std::size_t>(j.nn) * j.ne * sizeof(double) + outputs * (blocks + 1) * sizeof(double);
   const std::size_t per_m = static_cast<std::size_t>(j.nn) * ng * sizeof(cplx) + sizeof(double);
   const std::size_t rest = budget > fixed ? budget - fixed : 0;
   const int chunk = static_cast<int>(std::min<std::size_t>(rest / per_m, j.nm));
   if (chunk < 1)
     throw OutOfDeviceMemory("gpp: a device budget of " + std::to_string(budget >> 20) + " MiB cannot hold the screened interaction of " +
-                            std::to_string(ng) + " G-vectors and one band's matrix elements");
+                            std::to_string(ng) + " x " + std::to_string(ncol) + " G-vectors and one band's matrix elements");
 
-  DeviceBuffer<cplx> i_eps(std::span<const cplx>(j.i_eps, ng * ng), "gpp I");
-  DeviceBuffer<double> wt(std::span<const double>(j.wt, ng * ng), "gpp mode frequencies");
+  std::vector<int> columns(ncol);
+  for (int c = 0; c < ncol; ++c) columns[c] = j.column_g(c);
+  DeviceBuffer<int> gp(std::span<const int>(columns), "gpp columns");
+  DeviceBuffer<cplx> i_eps(std::span<const cplx>(j.i_eps, ncol * ng), "gpp I");
+  DeviceBuffer<W> wt(std::span<const W>(wt_host, ncol * ng), "gpp mode frequencies");
   DeviceBuffer<double> v(std::span<const double>(j.v, ng), "gpp Coulomb");
   DeviceBuffer<double> e_eval(std::span<const double>(j.e_eval, static_cast<std::size_t>(j.nn) * j.ne), "gpp energies");
-  DeviceBuffer<double> sums(2 * static_cast<std::size_t>(j.nn) * j.ne, "gpp sums");
-  QUANTA_CUDA_CHECK(cudaMemset(sums.data(), 0, sums.bytes()));
-  double* sx = sums.data();
-  double* ch = sums.data() + static_cast<std::size_t>(j.nn) * j.ne;
+  DeviceBuffer<double> partial(outputs * blocks, "gpp block sums");
+  DeviceBuffer<double> sums(outputs, "gpp sums");
+  QUANTA_CUDA_CHECK(cudaMemset(partial.data(), 0, partial.bytes()));
   DeviceBuffer<cplx> m(static_cast<std::size_t>(j.nn) * chunk * ng, "gpp matrix elements");
   DeviceBuffer<double> e_m(static_cast<std::size_t>(chunk), "gpp band energies");
 
-  const dim3 grid(static_cast<unsigned>((ng + kTile - 1) / kTile), static_cast<unsigned>(j.nn));
+  cuda::EventTimer timer;
+  float kernel_ms = 0;
   for (int m0 = 0; m0 < j.nm; m0 += chunk) {
     const int nmc = std::min(chunk, j.nm - m0);
     // Rows n of the host's [nn][nm][ng], columns m0 .. m0+nmc-1, into [nn][nmc][ng].
     QUANTA_CUDA_CHECK(cudaMemcpy2D(m.data(), nmc * ng * sizeof(cplx), j.m + static_cast<std::size_t>(m0) * ng, j.nm * ng * sizeof(cplx),
                                    nmc * ng * sizeof(cplx), j.nn, cudaMemcpyHostToDevice));
     QUANTA_CUDA_CHECK(cudaMemcpy(e_m.data(), j.e_m + m0, nmc * sizeof(double), cudaMemcpyHostToDevice));
+    timer.start();
     for (int e0 = 0; e0 < j.ne; e0 += kMaxE) {
-      gpp_kernel<<<grid, kThreads>>>(j.ng, i_eps.data(), wt.data(), v.data(), nmc, m0, j.nocc, m.data(), e_m.data(), e_eval.data(), j.ne, e0,
-                                     std::min(kMaxE, j.ne - e0), sx, ch);
-      QUANTA_CUDA_LAUNCH_CHECK("gpp_kernel");
+      const int ne = std::min(kMaxE, j.ne - e0);
+      auto go = [&](auto tag) {
+        launch<W, decltype(tag)::value>(grid, j.ng, ncol, gp.data(), i_eps.data(), wt.data(), v.data(), nmc, m0, j.nocc, m.data(), e_m.data(),
+                                        e_eval.data(), j.ne, e0, partial.data());
+      };
+      if (ne == 1) go(std::integral_constant<int, 1>{});
+      else if (ne == 2) go(std::integral_constant<int, 2>{});
+      else if (ne == 3) go(std::integral_constant<int, 3>{});
+      else go(std::integral_constant<int, 4>{});
     }
+    kernel_ms += timer.stop_ms();
   }
-  std::vector<double> host(sums.size());
+  timer.start();
+  sum_slots<<<static_cast<unsigned>(outputs), 256>>>(partial.data(), blocks, sums.data());
+  QUANTA_CUDA_LAUNCH_CHECK("sum_slots");
+  kernel_ms += timer.stop_ms();
+  if (j.kernel_seconds) *j.kernel_seconds += 1e-3 * kernel_ms;
+  std::vector<double> host(outputs);
   QUANTA_CUDA_CHECK(cudaMemcpy(host.data(), sums.data(), sums.bytes(), cudaMemcpyDeviceToHost));
   const std::size_t nne = static_cast<std::size_t>(j.nn) * j.ne;
   for (std::size_t i = 0; i < nne; ++i) {
-    j.sx[i] -= j.weight * host[i];
-    j.ch[i] += 0.5 * j.weight * host[nne + i];
+    j.sx[i] -= j.weight * cplx(host[4 * i], host[4 * i + 1]);
+    j.ch[i] += 0.5 * j.weight * cplx(host[4 * i + 2], host[4 * i + 3]);
   }
+}
+
+__global__ void rcp_kernel(const double* x, double* r, std::size_t n) {
+  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (i < n) r[i] = gpp_rcp(x[i]);
+}
+
+}  // namespace
+
+void gpp_cuda(const GppJob& j, std::size_t device_budget) {
+  if (j.nn == 0 || j.nm == 0 || j.ng == 0 || j.ne == 0 || j.columns() == 0) return;
+  if ((j.wt == nullptr) == (j.wt_complex == nullptr)) throw Error("gpp: give the mode frequencies as real or as complex values, not both or neither");
+  if (j.wt) gpp_cuda_modes(j, j.wt, device_budget);
+  else gpp_cuda_modes(j, j.wt_complex, device_budget);
+}
+
+void gpp_rcp_cuda(const double* x, double* r, std::size_t n) {
+  if (n == 0) return;
+  DeviceBuffer<double> dx(std::span<const double>(x, n), "rcp x"), dr(n, "rcp r");
+  rcp_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(dx.data(), dr.data(), n);
+  QUANTA_CUDA_LAUNCH_CHECK("rcp_kernel");
+  QUANTA_CUDA_CHECK(cudaMemcpy(r, dr.data(), n * sizeof(double), cudaMemcpyDeviceToHost));
 }
 
 }  // namespace quanta::gw::kernels
