@@ -1,8 +1,8 @@
 // Benchmark of quanta gw on a real case: reads BerkeleyGW's mean-field files and inputs from a folder,
 // runs Epsilon and Sigma on one backend and reports each stage's time with the work it did: 3D FFTs
 // (5 N log2 N flops each, the usual count), CHI_SUM's ZGEMM flops (8 ng^2 per valence-conduction pair),
-// and the GPP terms (one (G, G', m, E) evaluation of gpp_term with its accumulation; about 20 FP64
-// operations for the unoccupied m that dominate). Then CHI_SUM alone at the case's size, timed to
+// and the GPP terms (one (G, G', m, E) evaluation of the GPP term with its accumulation: 18.8 FP64
+// operations on the real-mode path Sigma runs, as the profiler counted them on an H100; docs/performance.md). Then CHI_SUM alone at the case's size, timed to
 // completion, for its FLOP rate without the transfers and host work around it.
 //
 //   bench_gw [INPUT_DIR] [--backend cpu|cuda|auto] [--wfn F] [--wfnq F] [--wfn-inner F] [--rho F] [--vxc F]
@@ -124,14 +124,14 @@ int main(int argc, char** argv) {
 
     const double fft_flops_e = et.ffts * 5.0 * et.box_points * std::log2(static_cast<double>(et.box_points));
     const double fft_flops_s = st.ffts * 5.0 * st.box_points * std::log2(static_cast<double>(st.box_points));
-    const double gpp_flops = 20.0 * st.gpp_terms;
+    const double gpp_flops = 18.8 * st.gpp_terms;
     const std::string device = device_description(backend);
     std::printf("bench_gw: %s, backend %s (%s)\n", dir.string().c_str(), to_string(backend).c_str(), device.c_str());
     std::printf("  read %.2f s\n", t_read);
     std::printf("  epsilon %.3f s: states %.3f, mtxel %.3f (%.3g FFTs of %zu points, %.1f GFLOP/s), chi_sum %.3f (%.3g GFLOP/s), inversion %.3f\n",
                 t_eps, et.states, et.mtxel, et.ffts, et.box_points, fft_flops_e / et.mtxel * 1e-9, et.chi_sum,
                 et.chi_sum_flops / et.chi_sum * 1e-9, et.inversion);
-    std::printf("  sigma %.3f s: setup %.3f, states %.3f, mtxel %.3f (%.3g FFTs, %.1f GFLOP/s), exchange %.3f, gpp %.3f (%.3g terms, %.3g Gterm/s, %.1f GFLOP/s at 20/term)\n",
+    std::printf("  sigma %.3f s: setup %.3f, states %.3f, mtxel %.3f (%.3g FFTs, %.1f GFLOP/s), exchange %.3f, gpp %.3f (%.3g terms, %.3g Gterm/s, %.1f GFLOP/s at 18.8/term)\n",
                 t_sig, st.setup, st.states, st.mtxel, st.ffts, fft_flops_s / st.mtxel * 1e-9, st.exchange, st.gpp, st.gpp_terms,
                 st.gpp_terms / st.gpp * 1e-9, gpp_flops / st.gpp * 1e-9);
     std::printf("  chi_sum alone: ng %d, %d pairs: %.4f s per call, %.1f GFLOP/s\n", ng, npairs, t_chi, chi_flops / t_chi * 1e-9);
