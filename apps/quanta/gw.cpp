@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli.hpp"
+#include "quanta/core/comm.hpp"
 #include "quanta/gw/run.hpp"
 
 namespace quanta::cli {
@@ -51,9 +52,9 @@ Subcommand add_gw(CLI::App& app) {
     o.threads = v->common.threads;
     o.quiet = v->common.quiet;
     const auto r = gw::run(o);
-    if (!o.quiet)
-      std::fprintf(stderr, "quanta gw: %d q-points, %d k-points, %s backend, epsilon %.2f s, sigma %.2f s -> %s\n", r.nq, r.nk,
-                   r.backend.c_str(), r.seconds_epsilon, r.seconds_sigma, r.results.string().c_str());
+    if (!o.quiet && Comm::world().root())
+      std::fprintf(stderr, "quanta gw: %d q-points, %d k-points, %s backend, %d process%s, epsilon %.2f s, sigma %.2f s -> %s\n", r.nq, r.nk,
+                   r.backend.c_str(), r.ranks, r.ranks == 1 ? "" : "es", r.seconds_epsilon, r.seconds_sigma, r.results.string().c_str());
     return 0;
   };
   return s;

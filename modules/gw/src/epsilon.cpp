@@ -12,6 +12,7 @@
 #include "../kernels/chi_sum.hpp"
 #include "../kernels/invert.hpp"
 #include "../kernels/mtxel.hpp"
+#include "quanta/core/comm.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/host_memory.hpp"
 #include "quanta/core/progress.hpp"
@@ -77,6 +78,8 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
   const double prefactor = 4.0 / (static_cast<double>(kfull.size()) * crystal.celvol);
   EpsilonTimings t;
   t.box_points = box.size();
+  // Processes (MPI) share out each q's items and add their chi0; one process takes them all.
+  const Comm& comm = Comm::world();
 
   // The spheres first (the q0 point stands for q = 0: its sphere and order are those of q = 0), for
   // the memory check and for the progress report, whose work per item is MTXEL's FFTs and CHI_SUM's
@@ -98,8 +101,10 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
                             std::to_string(p.ecut) + " Ry, FFT box " + std::to_string(box.n[0]) + "x" + std::to_string(box.n[1]) + "x" +
                             std::to_string(box.n[2]) + ", " + std::to_string(threads) + " threads)");
   }
-  Progress progress("gw epsilon", static_cast<std::size_t>(kfull.size()) * p.qpoints.size(), p.quiet);
-  progress.set_total_work(total_work);
+  // The first process reports the progress of its share (about 1/P of the k-points of each q).
+  const std::size_t k_items = kfull.size() * p.qpoints.size();
+  Progress progress("gw epsilon", (k_items + comm.size() - 1) / comm.size(), p.quiet || !comm.root());
+  progress.set_total_work(total_work / comm.size());
 
   std::vector<DielectricMatrix> out;
   for (const auto& qp : p.qpoints) {
@@ -124,10 +129,13 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
     int block = p.valence_block > 0 ? std::min(p.valence_block, nv) : nv;
     if (on_device)
       block = static_cast<int>(std::clamp<std::size_t>(half_budget / 2 / kernels::mtxel_output_bytes(1, nc, ng), 1, block));
-    else if (static_cast<int>(kfull.size()) < threads)
-      block = std::min(block, std::max(1, nv * static_cast<int>(kfull.size()) / threads));
+    else if (static_cast<int>(kfull.size()) < threads * comm.size())
+      block = std::min(block, std::max(1, nv * static_cast<int>(kfull.size()) / (threads * comm.size())));
     const int nblocks = (nv + block - 1) / block;
     const long items = static_cast<long>(kfull.size()) * nblocks;
+    // This process's items: every P-th from its rank.
+    std::vector<long> mine;
+    for (long item = comm.rank(); item < items; item += comm.size()) mine.push_back(item);
     // Progress counts k-points: an item is a block of a k-point's valence bands.
     auto item_work = [&](long item) {
       const int v0 = static_cast<int>(item % nblocks) * block;
@@ -188,7 +196,7 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
     if (on_device) {
       kernels::ChiSumEngine chi(p.backend, ng, half_budget);
       std::vector<cplx> unused;
-      for (long item = 0; item < items; ++item) {
+      for (const long item : mine) {
         run_item(item, *device_mtxel, chi, unused, t);
         progress.advance(item % nblocks == nblocks - 1 ? 1 : 0, item_work(item));
       }
@@ -214,8 +222,9 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
             chi = std::make_unique<kernels::ChiSumEngine>(Backend::Cpu, ng);
           });
 #pragma omp for schedule(dynamic)
-          for (long item = 0; item < items; ++item)
+          for (std::size_t i = 0; i < mine.size(); ++i)
             if (chi) failure.run([&] {
+                const long item = mine[i];
                 run_item(item, *mtxel, *chi, m, tt[id]);
                 progress.advance(item % nblocks == nblocks - 1 ? 1 : 0, item_work(item));
               });
@@ -236,6 +245,11 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
         t.chi_sum_flops += x.chi_sum_flops;
       }
     }
+
+    // The processes' parts of chi0 added (every process then holds the whole and inverts it itself).
+    WallTimer tr;
+    comm.sum(reinterpret_cast<double*>(d.chi0.data()), 2 * d.chi0.size());
+    t.chi_sum += tr.seconds();
 
     WallTimer ti;
     d.eps.assign(d.chi0.size(), cplx());

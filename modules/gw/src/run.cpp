@@ -7,6 +7,7 @@
 #include <fstream>
 #include <optional>
 
+#include "quanta/core/comm.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/timer.hpp"
 #include "quanta/gw/inputs.hpp"
@@ -55,8 +56,12 @@ RunSummary run(const RunOptions& o) {
   const auto out_dir = o.output_dir.empty() ? o.input_dir : o.output_dir;
   if (o.threads > 0) omp_set_num_threads(o.threads);
   const Backend backend = resolve_backend(o.backend);
+  // Under an MPI launcher the processes share out Epsilon's and Sigma's work (one GPU each, by their rank on
+  // the host); every process reads the inputs, the first one reports and writes the outputs.
+  const Comm& comm = Comm::world();
+  if (backend == Backend::Cuda) select_device(comm.local_rank());
   auto say = [&](const char* fmt, auto... args) {
-    if (!o.quiet) std::fprintf(stderr, fmt, args...);
+    if (!o.quiet && comm.root()) std::fprintf(stderr, fmt, args...);
   };
 
   RunSummary s;
@@ -96,7 +101,7 @@ RunSummary run(const RunOptions& o) {
     vxc_potential = read_vxc(in(o.vxc_potential));
     check_vxc_potential(vxc_potential, inner_h);
   }
-  require_writable_dir(out_dir);
+  if (comm.root()) require_writable_dir(out_dir);
 
   // 2. Epsilon.
   WallTimer te;
@@ -121,7 +126,13 @@ RunSummary run(const RunOptions& o) {
   const auto sigma = compute_sigma(inner, rho, vxc, eps, sp, &st);
   s.seconds_sigma = ts.seconds();
 
-  // 4. Outputs.
+  // 4. Outputs, by the first process.
+  s.nq = static_cast<int>(eps.size());
+  s.nk = static_cast<int>(sigma.size());
+  s.nbands_sigma = sp.nbands;
+  s.ranks = comm.size();
+  s.results = out_dir / "quanta-gw.h5";
+  if (!comm.root()) return s;
   std::filesystem::create_directories(out_dir);
   write_sigma_hp_log(out_dir / "sigma_hp.log", inner.crystal, sp, sigma);
   write_eqp(out_dir / "eqp0.dat", sigma, 0);
@@ -136,11 +147,7 @@ RunSummary run(const RunOptions& o) {
   meta.timings = {{"epsilon_states", et.states}, {"epsilon_mtxel", et.mtxel}, {"epsilon_chi_sum", et.chi_sum}, {"epsilon_inversion", et.inversion},
                   {"sigma_setup", st.setup}, {"sigma_states", st.states}, {"sigma_mtxel", st.mtxel}, {"sigma_exchange", st.exchange},
                   {"sigma_gpp", st.gpp}, {"epsilon_total", s.seconds_epsilon}, {"sigma_total", s.seconds_sigma}};
-  s.results = out_dir / "quanta-gw.h5";
   write_gw_h5(s.results, eps, o.write_epsinv, sigma, meta);
-  s.nq = static_cast<int>(eps.size());
-  s.nk = static_cast<int>(sigma.size());
-  s.nbands_sigma = sp.nbands;
   return s;
 }
 

@@ -10,6 +10,7 @@
 #include "../kernels/gpp.hpp"
 #include "../kernels/mtxel.hpp"
 #include "coulomb.hpp"
+#include "quanta/core/comm.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/host_memory.hpp"
 #include "quanta/core/progress.hpp"
@@ -203,8 +204,12 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
                                    " G-vectors in the bare sphere, " + std::to_string(ng_eps_max) + " in the screened one, FFT box " +
                                    std::to_string(box.n[0]) + "x" + std::to_string(box.n[1]) + "x" + std::to_string(box.n[2]) + ")");
   }
-  Progress progress("gw sigma", p.kpoints.size(), p.quiet);
-  progress.set_total_work(total_work);
+  // Processes (MPI) share out the (k, q) pairs, every P-th from their rank, and add their sums per k; the
+  // first reports the progress of its share.
+  const Comm& comm = Comm::world();
+  long pair = 0;
+  Progress progress("gw sigma", p.kpoints.size(), p.quiet || !comm.root());
+  progress.set_total_work(total_work / comm.size());
   t.setup = tsetup.seconds();
 
   std::vector<SigmaK> out;
@@ -225,6 +230,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
 
     const auto& stars = k_stars[ki];
     for (const auto& star : stars) {
+      if (pair++ % comm.size() != comm.rank()) continue;
       WallTimer tq;
       const Vec3& q = star.q;
       const bool q_zero = same_k(q, {0, 0, 0});
@@ -384,6 +390,9 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       progress.advance(0, q_work(q));
     }
     progress.advance(1, 0.0);
+    comm.sum(x.data(), x.size());
+    comm.sum(reinterpret_cast<double*>(sx.data()), 2 * sx.size());
+    comm.sum(reinterpret_cast<double*>(ch.data()), 2 * ch.size());
 
     // eV, band averaging over degenerate levels, quasiparticle energies.
     SigmaK r;

@@ -22,6 +22,7 @@ struct RunOptions {
 
 struct RunSummary {
   int nq = 0, nk = 0, nbands_sigma = 0;
+  int ranks = 1;                     // processes that shared the work (MPI)
   std::string backend;
   double seconds_epsilon = 0, seconds_sigma = 0;
   std::filesystem::path results;

@@ -1,0 +1,121 @@
+// quanta gw under the MPI launcher: Epsilon shares out each q's (k, valence block) items and adds chi0 over
+// the processes; Sigma shares out the (k, q) pairs and adds its sums per k. `mpirun -np P quanta gw` for
+// P = 2 and 3 against one process on a reduced silicon example (10 q, epsilon_cutoff 4 Ry, 12 bands; Sigma
+// at 2 k-points, bands 1-6), on the CPU and, with a GPU, on the CUDA backend; only the first process writes.
+//
+// Tolerance: splitting the work changes only the order of the sums over k (chi0) and over q (X, SX-X,
+// CH); each term is computed as by one process. Round-off of 1e-16 per sum, carried through the inversion
+// of well-conditioned eps (heads 3-14), stays near 1e-14; 1e-12 relative to each column's largest entry is
+// asserted. A lost or doubled share shows at order 1.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "quanta/core/backend.hpp"
+#include "quanta/core/io/hdf5.hpp"
+#include "quanta/test/data.hpp"
+#include "quanta/test/mpi.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kSi = quanta::test::data_path("gw/si-bgw");
+
+std::string slurp(const fs::path& f) {
+  std::ifstream in(f);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// The example's folder layout, the mean field linked, inputs reduced (degenerate sets split on purpose:
+// the override keyword lets the run go on, as in BerkeleyGW).
+fs::path make_case() {
+  const fs::path dir = fs::temp_directory_path() / ("quanta-gw-mpi-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "bgw-inputs");
+  fs::create_directory_symlink(kSi / "mean-field", dir / "mean-field");
+  std::string eps = slurp(kSi / "bgw-inputs/epsilon.inp"), sig = slurp(kSi / "bgw-inputs/sigma.inp");
+  auto replace = [](std::string& s, const std::string& a, const std::string& b) {
+    const auto at = s.find(a);
+    if (at == std::string::npos) throw std::runtime_error("reduced case: '" + a + "' not in the example's input");
+    s.replace(at, a.size(), b);
+  };
+  replace(eps, "epsilon_cutoff 10.0", "epsilon_cutoff 4.0");
+  replace(eps, "number_bands 29", "number_bands 12");
+  replace(sig, "number_bands 32", "number_bands 12");
+  replace(sig, "band_index_max 14", "band_index_max 6");
+  // Sigma at the first k-point and (0, 0.2, 0.2) only.
+  std::istringstream in(sig);
+  std::string line, kept;
+  int k = 0;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (line.find("begin kpoints") != std::string::npos) inside = true;
+    else if (inside && line.find("end") != std::string::npos) inside = false;
+    else if (inside && ++k != 1 && k != 4) continue;
+    kept += line + "\n";
+  }
+  std::ofstream(dir / "bgw-inputs/epsilon.inp") << eps << "degeneracy_check_override\n";
+  std::ofstream(dir / "bgw-inputs/sigma.inp") << kept << "degeneracy_check_override\n";
+  return dir;
+}
+
+int run_quanta(const fs::path& dir, int ranks, const std::string& backend, const std::string& out) {
+  quanta::test::allow_mpirun_here();
+  const std::string cmd = "cd '" + dir.string() + "' && " + quanta::test::mpi_launcher(ranks) + QUANTA_BINARY +
+                          " gw bgw-inputs --wfn mean-field/02-wfn/WFN --wfnq mean-field/03-wfnq/WFNq --wfn-inner mean-field/04-wfn_co/WFN_co"
+                          " --rho mean-field/04-wfn_co/RHO --vxc mean-field/04-wfn_co/vxc.dat --quiet --threads 1 --backend " +
+                          backend + " -o " + out + " > " + out + ".log 2>&1";
+  const int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+void expect_same(const fs::path& a, const fs::path& b, const std::string& what) {
+  quanta::io::H5File fa(a / "quanta-gw.h5", quanta::io::H5File::Mode::Read), fb(b / "quanta-gw.h5", quanta::io::H5File::Mode::Read);
+  for (const char* name : {"sigma/x", "sigma/sx_x", "sigma/ch", "sigma/sig", "sigma/eqp0", "sigma/eqp1", "sigma/znk"}) {
+    const auto x = fa.read_doubles(name), y = fb.read_doubles(name);
+    ASSERT_EQ(x.size(), y.size()) << what << " " << name;
+    ASSERT_FALSE(x.empty()) << what << " " << name;
+    double scale = 0, diff = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      scale = std::max(scale, std::abs(x[i]));
+      diff = std::max(diff, std::abs(x[i] - y[i]));
+    }
+    std::printf("%s %s: largest difference %.2e of %.3g\n", what.c_str(), name, diff, scale);
+    EXPECT_LE(diff, 1e-12 * scale) << what << " " << name;
+  }
+  for (int iq = 1; iq <= 10; ++iq) {
+    const std::string name = "epsilon/q" + std::to_string(iq) + "/epsinv_head";
+    const double x = fa.read_doubles(name)[0], y = fb.read_doubles(name)[0];
+    EXPECT_NEAR(x, y, 1e-12 * std::abs(y)) << what << " " << name;
+  }
+}
+
+void compare_ranks(const std::string& backend) {
+  if (!quanta::test::mpi_launcher_problem().empty()) GTEST_SKIP() << quanta::test::mpi_launcher_problem();
+  const fs::path dir = make_case();
+  ASSERT_EQ(run_quanta(dir, 1, backend, "one"), 0) << slurp(dir / "one.log");
+  for (int ranks : {2, 3}) {
+    const std::string out = "ranks" + std::to_string(ranks);
+    ASSERT_EQ(run_quanta(dir, ranks, backend, out), 0) << slurp(dir / (out + ".log"));
+    expect_same(dir / out, dir / "one", backend + ", " + std::to_string(ranks) + " processes");
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+
+TEST(GwMpi, ProcessesMatchOneOnTheCpu) { compare_ranks("cpu"); }
+
+TEST(GwMpi, ProcessesMatchOneOnTheGpu) {
+  if (quanta::cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
+  compare_ranks("cuda");
+}
