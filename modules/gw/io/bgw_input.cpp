@@ -206,6 +206,7 @@ SigmaParams read_sigma_inp(const std::filesystem::path& f) {
   known["frequency_dependence"] = {Kind::Integer, 1, 1, "1 (generalized plasmon pole; the only one implemented)"};
   known["no_symmetries_q_grid"] = {Kind::Flag, 0, 0, ""};
   known["use_symmetries_q_grid"] = {Kind::Flag, 0, 0, ""};
+  known["number_sigma_pools"] = {Kind::Integer, 1, 2e9, "a positive integer (pools of processes over the bands n; a divisor of the processes)"};
   SigmaParams p;
   bool has_min = false, has_max = false;
   walk(
@@ -219,6 +220,7 @@ SigmaParams read_sigma_inp(const std::filesystem::path& f) {
         else if (l.keyword == "finite_difference_spacing") p.fd_spacing = number(f, l, 0, l.keyword);
         else if (l.keyword == "no_symmetries_q_grid") p.q_symmetry = false;
         else if (l.keyword == "use_symmetries_q_grid") p.q_symmetry = true;
+        else if (l.keyword == "number_sigma_pools") p.pools = integer(f, l, 0, l.keyword);
         else if (l.keyword == "degeneracy_check_override") p.degeneracy_check_override = true;
       },
       [&](const Line&, const std::vector<Line>& rows) {

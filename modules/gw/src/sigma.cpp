@@ -82,6 +82,26 @@ struct Screening {
 
 }  // namespace
 
+SigmaShare sigma_share(int processes, int rank, int pools, std::size_t pairs, int nbands) {
+  SigmaShare s;
+  s.n_hi = nbands;
+  if (processes <= 1) return s;
+  if (pools == 0 && pairs >= static_cast<std::size_t>(processes)) {  // whole (k, q) pairs, every P-th from the rank
+    s.by_pairs = true;
+    return s;
+  }
+  s.pools = pools == 0 ? 1 : pools;
+  if (processes % s.pools != 0 || s.pools > nbands)
+    throw Error("number_sigma_pools " + std::to_string(s.pools) + ": expected a divisor of the " + std::to_string(processes) +
+                " processes, at most the " + std::to_string(nbands) + " bands of band_index_min..band_index_max");
+  s.pool_size = processes / s.pools;
+  s.pool = rank / s.pool_size;
+  s.member = rank % s.pool_size;
+  s.n_lo = static_cast<int>(static_cast<long>(nbands) * s.pool / s.pools);
+  s.n_hi = static_cast<int>(static_cast<long>(nbands) * (s.pool + 1) / s.pools);
+  return s;
+}
+
 std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho, const VxcTable& vxc,
                                   const std::vector<DielectricMatrix>& eps, const SigmaParams& p, SigmaTimings* timings) {
   const Crystal& c = inner.crystal;
@@ -204,9 +224,13 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
                                    " G-vectors in the bare sphere, " + std::to_string(ng_eps_max) + " in the screened one, FFT box " +
                                    std::to_string(box.n[0]) + "x" + std::to_string(box.n[1]) + "x" + std::to_string(box.n[2]) + ")");
   }
-  // Processes (MPI) share out the (k, q) pairs, every P-th from their rank, and add their sums per k; the
-  // first reports the progress of its share.
+  // How the processes (MPI) share the work; they add their sums per k, and the first reports the progress of
+  // its share.
   const Comm& comm = Comm::world();
+  std::size_t pairs = 0;
+  for (const auto& stars : k_stars) pairs += stars.size();
+  const SigmaShare share = sigma_share(comm.size(), comm.rank(), p.pools, pairs, nn);
+  const int pn = share.n_hi - share.n_lo;  // this process's bands n, from band_index_min + n_lo
   long pair = 0;
   Progress progress("gw sigma", p.kpoints.size(), p.quiet || !comm.root());
   progress.set_total_work(total_work / comm.size());
@@ -216,8 +240,9 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
   for (std::size_t ki = 0; ki < p.kpoints.size(); ++ki) {
     const int ik = k_index[ki];
     const StateSet at_k = source.at(inner.kpoints[ik], p.band_max);
-    // The bands n at k, as the `a` states of MTXEL.
-    std::vector<cplx> a_coeffs(at_k.coeffs.begin() + static_cast<std::size_t>(p.band_min - 1) * at_k.gvec.size(), at_k.coeffs.end());
+    // This process's bands n at k, as the `a` states of MTXEL.
+    std::vector<cplx> a_coeffs(at_k.coeffs.begin() + static_cast<std::size_t>(p.band_min - 1 + share.n_lo) * at_k.gvec.size(),
+                               at_k.coeffs.begin() + static_cast<std::size_t>(p.band_min - 1 + share.n_hi) * at_k.gvec.size());
     const auto where_a = box_indexes(box, at_k.gvec);
     std::vector<double> e_eval(static_cast<std::size_t>(nn) * 2);
     for (int n = 0; n < nn; ++n) {
@@ -230,7 +255,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
 
     const auto& stars = k_stars[ki];
     for (const auto& star : stars) {
-      if (pair++ % comm.size() != comm.rank()) continue;
+      if (share.by_pairs && pair++ % comm.size() != comm.rank()) continue;
       WallTimer tq;
       const Vec3& q = star.q;
       const bool q_zero = same_k(q, {0, 0, 0});
@@ -283,15 +308,19 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
           }
         }
       }
-      s.i_eps.resize(static_cast<std::size_t>(ngs) * ngs);
+      // This process's columns G' of the screened interaction.
+      const int b_lo = static_cast<int>(static_cast<long>(ngs) * share.member / share.pool_size);
+      const int b_hi = static_cast<int>(static_cast<long>(ngs) * (share.member + 1) / share.pool_size);
+      const int ncol = b_hi - b_lo;
+      s.i_eps.resize(static_cast<std::size_t>(ngs) * ncol);
       s.wt.resize(s.i_eps.size());
       s.v.resize(ngs);
       for (int a = 0; a < ngs; ++a) s.v[a] = vbar[s.where[a]] * fact;
       // Arithmetic on memory already held: nothing in the loop throws.
 #pragma omp parallel for schedule(static)
-      for (int b = 0; b < ngs; ++b)
+      for (int b = b_lo; b < b_hi; ++b)
         for (int a = 0; a < ngs; ++a) {
-          const std::size_t ab = a + static_cast<std::size_t>(ngs) * b;
+          const std::size_t ab = a + static_cast<std::size_t>(ngs) * (b - b_lo);
           cplx e = einv[keep[a] + static_cast<std::size_t>(ngs_all) * keep[b]] * phase[a] * conj(phase[b]);
           if (image->time_reversed) e = conj(e);
           cplx I = (a == b ? cplx(1.0) : cplx()) - e;
@@ -332,10 +361,10 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       for (std::size_t i = 0; i < gbare.size(); ++i) where_out[i] = box.index(gbare[i][0], gbare[i][1], gbare[i][2]);
       t.states += ts.seconds();
       WallTimer tm;
-      std::vector<cplx> m(static_cast<std::size_t>(nn) * p.nbands * gbare.size());
+      std::vector<cplx> m(static_cast<std::size_t>(pn) * p.nbands * gbare.size());
       kernels::MtxelJob job;
       job.box = box;
-      job.na = nn;
+      job.na = pn;
       job.nb = p.nbands;
       job.ngout = static_cast<int>(gbare.size());
       job.nga = at_k.gvec.size();
@@ -348,44 +377,48 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       job.m = m.data();
       mtxel.run(job);
       t.mtxel += tm.seconds();
-      t.ffts += nn + p.nbands + static_cast<double>(nn) * p.nbands;
+      t.ffts += pn + p.nbands + static_cast<double>(pn) * p.nbands;
 
-      // Bare exchange over the occupied bands.
+      // Bare exchange over the occupied bands (by the first member of a pool; the others hold the same M).
       WallTimer tx;
       const std::size_t ngb = gbare.size();
-      for (int n = 0; n < nn; ++n)
+      for (int n = 0; n < pn && share.member == 0; ++n)
         for (int b = 0; b < nocc; ++b) {
           const cplx* mg = m.data() + (static_cast<std::size_t>(n) * p.nbands + b) * ngb;
           double s2 = 0;
           for (std::size_t g = 0; g < ngb; ++g) s2 += norm2(mg[g]) * vbar[g];
-          x[n] -= star.weight * s2 * fact;
+          x[share.n_lo + n] -= star.weight * s2 * fact;
         }
       t.exchange += tx.seconds();
 
       // The GPP sums on the screened sphere.
       WallTimer tg;
-      std::vector<cplx> ms(static_cast<std::size_t>(nn) * p.nbands * ngs);
-      for (std::size_t nb = 0; nb < static_cast<std::size_t>(nn) * p.nbands; ++nb)
+      std::vector<cplx> ms(static_cast<std::size_t>(pn) * p.nbands * ngs);
+      for (std::size_t nb = 0; nb < static_cast<std::size_t>(pn) * p.nbands; ++nb)
         for (int a = 0; a < ngs; ++a) ms[nb * ngs + a] = m[nb * ngb + s.where[a]];
       std::vector<double> e_m(p.nbands);
       for (int b = 0; b < p.nbands; ++b) e_m[b] = kq.energy[b] * ry;
+      std::vector<int> columns(ncol);
+      for (int c = 0; c < ncol; ++c) columns[c] = b_lo + c;
       kernels::GppJob g;
       g.ng = ngs;
+      g.ngp = ncol;
+      g.gp_index = columns.data();
       g.i_eps = s.i_eps.data();
       g.wt = s.wt.data();
       g.v = s.v.data();
-      g.nn = nn;
+      g.nn = pn;
       g.nm = p.nbands;
       g.ne = 2;
       g.nocc = nocc;
       g.m = ms.data();
       g.e_m = e_m.data();
-      g.e_eval = e_eval.data();
+      g.e_eval = e_eval.data() + 2 * share.n_lo;
       g.weight = star.weight;
-      g.sx = sx.data();
-      g.ch = ch.data();
-      kernels::gpp(p.backend, g, half_budget);
-      t.gpp_terms += static_cast<double>(nn) * p.nbands * g.ne * ngs * ngs;
+      g.sx = sx.data() + 2 * share.n_lo;
+      g.ch = ch.data() + 2 * share.n_lo;
+      if (pn > 0 && ncol > 0) kernels::gpp(p.backend, g, half_budget);
+      t.gpp_terms += static_cast<double>(pn) * p.nbands * g.ne * ngs * ncol;
       t.gpp += tg.seconds();
       progress.advance(0, q_work(q));
     }

@@ -89,6 +89,31 @@ TEST(GwInputs, BerkeleyGWKeywordFiles) {
   EXPECT_EQ(s.band_min, 1);
   EXPECT_EQ(s.band_max, 14);
   EXPECT_EQ(s.kpoints.size(), 10u);
+  EXPECT_EQ(s.pools, 0);  // number_sigma_pools absent: chosen at run time
+}
+
+// How Sigma's work is shared: whole (k, q) pairs when there are enough, else pools over the bands n with the
+// columns G' split within a pool; every band and column taken exactly once.
+TEST(GwInputs, SigmaShareCoversEveryBandOnce) {
+  EXPECT_TRUE(sigma_share(3, 1, 0, 20, 6).by_pairs);
+  EXPECT_EQ(sigma_share(1, 0, 4, 1, 6).n_hi, 6);  // one process takes everything, whatever the pools
+  const auto one_pool = sigma_share(4, 3, 0, 1, 6);  // fewer pairs than processes: one pool, columns split
+  EXPECT_FALSE(one_pool.by_pairs);
+  EXPECT_EQ(one_pool.pool_size, 4);
+  EXPECT_EQ(one_pool.member, 3);
+  EXPECT_EQ(one_pool.n_hi - one_pool.n_lo, 6);
+  for (int pools : {1, 2, 3, 6}) {
+    std::vector<int> owner(6, 0);
+    for (int rank = 0; rank < 6; ++rank) {
+      const auto s = sigma_share(6, rank, pools, 100, 6);
+      EXPECT_EQ(s.pool_size, 6 / pools);
+      if (s.member == 0)
+        for (int n = s.n_lo; n < s.n_hi; ++n) ++owner[n];
+    }
+    for (int n = 0; n < 6; ++n) EXPECT_EQ(owner[n], 1) << "pools " << pools << " band " << n;
+  }
+  quanta::test::expect_error<quanta::Error>([] { sigma_share(6, 0, 4, 100, 6); }, {"number_sigma_pools 4", "divisor of the 6 processes"});
+  quanta::test::expect_error<quanta::Error>([] { sigma_share(8, 0, 8, 100, 6); }, {"number_sigma_pools 8", "at most the 6 bands"});
 }
 
 TEST(GwBadInput, NamesTheFileRecordAndLine) {
@@ -108,6 +133,8 @@ TEST(GwBadInput, NamesTheFileRecordAndLine) {
   quanta::test::expect_error<quanta::InputError>([&] { read_epsilon_inp(eps3); }, {"eps3.inp:3", "end"});
   const auto sig = dir.write("sigma.inp", "number_bands 32\nband_index_min 1\nband_index_max 4\nscreening_metal\n");
   quanta::test::expect_error<quanta::InputError>([&] { read_sigma_inp(sig); }, {"sigma.inp:4", "screening_metal", "screening_semiconductor"});
+  const auto pools = dir.write("pools.inp", "number_bands 32\nband_index_min 1\nband_index_max 4\nnumber_sigma_pools 0\n");
+  quanta::test::expect_error<quanta::InputError>([&] { read_sigma_inp(pools); }, {"pools.inp:4", "number_sigma_pools", "positive"});
   const auto vxc = dir.write("vxc.dat", "0.0 0.0 0.0 2 0\n 1 1 -10.4 0.0\n 1 x -11.2 0.0\n");
   quanta::test::expect_error<quanta::InputError>([&] { read_vxc_dat(vxc); }, {"vxc.dat:3", "band"});
 }

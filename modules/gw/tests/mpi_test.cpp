@@ -1,7 +1,9 @@
 // quanta gw under the MPI launcher: Epsilon shares out each q's (k, valence block) items and adds chi0 over
-// the processes; Sigma shares out the (k, q) pairs and adds its sums per k. `mpirun -np P quanta gw` for
-// P = 2 and 3 against one process on a reduced silicon example (10 q, epsilon_cutoff 4 Ry, 12 bands; Sigma
-// at 2 k-points, bands 1-6), on the CPU and, with a GPU, on the CUDA backend; only the first process writes.
+// the processes; Sigma shares out the (k, q) pairs or, with number_sigma_pools, the bands n over pools and
+// the columns G' within a pool (SigmaShare), and adds its sums per k. `mpirun -np P quanta gw` against one
+// process on a reduced silicon example (10 q, epsilon_cutoff 4 Ry, 12 bands; Sigma at 2 k-points, bands
+// 1-6): P = 2 and 3 by pairs, 3 processes in one pool (columns split three ways), 2 pools of 1 (bands split)
+// and 2 pools of 2; on the CPU and, with a GPU, on the CUDA backend. Only the first process writes.
 //
 // Tolerance: splitting the work changes only the order of the sums over k (chi0) and over q (X, SX-X,
 // CH); each term is computed as by one process. Round-off of 1e-16 per sum, carried through the inversion
@@ -37,8 +39,8 @@ std::string slurp(const fs::path& f) {
 
 // The example's folder layout, the mean field linked, inputs reduced (degenerate sets split on purpose:
 // the override keyword lets the run go on, as in BerkeleyGW).
-fs::path make_case() {
-  const fs::path dir = fs::temp_directory_path() / ("quanta-gw-mpi-" + std::to_string(getpid()));
+fs::path make_case(const std::string& name, int pools) {
+  const fs::path dir = fs::temp_directory_path() / ("quanta-gw-mpi-" + name + "-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir / "bgw-inputs");
   fs::create_directory_symlink(kSi / "mean-field", dir / "mean-field");
@@ -64,16 +66,17 @@ fs::path make_case() {
     kept += line + "\n";
   }
   std::ofstream(dir / "bgw-inputs/epsilon.inp") << eps << "degeneracy_check_override\n";
-  std::ofstream(dir / "bgw-inputs/sigma.inp") << kept << "degeneracy_check_override\n";
+  std::ofstream(dir / "bgw-inputs/sigma.inp") << kept << "degeneracy_check_override\n"
+                                              << (pools ? "number_sigma_pools " + std::to_string(pools) + "\n" : "");
   return dir;
 }
 
-int run_quanta(const fs::path& dir, int ranks, const std::string& backend, const std::string& out) {
+int run_quanta(const fs::path& dir, int ranks, const std::string& backend, const std::string& out, bool quiet = true) {
   quanta::test::allow_mpirun_here();
   const std::string cmd = "cd '" + dir.string() + "' && " + quanta::test::mpi_launcher(ranks) + QUANTA_BINARY +
                           " gw bgw-inputs --wfn mean-field/02-wfn/WFN --wfnq mean-field/03-wfnq/WFNq --wfn-inner mean-field/04-wfn_co/WFN_co"
-                          " --rho mean-field/04-wfn_co/RHO --vxc mean-field/04-wfn_co/vxc.dat --quiet --threads 1 --backend " +
-                          backend + " -o " + out + " > " + out + ".log 2>&1";
+                          " --rho mean-field/04-wfn_co/RHO --vxc mean-field/04-wfn_co/vxc.dat --threads 1 --backend " +
+                          backend + (quiet ? " --quiet" : "") + " -o " + out + " > " + out + ".log 2>&1";
   const int rc = std::system(cmd.c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
@@ -101,14 +104,19 @@ void expect_same(const fs::path& a, const fs::path& b, const std::string& what) 
 
 void compare_ranks(const std::string& backend) {
   if (!quanta::test::mpi_launcher_problem().empty()) GTEST_SKIP() << quanta::test::mpi_launcher_problem();
-  const fs::path dir = make_case();
-  ASSERT_EQ(run_quanta(dir, 1, backend, "one"), 0) << slurp(dir / "one.log");
-  for (int ranks : {2, 3}) {
-    const std::string out = "ranks" + std::to_string(ranks);
-    ASSERT_EQ(run_quanta(dir, ranks, backend, out), 0) << slurp(dir / (out + ".log"));
-    expect_same(dir / out, dir / "one", backend + ", " + std::to_string(ranks) + " processes");
+  const fs::path one = make_case(backend + "-one", 0);
+  ASSERT_EQ(run_quanta(one, 1, backend, "out"), 0) << slurp(one / "out.log");
+  struct Split {
+    int ranks, pools;
+  };
+  for (const Split split : {Split{2, 0}, Split{3, 0}, Split{3, 1}, Split{2, 2}, Split{4, 2}}) {
+    const std::string name = backend + "-" + std::to_string(split.ranks) + "-pools" + std::to_string(split.pools);
+    const fs::path dir = make_case(name, split.pools);
+    ASSERT_EQ(run_quanta(dir, split.ranks, backend, "out"), 0) << slurp(dir / "out.log");
+    expect_same(dir / "out", one / "out", name);
+    fs::remove_all(dir);
   }
-  fs::remove_all(dir);
+  fs::remove_all(one);
 }
 
 }  // namespace
@@ -118,4 +126,15 @@ TEST(GwMpi, ProcessesMatchOneOnTheCpu) { compare_ranks("cpu"); }
 TEST(GwMpi, ProcessesMatchOneOnTheGpu) {
   if (quanta::cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
   compare_ranks("cuda");
+}
+
+// number_sigma_pools that does not divide the processes: refused naming sigma.inp before Epsilon.
+TEST(GwMpi, PoolsThatDoNotDivideTheProcessesAreRefused) {
+  if (!quanta::test::mpi_launcher_problem().empty()) GTEST_SKIP() << quanta::test::mpi_launcher_problem();
+  const fs::path dir = make_case("refused", 2);
+  EXPECT_EQ(run_quanta(dir, 3, "cpu", "out", false), 1) << slurp(dir / "out.log");
+  const std::string log = slurp(dir / "out.log");
+  EXPECT_NE(log.find("sigma.inp: number_sigma_pools 2: expected a divisor of the 3 processes"), std::string::npos) << log;
+  EXPECT_EQ(log.find("quanta gw: epsilon"), std::string::npos) << "refused after Epsilon began:\n" << log;
+  fs::remove_all(dir);
 }

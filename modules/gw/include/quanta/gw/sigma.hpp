@@ -22,6 +22,7 @@ struct SigmaParams {
   double fd_spacing = 1.0;         // finite_difference_spacing, eV (finite_difference_form 2: forward)
   bool q_symmetry = true;          // sum over the q of the irreducible wedge of k's little group
   bool degeneracy_check_override = false;  // number_bands or the band range may split a degenerate set
+  int pools = 0;                   // number_sigma_pools (0: chosen from the processes and the (k, q) pairs)
   bool quiet = false;              // no progress lines
   Backend backend = Backend::Cpu;
   std::size_t gpu_mem_limit = 0;   // bytes the CUDA backend may plan to use; 0: the free memory less a margin
@@ -49,6 +50,19 @@ struct SigmaTimings {
   std::size_t box_points = 0;
   double gpp_terms = 0;       // (G, G', m, E) terms of the GPP sums, summed over n, k and q
 };
+
+// How the P processes of a run share Sigma's work. With number_sigma_pools N (BerkeleyGW's keyword), the
+// processes form N pools of P/N: each pool takes a contiguous block of the bands n (band_index_min..max) and
+// its members share out the columns G' of every (k, q) pair (MTXEL of the pool's bands on each member, the
+// bare exchange by the first). Without it: whole (k, q) pairs, every P-th from the rank, when there are at
+// least P pairs; else one pool of all P processes. One process takes everything.
+struct SigmaShare {
+  bool by_pairs = false;
+  int pools = 1, pool = 0, pool_size = 1, member = 0;
+  int n_lo = 0, n_hi = 0;          // this process's bands n: band_index_min + n_lo .. + n_hi - 1
+};
+// Throws Error when N does not divide P or exceeds the bands (run() checks this before Epsilon).
+SigmaShare sigma_share(int processes, int rank, int pools, std::size_t pairs, int nbands);
 
 // The diagonal <nk|Vxc|nk> (eV) for the k-points and bands of a Sigma run, from BerkeleyGW's binary VXC
 // (read_vxc): what Sigma uses when there is no vxc.dat.
