@@ -158,13 +158,6 @@ bool is_hdf5(const std::filesystem::path& file) {
 
 }  // namespace
 
-double Crystal::norm2(const Vec3& k) const {
-  double s = 0;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) s += k[i] * bdot[3 * i + j] * k[j];
-  return s;
-}
-
 void check_orthonormal(const Wavefunctions& w) {
   constexpr double kSameLevel = 1e-4, kTol = 1e-5;  // Ry; overlap
   for (int s = 0; s < w.nspin; ++s)

@@ -8,6 +8,34 @@
 
 namespace quanta::gw {
 
+Vec3 shortest_image(const Crystal& crystal, const Vec3& r) {
+  // Images that cannot be shorter than r itself are skipped: |t|^2 >= lambda |t|_2^2 >= lambda t_i^2 for every
+  // component i, with lambda = 1 / trace(bdot^-1) <= the smallest eigenvalue of bdot, so only n_i within
+  // r_i +- sqrt(|r|^2 / lambda) (widened against round-off) can win. The same image wins as in the full loop.
+  const auto& b = crystal.bdot;
+  const double det = b[0] * (b[4] * b[8] - b[5] * b[7]) - b[1] * (b[3] * b[8] - b[5] * b[6]) + b[2] * (b[3] * b[7] - b[4] * b[6]);
+  const double trace_inverse = ((b[4] * b[8] - b[5] * b[7]) + (b[0] * b[8] - b[2] * b[6]) + (b[0] * b[4] - b[1] * b[3])) / det;
+  Vec3 best = r;
+  double lbest = crystal.norm2(r);
+  const double reach = std::sqrt(lbest * trace_inverse) * (1.0 + 1e-6) + 1e-12;
+  int lo[3], hi[3];
+  for (int i = 0; i < 3; ++i) {
+    lo[i] = std::max(-2, static_cast<int>(std::ceil(r[i] - reach)));
+    hi[i] = std::min(3, static_cast<int>(std::floor(r[i] + reach)));
+  }
+  for (int i1 = lo[0]; i1 <= hi[0]; ++i1)
+    for (int i2 = lo[1]; i2 <= hi[1]; ++i2)
+      for (int i3 = lo[2]; i3 <= hi[2]; ++i3) {
+        const Vec3 t{r[0] - i1, r[1] - i2, r[2] - i3};
+        const double l = crystal.norm2(t);
+        if (l < lbest) {
+          lbest = l;
+          best = t;
+        }
+      }
+  return best;
+}
+
 MiniBzAverage::MiniBzAverage(const Crystal& crystal, const Vec3i& qgrid, int npoints) : crystal_(crystal) {
   const double pi = units::pi;
   // The inscribed sphere: the shortest half grid vector.
@@ -30,19 +58,7 @@ MiniBzAverage::MiniBzAverage(const Crystal& crystal, const Vec3i& qgrid, int npo
 #pragma omp parallel for schedule(static)
   for (long ip = 0; ip < static_cast<long>(points_.size()); ++ip) {
     auto& p = points_[ip];
-    const Vec3 r = p;
-    Vec3 best = r;
-    double lbest = crystal.norm2(r);
-    for (int i1 = -2; i1 <= 3; ++i1)
-      for (int i2 = -2; i2 <= 3; ++i2)
-        for (int i3 = -2; i3 <= 3; ++i3) {
-          const Vec3 t{r[0] - i1, r[1] - i2, r[2] - i3};
-          const double l = crystal.norm2(t);
-          if (l < lbest) {
-            lbest = l;
-            best = t;
-          }
-        }
+    const Vec3 best = shortest_image(crystal, p);
     for (int i = 0; i < 3; ++i) p[i] = best[i] / qgrid[i];
   }
   // v0: Monte Carlo outside the inscribed sphere (still divided by all N points) plus the sphere's exact

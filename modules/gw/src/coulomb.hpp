@@ -11,6 +11,10 @@
 
 namespace quanta::gw {
 
+// The shortest image r - n of a crystal-coordinate point over the integer vectors n in [-2, 3]^3 (BerkeleyGW's
+// range for the Wigner-Seitz folding), the first in loop order (n1, then n2, then n3 ascending) on a tie.
+Vec3 shortest_image(const Crystal& crystal, const Vec3& r);
+
 class MiniBzAverage {
  public:
   MiniBzAverage(const Crystal& crystal, const Vec3i& qgrid, int npoints = 2500000);

@@ -29,8 +29,13 @@ struct Crystal {
   std::vector<int> atom_species;
   Vec3i fft_grid{};                  // the density's FFT grid
 
-  // |k|^2 in bohr^-2 of a crystal-coordinate vector.
-  double norm2(const Vec3& k) const;
+  // |k|^2 in bohr^-2 of a crystal-coordinate vector (inline: the mini-zone averages call it billions of times).
+  double norm2(const Vec3& k) const {
+    double s = 0;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) s += k[i] * bdot[3 * i + j] * k[j];
+    return s;
+  }
 };
 
 // BerkeleyGW's WFN (pw2bgw.x): the header, every k-point's G-vectors and band coefficients.
