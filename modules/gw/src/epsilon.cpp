@@ -131,6 +131,9 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
       block = static_cast<int>(std::clamp<std::size_t>(half_budget / 2 / kernels::mtxel_output_bytes(1, nc, ng), 1, block));
     else if (static_cast<int>(kfull.size()) < threads * comm.size())
       block = std::min(block, std::max(1, nv * static_cast<int>(kfull.size()) / (threads * comm.size())));
+    // Items for every process (a Gamma-only supercell on P GPUs: P valence blocks at least).
+    if (on_device && static_cast<int>(kfull.size()) < comm.size())
+      block = std::min(block, std::max(1, nv * static_cast<int>(kfull.size()) / comm.size()));
     const int nblocks = (nv + block - 1) / block;
     const long items = static_cast<long>(kfull.size()) * nblocks;
     // This process's items: every P-th from its rank.
