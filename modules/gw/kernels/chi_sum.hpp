@@ -3,7 +3,8 @@
 //   chi0(q; G, G') += -(4 / (N_k Omega)) sum_{v,c} M_vc(G) conj(M_vc(G')) / (E_c(k) - E_v(k+q)),
 // (2 for spin, 2 for the resonant and antiresonant terms at omega = 0), one k-point and one block of valence bands per call (the seed's NV-block): with
 // X[(v,c)][G] = M_vc(G) sqrt(w_vc), w_vc = (4 / (N_k Omega)) / (E_c - E_v) > 0, it is chi0 -= X^T conj(X),
-// a ZGEMM of shape (ng x nvc) (nvc x ng).
+// a Hermitian rank-nvc update (ZHERK: the lower triangle G >= G', half a ZGEMM's work; the engine's result()
+// fills the upper triangle from it).
 // Preconditions: E_c > E_v for every pair (an insulator); chi is Hermitian, [ng][ng] with chi(G, G') at
 // G + ng G' (column-major).
 #include <memory>
@@ -23,11 +24,13 @@ struct ChiSumJob {
   cplx* chi = nullptr;           // [ng][ng] accumulated (chi_sum_cpu only; the engine holds its own)
 };
 
-void chi_sum_cpu(const ChiSumJob& job);
+void chi_sum_cpu(const ChiSumJob& job);  // accumulates the lower triangle of job.chi
+// chi(G, G') = conj(chi(G', G)) for G < G': the upper triangle from the lower one.
+void fill_upper_triangle(std::vector<cplx>& chi, int ng);
 
 // Accumulates chi0 of one q over k-points and valence blocks. On the CUDA backend chi0 stays on the
 // device until result(), each call's X goes up in chunks of pairs that fit device_budget bytes, and the
-// products run in cuBLAS ZGEMM.
+// products run in cuBLAS ZHERK.
 class ChiSumEngine {
  public:
   ChiSumEngine(Backend backend, int ng, std::size_t device_budget = 0);

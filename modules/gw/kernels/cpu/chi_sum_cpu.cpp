@@ -4,8 +4,8 @@
 #include "../chi_sum.hpp"
 #include "quanta/core/error.hpp"
 
-extern "C" void zgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const void* alpha,
-                       const void* a, const int* lda, const void* b, const int* ldb, const void* beta, void* c, const int* ldc);
+extern "C" void zherk_(const char* uplo, const char* trans, const int* n, const int* k, const double* alpha, const void* a, const int* lda,
+                       const double* beta, void* c, const int* ldc);
 
 namespace quanta::gw::kernels {
 
@@ -17,10 +17,16 @@ void chi_sum_cpu(const ChiSumJob& job) {
     const double s = std::sqrt(job.w[p]);
     for (std::size_t g = 0; g < ng; ++g) x[p * ng + g] = job.m[p * ng + g] * s;
   }
-  const cplx alpha(-1.0), beta(1.0);
+  const double alpha = -1.0, beta = 1.0;
   const int n = job.ng, k = job.npairs;
-  // Column-major X is (ng x npairs); chi -= X X^H.
-  zgemm_("N", "C", &n, &n, &k, &alpha, x.data(), &n, x.data(), &n, &beta, job.chi, &n);
+  // Column-major X is (ng x npairs); chi -= X X^H on the lower triangle.
+  zherk_("L", "N", &n, &k, &alpha, x.data(), &n, &beta, job.chi, &n);
+}
+
+void fill_upper_triangle(std::vector<cplx>& chi, int ng) {
+  const std::size_t n = ng;
+  for (std::size_t j = 1; j < n; ++j)
+    for (std::size_t i = 0; i < j; ++i) chi[i + n * j] = conj(chi[j + n * i]);
 }
 
 ChiSumEngine::ChiSumEngine(Backend backend, int ng, std::size_t device_budget) : ng_(ng) {
@@ -55,9 +61,15 @@ void ChiSumEngine::add(const ChiSumJob& job) {
 
 std::vector<cplx> ChiSumEngine::result() const {
 #if QUANTA_GW_CUDA
-  if (cuda_) return chi_sum_cuda_result(*cuda_);
+  if (cuda_) {
+    auto chi = chi_sum_cuda_result(*cuda_);
+    fill_upper_triangle(chi, ng_);
+    return chi;
+  }
 #endif
-  return chi_;
+  auto chi = chi_;
+  fill_upper_triangle(chi, ng_);
+  return chi;
 }
 
 }  // namespace quanta::gw::kernels

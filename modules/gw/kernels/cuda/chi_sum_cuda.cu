@@ -1,6 +1,6 @@
 // CHI_SUM on the device: chi0 lives on the device for the whole q; each call's matrix elements go up in
-// chunks of pairs, are scaled by sqrt(w) in place and enter chi0 -= X X^H through cuBLAS ZGEMM (the
-// same product as the CPU's zgemm, so the two differ only by summation order).
+// chunks of pairs, are scaled by sqrt(w) in place and enter chi0 -= X X^H through cuBLAS ZHERK on the lower
+// triangle (the same update as the CPU's zherk, so the two differ only by summation order).
 #include <cublas_v2.h>
 
 #include <algorithm>
@@ -61,16 +61,16 @@ ChiSumEngine::Cuda* make_chi_sum_cuda(int ng, std::size_t device_budget) {
 namespace {
 
 // chi0 -= X X^H for np pairs whose M is at x on the device: the weights go up, X = M sqrt(w) in place,
-// one ZGEMM (column-major X is ng x np).
+// one ZHERK (column-major X is ng x np; lower triangle).
 void accumulate(ChiSumEngine::Cuda& ws, cplx* x, const double* w, int np) {
   const int ng = ws.ng;
   if (ws.w.size() < static_cast<std::size_t>(np)) ws.w = DeviceBuffer<double>(np, "chi_sum weights");
   QUANTA_CUDA_CHECK(cudaMemcpy(ws.w.data(), w, np * sizeof(double), cudaMemcpyHostToDevice));
   scale(x, ws.w.data(), ng, np);
-  const cuDoubleComplex alpha{-1.0, 0.0}, beta{1.0, 0.0};
+  const double alpha = -1.0, beta = 1.0;
   auto* xd = reinterpret_cast<cuDoubleComplex*>(x);
   auto* chi = reinterpret_cast<cuDoubleComplex*>(ws.chi.data());
-  QUANTA_CUDA_LIB_CHECK("cuBLAS", cublasZgemm(ws.handle, CUBLAS_OP_N, CUBLAS_OP_C, ng, ng, np, &alpha, xd, ng, xd, ng, &beta, chi, ng));
+  QUANTA_CUDA_LIB_CHECK("cuBLAS", cublasZherk(ws.handle, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, ng, np, &alpha, xd, ng, &beta, chi, ng));
 }
 
 }  // namespace

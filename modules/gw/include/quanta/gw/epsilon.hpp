@@ -41,7 +41,7 @@ struct EpsilonTimings {
   double states = 0, mtxel = 0, chi_sum = 0, inversion = 0;
   double ffts = 0;            // 3D transforms on the box (states and products)
   std::size_t box_points = 0; // points of the FFT box
-  double chi_sum_flops = 0;   // 8 ng^2 per pair (complex multiply-add), summed
+  double chi_sum_flops = 0;   // 4 ng (ng + 1) per pair (ZHERK: complex multiply-adds of the lower triangle), summed
 };
 
 // The largest epsilon_cutoff a wavefunction file allows, Ry: the cutoff of its density's G-vectors, from
