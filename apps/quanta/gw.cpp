@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli.hpp"
+#include "quanta/core/error.hpp"
 #include "quanta/core/comm.hpp"
 #include "quanta/gw/run.hpp"
 
@@ -12,7 +13,7 @@ Subcommand add_gw(CLI::App& app) {
   struct Values {
     CommonOptions common;
     gw::RunOptions run;
-    std::string input = ".", output, epsilon, sigma, wfn, wfnq, inner, rho, vxc, vxc_potential;
+    std::string input = ".", output, epsilon, sigma, wfn, wfnq, inner, rho, vxc, vxc_potential, eps0mat, epsmat;
   };
   auto v = std::make_shared<Values>();
   Subcommand s;
@@ -27,6 +28,8 @@ Subcommand add_gw(CLI::App& app) {
   a->add_option("--rho", v->rho, "RHO, the charge density");
   a->add_option("--vxc", v->vxc, "vxc.dat");
   a->add_option("--vxc-potential", v->vxc_potential, "BerkeleyGW's binary VXC (Vxc(G) from pw2bgw.x), used when vxc.dat is absent");
+  a->add_option("--eps0mat", v->eps0mat, "BerkeleyGW's eps0mat.h5: Sigma uses its eps^-1 (and --epsmat's) and Epsilon does not run");
+  a->add_option("--epsmat", v->epsmat, "BerkeleyGW's epsmat.h5, the q-points other than q0 (with --eps0mat)");
   a->add_option("-o,--output-dir", v->output, "where sigma_hp.log, eqp0.dat, eqp1.dat and quanta-gw.h5 go (default: the current directory)");
   a->add_flag("--write-epsinv", v->run.write_epsinv, "also write every eps^-1 matrix into quanta-gw.h5");
   add_common_options(a, v->common, true);
@@ -47,6 +50,9 @@ Subcommand add_gw(CLI::App& app) {
     given(v->rho, o.rho);
     given(v->vxc, o.vxc);
     given(v->vxc_potential, o.vxc_potential);
+    given(v->eps0mat, o.eps0mat);
+    given(v->epsmat, o.epsmat);
+    if (!v->epsmat.empty() && v->eps0mat.empty()) throw InputError("--epsmat", "given without --eps0mat (expected both, or --eps0mat alone for a Gamma-only q-grid)");
     o.backend = v->common.parsed_backend();
     o.gpu_mem_limit = v->common.parsed_gpu_mem_limit();
     o.threads = v->common.threads;

@@ -131,9 +131,9 @@ int main(int argc, char** argv) {
     std::printf("  epsilon %.3f s: states %.3f, mtxel %.3f (%.3g FFTs of %zu points, %.1f GFLOP/s), chi_sum %.3f (%.3g GFLOP/s), inversion %.3f\n",
                 t_eps, et.states, et.mtxel, et.ffts, et.box_points, fft_flops_e / et.mtxel * 1e-9, et.chi_sum,
                 et.chi_sum_flops / et.chi_sum * 1e-9, et.inversion);
-    std::printf("  sigma %.3f s: setup %.3f, states %.3f, mtxel %.3f (%.3g FFTs, %.1f GFLOP/s), exchange %.3f, gpp %.3f (%.3g terms, %.3g Gterm/s, %.1f GFLOP/s at 18.8/term)\n",
+    std::printf("  sigma %.3f s: setup %.3f, states %.3f, mtxel %.3f (%.3g FFTs, %.1f GFLOP/s), exchange %.3f, gpp %.3f (%.3g terms, %.3g Gterm/s, %.1f GFLOP/s at 18.8/term; kernels %.4f s)\n",
                 t_sig, st.setup, st.states, st.mtxel, st.ffts, fft_flops_s / st.mtxel * 1e-9, st.exchange, st.gpp, st.gpp_terms,
-                st.gpp_terms / st.gpp * 1e-9, gpp_flops / st.gpp * 1e-9);
+                st.gpp_terms / st.gpp * 1e-9, gpp_flops / st.gpp * 1e-9, st.gpp_kernel);
     std::printf("  chi_sum alone: ng %d, %d pairs: %.4f s per call, %.1f GFLOP/s\n", ng, npairs, t_chi, chi_flops / t_chi * 1e-9);
     std::printf("  first k, band %d: Eqp1 %.6f eV\n", sigma[0].bands[0].n, sigma[0].bands[0].eqp1);
     if (!out.empty()) {
@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
         << ", \"epsilon_states\": " << et.states << ", \"epsilon_mtxel\": " << et.mtxel << ", \"epsilon_chi_sum\": " << et.chi_sum
         << ", \"epsilon_inversion\": " << et.inversion << ", \"sigma\": " << t_sig << ", \"sigma_setup\": " << st.setup
         << ", \"sigma_states\": " << st.states << ", \"sigma_mtxel\": " << st.mtxel << ", \"sigma_exchange\": " << st.exchange
-        << ", \"sigma_gpp\": " << st.gpp << ", \"chi_sum_alone\": " << t_chi << "},\n  \"work\": {\"box_points\": " << et.box_points
+        << ", \"sigma_gpp\": " << st.gpp << ", \"sigma_gpp_kernels\": " << st.gpp_kernel << ", \"chi_sum_alone\": " << t_chi << "},\n  \"work\": {\"box_points\": " << et.box_points
         << ", \"epsilon_ffts\": " << et.ffts << ", \"chi_sum_flops\": " << et.chi_sum_flops << ", \"sigma_ffts\": " << st.ffts
         << ", \"gpp_terms\": " << st.gpp_terms << ", \"chi_sum_alone_ng\": " << ng << ", \"chi_sum_alone_pairs\": " << npairs
         << "},\n  \"eqp1_first\": " << sigma[0].bands[0].eqp1 << "\n}\n";

@@ -73,7 +73,7 @@ void write_gw_h5(const std::filesystem::path& file, const std::vector<Dielectric
       std::vector<std::int64_t> gv;
       for (const auto& v : d.gvec) gv.insert(gv.end(), v.begin(), v.end());
       f.write(g + "gvec", gv, {d.gvec.size(), 3});
-      f.write_scalar(g + "eps_head", d.at(d.eps, 0, 0).re);
+      if (!d.eps.empty()) f.write_scalar(g + "eps_head", d.at(d.eps, 0, 0).re);  // absent when read from BerkeleyGW's eps^-1
       f.write_scalar(g + "epsinv_head", d.at(d.epsinv, 0, 0).re);
       if (with_epsinv) {
         std::vector<double> m(2 * d.epsinv.size());

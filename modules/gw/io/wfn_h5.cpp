@@ -10,6 +10,7 @@
 #include "quanta/core/host_memory.hpp"
 #include "quanta/core/io/input_file.hpp"
 #include "quanta/core/io/hdf5.hpp"
+#include "bgw_h5.hpp"
 #include "quanta/gw/mean_field.hpp"
 
 namespace quanta::gw {
@@ -17,35 +18,13 @@ namespace quanta::gw {
 Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands, bool header_only) {
   io::require_input_file(file, "BerkeleyGW's wfn.h5");
   io::check_hdf5_file(file);
-  const io::H5File h(file, io::H5File::Mode::Read);
-  const std::string f = file.string();
-  auto ints = [&](const std::string& name, std::size_t expected) {
-    auto v = h.read_ints(name);
-    if (v.size() != expected)
-      throw InputError(f, name + ": " + std::to_string(v.size()) + " values, expected " + std::to_string(expected) + " (BerkeleyGW's wfn.h5 layout)");
-    return v;
-  };
-  auto doubles = [&](const std::string& name, std::size_t expected) {
-    auto v = h.read_doubles(name);
-    if (v.size() != expected)
-      throw InputError(f, name + ": " + std::to_string(v.size()) + " values, expected " + std::to_string(expected) + " (BerkeleyGW's wfn.h5 layout)");
-    return v;
-  };
-  auto one_int = [&](const std::string& name) { return ints(name, 1)[0]; };  // 64-bit: compared before narrowing
-  // A count from the file, checked on its 64-bit value before it is narrowed or enters a product; the
-  // datasets it sizes are read (and their stored bytes checked) by H5File, so 2^31 - 1 is the only cap.
-  auto count = [&](const std::string& name, std::int64_t lo, std::int64_t hi = INT32_MAX) {
-    const std::int64_t v = ints(name, 1)[0];
-    if (v < lo || v > hi)
-      throw InputError(f, name + " " + std::to_string(v) + ": expected " + std::to_string(lo) + " .. " + std::to_string(hi) +
-                              " (BerkeleyGW's wfn.h5 layout)");
-    return static_cast<int>(v);
-  };
-  auto one_double = [&](const std::string& name) { return doubles(name, 1)[0]; };
+  const BgwH5Reader r(file, "BerkeleyGW's wfn.h5 layout");
+  const io::H5File& h = r.h5();
+  const std::string& f = r.file();
 
-  const auto version = one_int("/mf_header/versionnumber");
+  const auto version = r.one_int("/mf_header/versionnumber");
   if (version != 1) throw InputError(f, "/mf_header/versionnumber " + std::to_string(version) + ": expected 1");
-  const auto flavor_in_file = one_int("/mf_header/flavor");
+  const auto flavor_in_file = r.one_int("/mf_header/flavor");
   if (flavor_in_file != 1 && flavor_in_file != 2)
     throw InputError(f, "/mf_header/flavor " + std::to_string(flavor_in_file) + ": expected 1 (real) or 2 (complex)");
   const int flavor = static_cast<int>(flavor_in_file);
@@ -53,27 +32,27 @@ Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands, bool
   w.file = f;
   w.complex_flavour = flavor == 2;
   const std::string kp = "/mf_header/kpoints/";
-  w.nspin = count(kp + "nspin", 1, 2);
-  const auto nspinor = one_int(kp + "nspinor");
+  w.nspin = r.count(kp + "nspin", 1, 2);
+  const auto nspinor = r.one_int(kp + "nspinor");
   if (nspinor != 1) throw InputError(f, kp + "nspinor " + std::to_string(nspinor) + ": spinor wavefunctions are not supported (expected 1)");
-  const int nk = count(kp + "nrk", 1);
-  w.nbands_file = count(kp + "mnband", 1);
+  const int nk = r.count(kp + "nrk", 1);
+  w.nbands_file = r.count(kp + "mnband", 1);
   w.nbands = max_bands > 0 && !header_only ? std::min(max_bands, w.nbands_file) : w.nbands_file;
-  w.ecutwfc = one_double(kp + "ecutwfc");
-  const auto kgrid = ints(kp + "kgrid", 3);
-  const auto shift = doubles(kp + "shift", 3);
+  w.ecutwfc = r.one_double(kp + "ecutwfc");
+  const auto kgrid = r.ints(kp + "kgrid", 3);
+  const auto shift = r.doubles(kp + "shift", 3);
   for (int i = 0; i < 3; ++i) {
     w.kgrid[i] = static_cast<int>(kgrid[i]);
     w.kshift[i] = shift[i];
   }
-  const auto ngk = ints(kp + "ngk", nk);
-  w.kweights = doubles(kp + "w", nk);
-  const auto rk = doubles(kp + "rk", 3 * static_cast<std::size_t>(nk));
+  const auto ngk = r.ints(kp + "ngk", nk);
+  w.kweights = r.doubles(kp + "w", nk);
+  const auto rk = r.doubles(kp + "rk", 3 * static_cast<std::size_t>(nk));
   for (int k = 0; k < nk; ++k) w.kpoints.push_back({rk[3 * k], rk[3 * k + 1], rk[3 * k + 2]});
-  for (auto x : ints(kp + "ifmax", static_cast<std::size_t>(nk) * w.nspin)) w.ifmax.push_back(static_cast<int>(x));
+  for (auto x : r.ints(kp + "ifmax", static_cast<std::size_t>(nk) * w.nspin)) w.ifmax.push_back(static_cast<int>(x));
   const std::size_t nb = w.nbands_file;
-  const auto el = doubles(kp + "el", nb * nk * w.nspin);
-  const auto occ = doubles(kp + "occ", nb * nk * w.nspin);
+  const auto el = r.doubles(kp + "el", nb * nk * w.nspin);
+  const auto occ = r.doubles(kp + "occ", nb * nk * w.nspin);
   for (int s = 0; s < w.nspin; ++s)
     for (int k = 0; k < nk; ++k)
       for (int n = 0; n < w.nbands; ++n) {
@@ -82,19 +61,19 @@ Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands, bool
       }
 
   const std::string gs = "/mf_header/gspace/";
-  const int ng = count(gs + "ng", 1);
-  w.ecutrho = one_double(gs + "ecutrho");
-  const auto fft = ints(gs + "FFTgrid", 3);
+  const int ng = r.count(gs + "ng", 1);
+  w.ecutrho = r.one_double(gs + "ecutrho");
+  const auto fft = r.ints(gs + "FFTgrid", 3);
   for (int i = 0; i < 3; ++i) w.crystal.fft_grid[i] = static_cast<int>(fft[i]);
-  const auto comp = ints(gs + "components", 3 * static_cast<std::size_t>(ng));
+  const auto comp = r.ints(gs + "components", 3 * static_cast<std::size_t>(ng));
   for (int g = 0; g < ng; ++g)
     w.gvec_rho.push_back({static_cast<int>(comp[3 * g]), static_cast<int>(comp[3 * g + 1]), static_cast<int>(comp[3 * g + 2])});
 
   Crystal& c = w.crystal;
   const std::string sy = "/mf_header/symmetry/";
-  const int ntran = count(sy + "ntran", 1, 48);
-  const auto mtrx = ints(sy + "mtrx", 9 * 48);
-  const auto tnp = doubles(sy + "tnp", 3 * 48);
+  const int ntran = r.count(sy + "ntran", 1, 48);
+  const auto mtrx = r.ints(sy + "mtrx", 9 * 48);
+  const auto tnp = r.doubles(sy + "tnp", 3 * 48);
   for (int s = 0; s < ntran; ++s) {
     std::array<int, 9> r{};
     // [s][j][i] holds Fortran mtrx(i, j, s): the binary file's element order; R[i][j] = mtrx(i, j).
@@ -104,20 +83,20 @@ Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands, bool
     c.tnp.push_back({tnp[3 * s], tnp[3 * s + 1], tnp[3 * s + 2]});
   }
   const std::string cr = "/mf_header/crystal/";
-  c.celvol = one_double(cr + "celvol");
-  c.recvol = one_double(cr + "recvol");
-  c.alat = one_double(cr + "alat");
-  c.blat = one_double(cr + "blat");
+  c.celvol = r.one_double(cr + "celvol");
+  c.recvol = r.one_double(cr + "recvol");
+  c.alat = r.one_double(cr + "alat");
+  c.blat = r.one_double(cr + "blat");
   if (!(c.celvol > 0) || !(c.alat > 0)) throw InputError(f, cr + "celvol, alat: expected positive values");
-  const auto avec = doubles(cr + "avec", 9), bvec = doubles(cr + "bvec", 9), bdot = doubles(cr + "bdot", 9);
+  const auto avec = r.doubles(cr + "avec", 9), bvec = r.doubles(cr + "bvec", 9), bdot = r.doubles(cr + "bdot", 9);
   for (int i = 0; i < 9; ++i) {
     c.avec[i] = avec[i];
     c.bvec[i] = bvec[i];
     c.bdot[i] = bdot[i];
   }
-  const int nat = count(cr + "nat", 1);
-  const auto atyp = ints(cr + "atyp", nat);
-  const auto apos = doubles(cr + "apos", 3 * static_cast<std::size_t>(nat));
+  const int nat = r.count(cr + "nat", 1);
+  const auto atyp = r.ints(cr + "atyp", nat);
+  const auto apos = r.doubles(cr + "apos", 3 * static_cast<std::size_t>(nat));
   for (int a = 0; a < nat; ++a) {
     c.atom_position.push_back({apos[3 * a], apos[3 * a + 1], apos[3 * a + 2]});
     c.atom_species.push_back(static_cast<int>(atyp[a]));
@@ -131,7 +110,7 @@ Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands, bool
     if (n < 1 || n > INT32_MAX) throw InputError(f, kp + "ngk: " + std::to_string(n) + ", expected 1 .. " + std::to_string(INT32_MAX));
     ngktot += static_cast<std::size_t>(n);
   }
-  const auto gvecs = ints("/wfns/gvecs", 3 * ngktot);
+  const auto gvecs = r.ints("/wfns/gvecs", 3 * ngktot);
   const auto dims = h.dims("/wfns/coeffs");
   const std::vector<std::size_t> expected{nb, static_cast<std::size_t>(w.nspin), ngktot, static_cast<std::size_t>(flavor)};
   if (dims != expected)

@@ -3,6 +3,7 @@
 
 #include <omp.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -10,6 +11,7 @@
 #include "quanta/core/comm.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/timer.hpp"
+#include "quanta/gw/epsilon.hpp"
 #include "quanta/gw/inputs.hpp"
 #include "quanta/gw/outputs.hpp"
 
@@ -49,6 +51,17 @@ void require_writable_dir(const std::filesystem::path& dir) {
   std::filesystem::remove(probe, ec);
 }
 
+// BerkeleyGW's dielectric matrices must come from a run on the same crystal and k-grid as WFN_inner.
+void check_epsmat_against(const std::filesystem::path& file, const EpsilonFromFiles& e, const Wavefunctions& inner) {
+  if (std::abs(e.celvol - inner.crystal.celvol) > 1e-6 * inner.crystal.celvol)
+    throw InputError(file.string(), "cell volume " + std::to_string(e.celvol) + " bohr^3: expected " + std::to_string(inner.crystal.celvol) +
+                                        ", the cell of " + inner.file + " (the matrices must come from the same crystal)");
+  if (e.qgrid != inner.kgrid)
+    throw InputError(file.string(), "q-grid " + std::to_string(e.qgrid[0]) + "x" + std::to_string(e.qgrid[1]) + "x" + std::to_string(e.qgrid[2]) +
+                                        ": expected the k-grid " + std::to_string(inner.kgrid[0]) + "x" + std::to_string(inner.kgrid[1]) + "x" +
+                                        std::to_string(inner.kgrid[2]) + " of " + inner.file);
+}
+
 }  // namespace
 
 RunSummary run(const RunOptions& o) {
@@ -68,21 +81,31 @@ RunSummary run(const RunOptions& o) {
   s.backend = to_string(backend);
 
   // 1. Every input read or, for the large wavefunction files, its header, and checked: a mistake in
-  // sigma.inp, RHO or vxc.dat shows now, not after Epsilon.
-  EpsilonParams ep = read_epsilon_inp(in(o.epsilon_input));
+  // sigma.inp, RHO or vxc.dat shows now, not after Epsilon. With BerkeleyGW's eps0mat.h5 (and epsmat.h5)
+  // there is no Epsilon: its matrices are read now, and epsilon.inp, WFN and WFNq are not needed.
+  const bool eps_from_files = !o.eps0mat.empty();
+  EpsilonFromFiles from_files;
+  EpsilonParams ep;
+  if (eps_from_files) {
+    from_files = read_bgw_epsmat(in(o.eps0mat), o.epsmat.empty() ? std::filesystem::path() : in(o.epsmat));
+    ep = from_files.params;
+  } else {
+    ep = read_epsilon_inp(in(o.epsilon_input));
+  }
   SigmaParams sp = read_sigma_inp(in(o.sigma_input));
   ep.backend = sp.backend = backend;
   ep.gpu_mem_limit = sp.gpu_mem_limit = o.gpu_mem_limit;
   ep.quiet = sp.quiet = o.quiet;
   bool need_q0 = false;
   for (const auto& q : ep.qpoints) need_q0 |= q.q0;
-  {
+  if (!eps_from_files) {
     const auto wfn_h = read_wfn_header(in(o.wfn));
     std::optional<Wavefunctions> wfnq_h;
     if (need_q0) wfnq_h = read_wfn_header(in(o.wfnq));
     check_epsilon_inputs(in(o.epsilon_input), ep, wfn_h, wfnq_h ? &*wfnq_h : nullptr);
   }
   const auto inner_h = read_wfn_header(in(o.wfn_inner));
+  if (eps_from_files) check_epsmat_against(in(o.eps0mat), from_files, inner_h);
   check_sigma_inputs(in(o.sigma_input), sp, ep, inner_h);
   if (sp.pools > 0 && comm.size() > 1) {
     try {
@@ -110,18 +133,29 @@ RunSummary run(const RunOptions& o) {
   }
   if (comm.root()) require_writable_dir(out_dir);
 
-  // 2. Epsilon.
+  // 2. Epsilon, or its matrices from BerkeleyGW's files.
   WallTimer te;
-  say("quanta gw: reading %s\n", in(o.wfn).string().c_str());
-  const auto wfn = read_wfn(in(o.wfn), ep.nbands);
-  Wavefunctions wfnq;
-  if (need_q0) wfnq = read_wfn(in(o.wfnq));
-  say("quanta gw: epsilon, %zu q-points, %d bands, cutoff %.2f Ry\n", ep.qpoints.size(), ep.nbands, ep.ecut);
   EpsilonTimings et;
-  const auto eps = compute_epsilon(wfn, need_q0 ? &wfnq : nullptr, ep, &et);
-  for (std::size_t i = 0; i < eps.size(); ++i)
-    say("  q-pt %3zu: nmtx %4d, head of epsilon %.6f, head of epsilon inverse %.6f\n", i + 1, eps[i].ng(), eps[i].at(eps[i].eps, 0, 0).re,
-        eps[i].at(eps[i].epsinv, 0, 0).re);
+  std::vector<DielectricMatrix> eps;
+  if (eps_from_files) {
+    say("quanta gw: epsilon from %s%s%s, %zu q-points, cutoff %.2f Ry\n", in(o.eps0mat).string().c_str(), o.epsmat.empty() ? "" : " and ",
+        o.epsmat.empty() ? "" : in(o.epsmat).string().c_str(), from_files.eps.size(), ep.ecut);
+    eps = std::move(from_files.eps);
+  } else {
+    say("quanta gw: reading %s\n", in(o.wfn).string().c_str());
+    const auto wfn = read_wfn(in(o.wfn), ep.nbands);
+    Wavefunctions wfnq;
+    if (need_q0) wfnq = read_wfn(in(o.wfnq));
+    say("quanta gw: epsilon, %zu q-points, %d bands, cutoff %.2f Ry\n", ep.qpoints.size(), ep.nbands, ep.ecut);
+    eps = compute_epsilon(wfn, need_q0 ? &wfnq : nullptr, ep, &et);
+  }
+  for (std::size_t i = 0; i < eps.size(); ++i) {
+    if (eps[i].eps.empty())
+      say("  q-pt %3zu: nmtx %4d, head of epsilon inverse %.6f\n", i + 1, eps[i].ng(), eps[i].at(eps[i].epsinv, 0, 0).re);
+    else
+      say("  q-pt %3zu: nmtx %4d, head of epsilon %.6f, head of epsilon inverse %.6f\n", i + 1, eps[i].ng(), eps[i].at(eps[i].eps, 0, 0).re,
+          eps[i].at(eps[i].epsinv, 0, 0).re);
+  }
   s.seconds_epsilon = te.seconds();
 
   // 3. Sigma.
@@ -147,10 +181,16 @@ RunSummary run(const RunOptions& o) {
   RunMetadata meta;
   meta.backend = s.backend;
   meta.device = device_description(backend);
-  meta.inputs = {{"epsilon_input", in(o.epsilon_input).string()}, {"sigma_input", in(o.sigma_input).string()}, {"wfn", in(o.wfn).string()},
-                 {"wfn_inner", in(o.wfn_inner).string()}, {"rho", in(o.rho).string()},
+  meta.inputs = {{"sigma_input", in(o.sigma_input).string()}, {"wfn_inner", in(o.wfn_inner).string()}, {"rho", in(o.rho).string()},
                  {have_vxc_dat ? "vxc" : "vxc_potential", have_vxc_dat ? in(o.vxc).string() : in(o.vxc_potential).string()}};
-  if (need_q0) meta.inputs["wfnq"] = in(o.wfnq).string();
+  if (eps_from_files) {
+    meta.inputs["eps0mat"] = in(o.eps0mat).string();
+    if (!o.epsmat.empty()) meta.inputs["epsmat"] = in(o.epsmat).string();
+  } else {
+    meta.inputs["epsilon_input"] = in(o.epsilon_input).string();
+    meta.inputs["wfn"] = in(o.wfn).string();
+    if (need_q0) meta.inputs["wfnq"] = in(o.wfnq).string();
+  }
   meta.timings = {{"epsilon_states", et.states}, {"epsilon_mtxel", et.mtxel}, {"epsilon_chi_sum", et.chi_sum}, {"epsilon_inversion", et.inversion},
                   {"sigma_setup", st.setup}, {"sigma_states", st.states}, {"sigma_mtxel", st.mtxel}, {"sigma_exchange", st.exchange},
                   {"sigma_gpp", st.gpp}, {"epsilon_total", s.seconds_epsilon}, {"sigma_total", s.seconds_sigma}};

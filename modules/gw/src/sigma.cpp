@@ -417,6 +417,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       g.weight = star.weight;
       g.sx = sx.data() + 2 * share.n_lo;
       g.ch = ch.data() + 2 * share.n_lo;
+      g.kernel_seconds = &t.gpp_kernel;
       if (pn > 0 && ncol > 0) kernels::gpp(p.backend, g, half_budget);
       t.gpp_terms += static_cast<double>(pn) * p.nbands * g.ne * ngs * ncol;
       t.gpp += tg.seconds();

@@ -10,9 +10,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 
 #include "quanta/core/io/hdf5.hpp"
+#include "quanta/gw/epsilon.hpp"
 #include "quanta/gw/inputs.hpp"
 #include "quanta/gw/mean_field.hpp"
 #include "quanta/gw/sigma.hpp"
@@ -460,4 +462,61 @@ TEST(GwBadInput, WfnH5CoefficientsMustBeStored) {
   const auto bin = read_wfn(kMf + "04-wfn_co/WFN_co");
   write_wfn_h5(bin, dir / "unwritten.h5", 1, false);
   quanta::test::expect_error<quanta::Error>([&] { read_wfn(dir / "unwritten.h5"); }, {"unwritten.h5", "/wfns/coeffs", "stored"});
+}
+
+namespace {
+
+// A small file in the layout of BerkeleyGW's eps0mat.h5 (one q-point, 2 x 2 Real eps^-1), with one dataset
+// changed by `edit` before it is written.
+fs::path write_epsmat(const fs::path& dir, const std::string& name, const std::function<void(std::map<std::string, std::vector<double>>&)>& edit) {
+  std::map<std::string, std::vector<double>> d = {
+      {"/eps_header/versionnumber", {3}}, {"/eps_header/flavor", {1}}, {"/eps_header/params/matrix_type", {0}},
+      {"/eps_header/params/nmatrix", {1}}, {"/eps_header/params/ecuts", {2.0}}, {"/eps_header/params/nband", {8}},
+      {"/eps_header/freqs/freq_dep", {0}}, {"/eps_header/qpoints/nq", {1}}, {"/eps_header/qpoints/qpts", {0, 0, 0.001}},
+      {"/eps_header/qpoints/qgrid", {1, 1, 1}}, {"/eps_header/gspace/nmtx", {2}}, {"/eps_header/gspace/nmtx_max", {2}},
+      {"/eps_header/gspace/gind_eps2rho", {1, 3, 2}}, {"/mf_header/gspace/ng", {3}},
+      {"/mf_header/gspace/components", {0, 0, 0, 1, 1, 1, -1, -1, -1}}, {"/mf_header/crystal/celvol", {270.0}},
+      {"/mats/matrix", {0.1, 0.01, 0.02, 0.9}}};
+  edit(d);
+  const fs::path file = dir / name;
+  quanta::io::H5File f(file, quanta::io::H5File::Mode::Create);
+  for (const auto& [k, v] : d) {
+    const bool integer = k != "/eps_header/params/ecuts" && k != "/eps_header/qpoints/qpts" && k != "/mf_header/crystal/celvol" && k != "/mats/matrix";
+    std::vector<std::size_t> dims = {v.size()};
+    if (k == "/mats/matrix") dims = {1, 1, 1, 2, 2, v.size() / 4};
+    if (integer) f.write(k, std::vector<std::int64_t>(v.begin(), v.end()), dims);
+    else f.write(k, v, dims);
+  }
+  return file;
+}
+
+}  // namespace
+
+// BerkeleyGW's eps0mat.h5 layout: the G-vectors through gind_eps2rho, [q][..][G'][G] = eps^-1(G, G'); what Sigma
+// cannot use is refused naming the dataset.
+TEST(GwReaders, BerkeleyGWEpsmatLayoutAndRefusals) {
+  quanta::test::TempDir dir;
+  auto none = [](auto&) {};
+  const auto ok = read_bgw_epsmat(write_epsmat(dir.path(), "ok.h5", none), {});
+  ASSERT_EQ(ok.eps.size(), 1u);
+  const auto& d = ok.eps[0];
+  EXPECT_TRUE(d.q.q0);
+  EXPECT_DOUBLE_EQ(ok.params.ecut, 2.0);
+  ASSERT_EQ(d.ng(), 2);
+  EXPECT_EQ(d.gvec[1], (quanta::gw::Vec3i{-1, -1, -1}));  // gind 3: the third component row
+  EXPECT_DOUBLE_EQ(d.at(d.epsinv, 1, 0).re, 0.01);          // [G'=0][G=1]
+  EXPECT_DOUBLE_EQ(d.at(d.epsinv, 0, 1).re, 0.02);
+  auto refused = [&](const std::string& name, const std::function<void(std::map<std::string, std::vector<double>>&)>& edit,
+                     std::vector<std::string> words) {
+    const auto f = write_epsmat(dir.path(), name, edit);
+    words.insert(words.begin(), name);
+    quanta::test::expect_error<quanta::InputError>([&] { read_bgw_epsmat(f, {}); }, words);
+  };
+  refused("ff.h5", [](auto& m) { m["/eps_header/freqs/freq_dep"] = {2}; }, {"freq_dep 2", "static"});
+  refused("chi.h5", [](auto& m) { m["/eps_header/params/matrix_type"] = {1}; }, {"matrix_type 1", "eps^-1"});
+  refused("spin.h5", [](auto& m) { m["/eps_header/params/nmatrix"] = {2}; }, {"nmatrix", "spin"});
+  refused("gind.h5", [](auto& m) { m["/eps_header/gspace/gind_eps2rho"] = {1, 7, 2}; }, {"gind_eps2rho 7", "1 .. 3"});
+  refused("nan.h5", [](auto& m) { m["/mats/matrix"][3] = std::nan(""); }, {"non-finite", "(2, 2)"});
+  refused("dims.h5", [](auto& m) { m["/eps_header/gspace/nmtx_max"] = {3}; m["/eps_header/gspace/nmtx"] = {3}; }, {"/mats/matrix", "1 x 1 x 1 x 3 x 3"});
+  refused("version.h5", [](auto& m) { m["/eps_header/versionnumber"] = {2}; }, {"versionnumber 2", "expected 3"});
 }

@@ -1,6 +1,7 @@
 #pragma once
 // The static RPA dielectric matrix (BerkeleyGW's Epsilon): chi0(q; G, G'), eps = 1 - v chi0 and its
 // inverse on the sphere |q + G|^2 < epsilon_cutoff, for each q of the input.
+#include <filesystem>
 #include <vector>
 
 #include "quanta/core/backend.hpp"
@@ -51,6 +52,20 @@ double max_epsilon_cutoff(const Wavefunctions& wfn);
 // wfnq may be null when no q-point is q0. Throws InputError when a k+q state is in neither file.
 std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wavefunctions* wfnq, const EpsilonParams& params,
                                               EpsilonTimings* timings = nullptr);
+
+// BerkeleyGW's Epsilon output (eps0mat.h5 and, unless the q-grid is Gamma only, epsmat.h5; HDF5, eps_header
+// version 3): the static eps^-1 of each q-point on its sphere, q0 first, with what Sigma needs of Epsilon's
+// parameters. Only eps^-1 is in the files (chi0 and eps are left empty). Refused, naming the file and the
+// dataset: another matrix type, full-frequency or spin-polarized matrices, sizes or indexes out of range,
+// non-finite elements, two files of different runs. io/bgw_epsmat.cpp gives the layout.
+struct EpsilonFromFiles {
+  EpsilonParams params;             // ecut (ecuts), nbands (nband), qpoints (q0 first)
+  std::vector<DielectricMatrix> eps;
+  Vec3i qgrid{};                    // the q-grid of the run
+  double celvol = 0;                // bohr^3, of the mean field the run read
+};
+// epsmat may be empty (no other q-point).
+EpsilonFromFiles read_bgw_epsmat(const std::filesystem::path& eps0mat, const std::filesystem::path& epsmat);
 
 // The sphere |q+G|^2 <= ecut from the density's G list, sorted by |q+G|^2 (ties: lexicographic G).
 std::vector<Vec3i> g_sphere(const Crystal& crystal, const std::vector<Vec3i>& gvec_rho, const Vec3& q, double ecut);

@@ -12,6 +12,9 @@ struct RunOptions {
   std::filesystem::path epsilon_input = "epsilon.inp", sigma_input = "sigma.inp";
   std::filesystem::path wfn = "WFN", wfnq = "WFNq", wfn_inner = "WFN_inner", rho = "RHO", vxc = "vxc.dat";
   std::filesystem::path vxc_potential = "VXC";  // used when vxc is absent
+  // BerkeleyGW's Epsilon output: when eps0mat is given, Sigma uses these matrices and Epsilon does not run
+  // (epsilon_input, wfn and wfnq are then not read); epsmat holds the q-points other than q0 (may be empty).
+  std::filesystem::path eps0mat, epsmat;
   std::filesystem::path output_dir;  // default: input_dir
   Backend backend = Backend::Auto;
   std::size_t gpu_mem_limit = 0;     // bytes; 0: the free device memory less a margin
