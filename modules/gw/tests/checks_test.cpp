@@ -320,4 +320,16 @@ TEST(GwCommand, DocumentedCommandRefusesAHugeCutoffAndAMissingFile) {
   EXPECT_NE(slurp(log).find("mean-field/04-wfn_co/RHOX: not found"), std::string::npos) << slurp(log);
 }
 
+// --epsmat without --eps0mat, and an eps0mat.h5 that is not one: refused naming the option or the file, exit 1.
+TEST(GwCommand, EpsmatOptionsAreChecked) {
+  TempDir dir;
+  const auto log = dir / "log";
+  EXPECT_EQ(run_command(dir.path().string(), "--epsmat x.h5", log), 1) << slurp(log);
+  EXPECT_NE(slurp(log).find("--epsmat: given without --eps0mat"), std::string::npos) << slurp(log);
+  std::ofstream(dir / "eps0mat.h5") << "not HDF5\n";
+  fs::create_directory_symlink(si() / "bgw-inputs", dir / "bgw-inputs");
+  EXPECT_EQ(run_command(dir.path().string(), "bgw-inputs --eps0mat eps0mat.h5", log), 1) << slurp(log);
+  EXPECT_NE(slurp(log).find("eps0mat.h5"), std::string::npos) << slurp(log);
+}
+
 }  // namespace

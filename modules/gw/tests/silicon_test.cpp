@@ -111,10 +111,13 @@ TEST_F(GwSilicon, DielectricHeadsMatchEpsilonOut) {
 // mean-field files and input (bgw-epsmat/, read by read_bgw_epsmat): the same G-vectors in the same order,
 // and every element within 1e-8 of the largest. Measured 2.7e-10 (the two codes sum and invert in different
 // orders); a transposed matrix or a wrong sphere would differ at order 0.1 (eps^-1 is not symmetric here).
+// With other mean-field files of the example (QUANTA_GW_SI_MEANFIELD: the Complex flavour QE makes on the
+// spot, gw_silicon_complex_test) the two runs did not read the same states: 1e-5 (measured 7.2e-7).
 TEST_F(GwSilicon, EpsilonInverseMatchesBerkeleyGWsEpsmat) {
   const auto bgw = read_bgw_epsmat(kSi + "bgw-epsmat/eps0mat.h5", kSi + "bgw-epsmat/epsmat.h5");
   ASSERT_EQ(bgw.eps.size(), 10u);
   quanta::io::H5File f(out / "quanta-gw.h5", quanta::io::H5File::Mode::Read);
+  const double tol = std::getenv("QUANTA_GW_SI_MEANFIELD") ? 1e-5 : 1e-8;
   double worst = 0;
   for (int iq = 0; iq < 10; ++iq) {
     const std::string g = "epsilon/q" + std::to_string(iq + 1) + "/";
@@ -131,7 +134,7 @@ TEST_F(GwSilicon, EpsilonInverseMatchesBerkeleyGWsEpsmat) {
       diff = std::max(diff, quanta::abs(quanta::cplx(m[2 * i], m[2 * i + 1]) - d.epsinv[i]));
     }
     worst = std::max(worst, diff / largest);
-    EXPECT_LT(diff, 1e-8 * largest) << "q-pt " << iq + 1;
+    EXPECT_LT(diff, tol * largest) << "q-pt " << iq + 1;
   }
   std::printf("  eps^-1, quanta vs BerkeleyGW's epsmat: largest difference %.1e of the largest element\n", worst);
 }
