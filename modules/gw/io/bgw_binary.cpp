@@ -14,6 +14,7 @@
 #include "quanta/core/host_memory.hpp"
 #include "quanta/core/io/fortran_records.hpp"
 #include "quanta/core/io/input_file.hpp"
+#include "bgw_h5.hpp"
 #include "quanta/gw/mean_field.hpp"
 
 namespace quanta::gw {
@@ -148,13 +149,6 @@ std::vector<cplx> to_coeffs(const std::vector<char>& raw, bool complex_flavour) 
   return c;
 }
 
-// HDF5's signature, at the start of the file (where BerkeleyGW's files have it).
-bool is_hdf5(const std::filesystem::path& file) {
-  auto in = io::open_input_file(file, "BerkeleyGW's wavefunction file (pw2bgw.x's WFN or wfn.h5)", std::ios::binary);
-  char sig[8] = {};
-  in.read(sig, 8);
-  return in.gcount() == 8 && std::string(sig, 8) == std::string("\x89HDF\r\n\x1a\n", 8);
-}
 
 }  // namespace
 
@@ -274,13 +268,13 @@ Wavefunctions read_wfn_fortran(const std::filesystem::path& file, int max_bands,
 }  // namespace
 
 Wavefunctions read_wfn(const std::filesystem::path& file, int max_bands) {
-  Wavefunctions w = is_hdf5(file) ? read_wfn_h5(file, max_bands) : read_wfn_fortran(file, max_bands, false);
+  Wavefunctions w = is_hdf5(file, "BerkeleyGW's wavefunction file (pw2bgw.x's WFN or wfn.h5)") ? read_wfn_h5(file, max_bands) : read_wfn_fortran(file, max_bands, false);
   check_orthonormal(w);
   return w;
 }
 
 Wavefunctions read_wfn_header(const std::filesystem::path& file) {
-  return is_hdf5(file) ? read_wfn_h5(file, 0, true) : read_wfn_fortran(file, 0, true);
+  return is_hdf5(file, "BerkeleyGW's wavefunction file (pw2bgw.x's WFN or wfn.h5)") ? read_wfn_h5(file, 0, true) : read_wfn_fortran(file, 0, true);
 }
 
 namespace {
@@ -318,5 +312,13 @@ Density read_g_field(const std::filesystem::path& file, const char* kind) {
 
 Density read_rho(const std::filesystem::path& file) { return read_g_field(file, "RHO"); }
 Density read_vxc(const std::filesystem::path& file) { return read_g_field(file, "VXC"); }
+
+// HDF5's signature, at the start of the file (where BerkeleyGW's files have it).
+bool is_hdf5(const std::filesystem::path& file, const std::string& what) {
+  auto in = io::open_input_file(file, what, std::ios::binary);
+  char sig[8] = {};
+  in.read(sig, 8);
+  return in.gcount() == 8 && std::string(sig, 8) == std::string("\x89HDF\r\n\x1a\n", 8);
+}
 
 }  // namespace quanta::gw

@@ -21,7 +21,9 @@ namespace {
 
 // One file's q-points, appended to `out`; `q0`: the file is eps0mat.h5 (one q-point, the q0 shift).
 void read_one(const std::filesystem::path& file, bool q0, EpsilonFromFiles& out) {
-  io::require_input_file(file, q0 ? "BerkeleyGW's eps0mat.h5" : "BerkeleyGW's epsmat.h5");
+  const std::string what = q0 ? "BerkeleyGW's eps0mat.h5" : "BerkeleyGW's epsmat.h5";
+  io::require_input_file(file, what);
+  if (!is_hdf5(file, what)) throw InputError(file.string(), "not an HDF5 file (expected " + what + ", Epsilon's output in HDF5)");
   io::check_hdf5_file(file);
   const BgwH5Reader r(file, "BerkeleyGW's epsmat.h5 layout, eps_header version 3");
   const std::string& f = r.file();

@@ -13,6 +13,10 @@
 
 namespace quanta::gw {
 
+// Whether the file starts with HDF5's signature (where BerkeleyGW's files have it); what: the file's role, for
+// the message when it cannot be opened.
+bool is_hdf5(const std::filesystem::path& file, const std::string& what);
+
 class BgwH5Reader {
  public:
   // layout: what the file should be, for the messages ("BerkeleyGW's wfn.h5 layout").
