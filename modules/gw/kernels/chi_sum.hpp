@@ -4,7 +4,7 @@
 // (2 for spin, 2 for the resonant and antiresonant terms at omega = 0), one k-point and one block of valence bands per call (the seed's NV-block): with
 // X[(v,c)][G] = M_vc(G) sqrt(w_vc), w_vc = (4 / (N_k Omega)) / (E_c - E_v) > 0, it is chi0 -= X^T conj(X),
 // a Hermitian rank-nvc update (ZHERK: the lower triangle G >= G', half a ZGEMM's work; the engine's result()
-// fills the upper triangle from it).
+// fills the upper triangle from it, on the host or on the device).
 // Preconditions: E_c > E_v for every pair (an insulator); chi is Hermitian, [ng][ng] with chi(G, G') at
 // G + ng G' (column-major).
 #include <memory>

@@ -205,6 +205,7 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
       }
       WallTimer tr;
       d.chi0 = chi.result();
+      t.chi0_result += tr.seconds();
       t.chi_sum += tr.seconds();
     } else {
       // Threads over the items, each with its own engines and chi0 (FFTs and BLAS single-threaded

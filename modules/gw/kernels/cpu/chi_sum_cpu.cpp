@@ -61,11 +61,7 @@ void ChiSumEngine::add(const ChiSumJob& job) {
 
 std::vector<cplx> ChiSumEngine::result() const {
 #if QUANTA_GW_CUDA
-  if (cuda_) {
-    auto chi = chi_sum_cuda_result(*cuda_);
-    fill_upper_triangle(chi, ng_);
-    return chi;
-  }
+  if (cuda_) return chi_sum_cuda_result(*cuda_);  // filled on the device
 #endif
   auto chi = chi_;
   fill_upper_triangle(chi, ng_);

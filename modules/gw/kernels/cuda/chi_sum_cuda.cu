@@ -23,6 +23,12 @@ __global__ void scale_kernel(cplx* __restrict__ x, const double* __restrict__ w,
   if (i < total) x[i] *= sqrt(w[i / ng]);
 }
 
+// chi(G, G') = conj(chi(G', G)) for G < G' (the upper triangle from the lower one; fill_upper_triangle's twin).
+__global__ void fill_upper_kernel(cplx* __restrict__ chi, int ng) {
+  const int i = blockIdx.x * 32 + threadIdx.x, j = blockIdx.y * 8 + threadIdx.y;  // element (i, j), i the row
+  if (i < j && j < ng) chi[i + static_cast<std::size_t>(ng) * j] = conj(chi[j + static_cast<std::size_t>(ng) * i]);
+}
+
 void scale(cplx* x, const double* w, int ng, int np) {
   const std::size_t total = static_cast<std::size_t>(np) * ng;
   scale_kernel<<<static_cast<unsigned>((total + kThreads - 1) / kThreads), kThreads>>>(x, w, ng, total);
@@ -98,6 +104,10 @@ void chi_sum_cuda(ChiSumEngine::Cuda& ws, const ChiSumJob& job) {
 }
 
 std::vector<cplx> chi_sum_cuda_result(const ChiSumEngine::Cuda& ws) {
+  const int ng = ws.ng;
+  // The updates write the lower triangle only and never read the upper, so filling it keeps the engine's state.
+  fill_upper_kernel<<<dim3((ng + 31) / 32, (ng + 7) / 8), dim3(32, 8)>>>(const_cast<cplx*>(ws.chi.data()), ng);
+  QUANTA_CUDA_LAUNCH_CHECK("chi_sum fill_upper_kernel");
   std::vector<cplx> out(ws.chi.size());
   QUANTA_CUDA_CHECK(cudaMemcpy(out.data(), ws.chi.data(), ws.chi.bytes(), cudaMemcpyDeviceToHost));
   return out;
