@@ -35,7 +35,7 @@ void read_one(const std::filesystem::path& file, bool q0, EpsilonFromFiles& out)
   const auto freq_dep = r.one_int("/eps_header/freqs/freq_dep");
   if (freq_dep != 0)
     throw InputError(f, "/eps_header/freqs/freq_dep " + std::to_string(freq_dep) +
-                            ": expected 0 (static screening; full-frequency matrices are not implemented in quanta's Sigma)");
+                            ": expected 0 (static screening, the only kind quanta's Sigma takes; full frequency is refused)");
   if (r.count("/eps_header/params/nmatrix", 1) != 1)
     throw InputError(f, "/eps_header/params/nmatrix: expected 1 (spin-unpolarized; only nspin 1 is supported)");
   const int nq = r.count("/eps_header/qpoints/nq", 1);

@@ -93,8 +93,8 @@ struct GppMode<cplx> {
 // The factors of one (G, G', m): f = M_nm(G) conj(M_nm(G')) v(G') and f I wt (what sch multiplies).
 struct GppFactor {
   cplx fI, fIw;
-  QUANTA_HD GppFactor(cplx f, const GppMode<double>& q) : fI(f * q.I), fIw(fI * q.wt) {}
-  QUANTA_HD GppFactor(cplx f, const GppMode<cplx>& q) : fI(f * q.I), fIw(fI * q.wt) {}
+  template <class W>
+  QUANTA_HD GppFactor(cplx f, const GppMode<W>& q) : fI(f * q.I), fIw(fI * q.wt) {}
 };
 
 // CH: ch += f sch for one entry, band and w. Real wt: sch f = fIw / (w - wt); complex: fIw conj(w - wt) / |w - wt|^2.

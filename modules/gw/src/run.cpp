@@ -107,13 +107,8 @@ RunSummary run(const RunOptions& o) {
   const auto inner_h = read_wfn_header(in(o.wfn_inner));
   if (eps_from_files) check_epsmat_against(in(o.eps0mat), from_files, inner_h);
   check_sigma_inputs(in(o.sigma_input), sp, ep, inner_h);
-  if (sp.pools > 0 && comm.size() > 1) {
-    try {
-      sigma_share(comm.size(), comm.rank(), sp.pools, 0, sp.band_max - sp.band_min + 1);
-    } catch (const Error& e) {
-      throw InputError(in(o.sigma_input).string(), e.what());
-    }
-  }
+  if (const auto why = sigma_pools_problem(comm.size(), sp.pools, sp.band_max - sp.band_min + 1); !why.empty())
+    throw InputError(in(o.sigma_input).string(), why);
   const auto rho = read_rho(in(o.rho));
   check_density(rho);
   // vxc.dat when it is there, else the potential (VXC), as BerkeleyGW's Sigma chooses.

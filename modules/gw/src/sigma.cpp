@@ -82,6 +82,12 @@ struct Screening {
 
 }  // namespace
 
+std::string sigma_pools_problem(int processes, int pools, int nbands) {
+  if (processes <= 1 || pools == 0 || (processes % pools == 0 && pools <= nbands)) return {};
+  return "number_sigma_pools " + std::to_string(pools) + ": expected a divisor of the " + std::to_string(processes) + " processes, at most the " +
+         std::to_string(nbands) + " bands of band_index_min..band_index_max";
+}
+
 SigmaShare sigma_share(int processes, int rank, int pools, std::size_t pairs, int nbands) {
   SigmaShare s;
   s.n_hi = nbands;
@@ -91,9 +97,7 @@ SigmaShare sigma_share(int processes, int rank, int pools, std::size_t pairs, in
     return s;
   }
   s.pools = pools == 0 ? 1 : pools;
-  if (processes % s.pools != 0 || s.pools > nbands)
-    throw Error("number_sigma_pools " + std::to_string(s.pools) + ": expected a divisor of the " + std::to_string(processes) +
-                " processes, at most the " + std::to_string(nbands) + " bands of band_index_min..band_index_max");
+  if (const auto why = sigma_pools_problem(processes, s.pools, nbands); !why.empty()) throw Error(why);
   s.pool_size = processes / s.pools;
   s.pool = rank / s.pool_size;
   s.member = rank % s.pool_size;

@@ -2,6 +2,7 @@
 // The diagonal G0W0 self-energy in the generalized plasmon-pole model (Hybertsen-Louie, BerkeleyGW's
 // static GPP): bare exchange X, the screened-exchange remainder SX-X and the Coulomb hole CH at the
 // mean-field energy and one step above it, the quasiparticle energies Eqp0, Eqp1 and the renormalization Znk.
+#include <string>
 #include <vector>
 
 #include "quanta/core/backend.hpp"
@@ -64,6 +65,8 @@ struct SigmaShare {
 };
 // Throws Error when N does not divide P or exceeds the bands (run() checks this before Epsilon).
 SigmaShare sigma_share(int processes, int rank, int pools, std::size_t pairs, int nbands);
+// What is wrong with number_sigma_pools for P processes and the bands of band_index_min..max ("" if nothing).
+std::string sigma_pools_problem(int processes, int pools, int nbands);
 
 // The diagonal <nk|Vxc|nk> (eV) for the k-points and bands of a Sigma run, from BerkeleyGW's binary VXC
 // (read_vxc): what Sigma uses when there is no vxc.dat.
