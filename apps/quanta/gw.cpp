@@ -30,7 +30,7 @@ Subcommand add_gw(CLI::App& app) {
   a->add_option("--vxc-potential", v->vxc_potential, "BerkeleyGW's binary VXC (Vxc(G) from pw2bgw.x), used when vxc.dat is absent");
   a->add_option("--eps0mat", v->eps0mat, "BerkeleyGW's eps0mat.h5: Sigma uses its eps^-1 (and --epsmat's) and Epsilon does not run");
   a->add_option("--epsmat", v->epsmat, "BerkeleyGW's epsmat.h5, the q-points other than q0 (with --eps0mat)");
-  a->add_option("-o,--output-dir", v->output, "where sigma_hp.log, eqp0.dat, eqp1.dat and quanta-gw.h5 go (default: the current directory)");
+  a->add_option("-o,--output-dir", v->output, "where sigma_hp.log, eqp0.dat, eqp1.dat, quanta-gw.h5 and Epsilon's eps0mat.h5, epsmat.h5 go (default: the current directory)");
   a->add_flag("--write-epsinv", v->run.write_epsinv, "also write every eps^-1 matrix into quanta-gw.h5");
   add_common_options(a, v->common, true);
   s.run = [v] {

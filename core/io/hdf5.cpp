@@ -365,6 +365,13 @@ void H5File::write(const std::string& name, const std::vector<std::int64_t>& dat
   write_numbers(file, path_, name, data, dims, H5T_STD_I64LE, H5T_NATIVE_INT64);
 }
 
+void H5File::write(const std::string& name, const std::vector<std::int32_t>& data,
+                   const std::vector<std::size_t>& dims) {
+  const hid_t file = live(id_, path_, dataset(name));
+  ensure_parent_groups(name);
+  write_numbers(file, path_, name, data, dims, H5T_STD_I32LE, H5T_NATIVE_INT32);
+}
+
 void H5File::write_scalar(const std::string& name, double v) { write(name, std::vector<double>{v}, {}); }
 
 void H5File::write_string(const std::string& name, const std::string& v) {

@@ -191,7 +191,9 @@ Wavefunctions read_wfn_fortran(const std::filesystem::path& file, int max_bands,
   w.nspin = take<std::int32_t>(sizes, p);
   const int ng = take<std::int32_t>(sizes, p);
   const int ntran = take<std::int32_t>(sizes, p);
-  take<std::int32_t>(sizes, p);  // cell_symmetry
+  w.crystal.cell_symmetry = take<std::int32_t>(sizes, p);
+  if (w.crystal.cell_symmetry != 0 && w.crystal.cell_symmetry != 1)
+    rec.fail("cell_symmetry", std::to_string(w.crystal.cell_symmetry), "0 (cubic) or 1 (hexagonal)");
   const int nat = take<std::int32_t>(sizes, p);
   w.ecutrho = take<double>(sizes, p);
   const int nk = take<std::int32_t>(sizes, p);
@@ -221,7 +223,8 @@ Wavefunctions read_wfn_fortran(const std::filesystem::path& file, int max_bands,
   w.kweights = rec.next_array<double>("kw", nk);
   auto kpt = rec.next_array<double>("kpt", 3 * static_cast<std::size_t>(nk));
   for (int k = 0; k < nk; ++k) w.kpoints.push_back({kpt[3 * k], kpt[3 * k + 1], kpt[3 * k + 2]});
-  rec.next_array<std::int32_t>("ifmin", static_cast<std::size_t>(nk) * w.nspin);
+  w.ngk = ngk;
+  w.ifmin = rec.next_array<std::int32_t>("ifmin", static_cast<std::size_t>(nk) * w.nspin);
   w.ifmax = rec.next_array<std::int32_t>("ifmax", static_cast<std::size_t>(nk) * w.nspin);
   const std::size_t nb = w.nbands_file;
   auto e = rec.next_array<double>("energies", nb * nk * w.nspin);

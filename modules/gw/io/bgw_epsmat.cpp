@@ -1,19 +1,28 @@
 // BerkeleyGW's Epsilon output in HDF5 (eps0mat.h5 for q0, epsmat.h5 for the other q-points; eps_header
-// version 3, as BerkeleyGW 2.x-4.x writes it), read for Sigma instead of running Epsilon. C order (Fortran's
-// dimensions reversed):
+// version 3, as BerkeleyGW 2.x-4.x writes it), read for Sigma instead of running Epsilon, and written by
+// quanta's Epsilon. C order (Fortran's dimensions reversed):
 //   /eps_header/qpoints/{nq, qpts [nq][3] (crystal), qgrid [3]}, /eps_header/params/{ecuts (Ry), nband,
 //   matrix_type (0: eps^-1), nmatrix (spins)}, /eps_header/freqs/{freq_dep (0: static), nfreq},
 //   /eps_header/gspace/{nmtx [nq], nmtx_max, gind_eps2rho [nq][ng] (1-based, the sorted sphere of each q)},
 //   /mf_header/gspace/components [ng][3], /mf_header/crystal/celvol,
 //   /mats/matrix [nq][nmatrix][nfreq][nmtx_max][nmtx_max][flavor]: [q][0][0][G'][G] = eps^-1(G, G'), each q's
 //   leading nmtx x nmtx block (the rest is padding); flavor 1 (real) or 2 (real, imaginary).
+// The writer adds what BerkeleyGW writes beside them: /eps_header/gspace/{gind_rho2eps (the inverse order),
+// ekin [nq][ng] (|q+G|^2 in the density's order, q = 0 for q0), vcoul [nq][nmtx_max] (8 pi / |q+G|^2 in the
+// sphere's order, with the q0 shift)}, /mats/matrix-diagonal [nq][nmtx_max][flavor], /eps_header/params/{efermi
+// (Ry), matrix_flavor, icutv, has_advanced, intraband_flag, intraband_overlap_min, subsample, subspace},
+// /eps_header/qpoints/qpt_done, /eps_header/freqs/{nfreq, nfreq_imag, freqs}, and the whole /mf_header of WFN.
+// Integers are 32-bit and scalars of rank 0, as BerkeleyGW's Fortran writes them.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "bgw_h5.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/host_memory.hpp"
+#include "quanta/core/io/atomic_file.hpp"
 #include "quanta/core/io/input_file.hpp"
+#include "quanta/core/units.hpp"
 #include "quanta/gw/epsilon.hpp"
 
 namespace quanta::gw {
@@ -107,7 +116,121 @@ void read_one(const std::filesystem::path& file, bool q0, EpsilonFromFiles& out)
   }
 }
 
+// BerkeleyGW's Fermi level of an insulator, Ry: midway between the highest occupied and the lowest empty
+// energy of bands 1..nbands over the file's k-points.
+double midgap(const Wavefunctions& w, int nbands) {
+  double vbm = -1e300, cbm = 1e300;
+  for (int s = 0; s < w.nspin; ++s)
+    for (int k = 0; k < w.nk(); ++k) {
+      const int top = w.ifmax[static_cast<std::size_t>(s) * w.nk() + k];
+      for (int n = 0; n < std::min(nbands, w.nbands); ++n) {
+        const double e = w.energy(k, n, s);
+        if (n < top) vbm = std::max(vbm, e);
+        else cbm = std::min(cbm, e);
+      }
+    }
+  return 0.5 * (vbm + cbm);
+}
+
 }  // namespace
+
+int write_bgw_epsmat(const std::filesystem::path& file, const std::vector<DielectricMatrix>& eps, bool q0, const EpsilonParams& params,
+                     const Wavefunctions& wfn) {
+  std::vector<const DielectricMatrix*> qs;
+  for (const auto& d : eps)
+    if (d.q.q0 == q0) qs.push_back(&d);
+  if (qs.empty()) return 0;
+  const std::size_t nq = qs.size(), ng = wfn.gvec_rho.size();
+  std::size_t nmax = 0;
+  for (const auto* d : qs) nmax = std::max(nmax, d->gvec.size());
+  const std::size_t flavor = wfn.complex_flavour ? 2 : 1;
+  using I = std::vector<std::int32_t>;
+  using D = std::vector<double>;
+
+  io::TemporaryPath tmp(file);
+  {
+    io::H5File h(tmp.path(), io::H5File::Mode::Create);
+    auto scalar_int = [&](const std::string& n, int v) { h.write(n, I{v}, {}); };
+    auto scalar = [&](const std::string& n, double v) { h.write(n, D{v}, {}); };
+    scalar_int("/eps_header/versionnumber", 3);
+    scalar_int("/eps_header/flavor", static_cast<int>(flavor));
+    const std::string pa = "/eps_header/params/";
+    scalar_int(pa + "matrix_type", 0);
+    scalar_int(pa + "matrix_flavor", static_cast<int>(flavor));
+    scalar_int(pa + "nmatrix", 1);
+    scalar_int(pa + "has_advanced", 0);
+    scalar_int(pa + "icutv", 0);
+    scalar(pa + "ecuts", params.ecut);
+    scalar_int(pa + "nband", params.nbands);
+    scalar(pa + "efermi", midgap(wfn, params.nbands));
+    scalar_int(pa + "intraband_flag", 0);
+    scalar(pa + "intraband_overlap_min", 0.5);
+    scalar_int(pa + "subsample", 0);
+    scalar_int(pa + "subspace", 0);
+    const std::string fr = "/eps_header/freqs/";
+    scalar_int(fr + "freq_dep", 0);
+    scalar_int(fr + "nfreq", 1);
+    scalar_int(fr + "nfreq_imag", 0);
+    h.write(fr + "freqs", D{0.0, 0.0}, {1, 2});
+
+    const std::string qp = "/eps_header/qpoints/";
+    scalar_int(qp + "nq", static_cast<int>(nq));
+    D qpts;
+    I nmtx, eps2rho, rho2eps(nq * ng);
+    D ekin, vcoul(nq * nmax, 0.0);
+    for (std::size_t iq = 0; iq < nq; ++iq) {
+      const auto& d = *qs[iq];
+      qpts.insert(qpts.end(), d.q.q.begin(), d.q.q.end());
+      nmtx.push_back(d.ng());
+      // The whole density's list in Epsilon's order (q0: of |G|^2); the sphere is its head.
+      D e;
+      const auto order = g_order(wfn.crystal, wfn.gvec_rho, q0 ? Vec3{0, 0, 0} : d.q.q, &e);
+      for (std::size_t i = 0; i < ng; ++i) {
+        if (i < d.gvec.size() && wfn.gvec_rho[order[i]] != d.gvec[i])
+          throw Error("write_bgw_epsmat: the dielectric matrix's G-vectors are not the head of WFN's G list in |q+G|^2 order");
+        eps2rho.push_back(order[i] + 1);
+        rho2eps[iq * ng + order[i]] = static_cast<std::int32_t>(i + 1);
+      }
+      ekin.insert(ekin.end(), e.begin(), e.end());
+      for (std::size_t i = 0; i < d.gvec.size(); ++i) {
+        const auto& g = d.gvec[i];
+        vcoul[iq * nmax + i] = 8.0 * units::pi / wfn.crystal.norm2({d.q.q[0] + g[0], d.q.q[1] + g[1], d.q.q[2] + g[2]});
+      }
+    }
+    h.write(qp + "qpts", qpts, {nq, 3});
+    h.write(qp + "qgrid", I(wfn.kgrid.begin(), wfn.kgrid.end()), {3});
+    h.write(qp + "qpt_done", I(nq, 1), {nq});
+    const std::string gs = "/eps_header/gspace/";
+    h.write(gs + "nmtx", nmtx, {nq});
+    scalar_int(gs + "nmtx_max", static_cast<int>(nmax));
+    h.write(gs + "ekin", ekin, {nq, ng});
+    h.write(gs + "gind_eps2rho", eps2rho, {nq, ng});
+    h.write(gs + "gind_rho2eps", rho2eps, {nq, ng});
+    h.write(gs + "vcoul", vcoul, {nq, nmax});
+    write_mf_header(h, wfn);
+
+    // [q][1][1][G'][G][flavor] = eps^-1(G, G'), one q-point at a time; the diagonal beside it.
+    h.create_doubles("/mats/matrix", {nq, 1, 1, nmax, nmax, flavor});
+    D row(nmax * nmax * flavor), diag(nq * nmax * flavor, 0.0);
+    for (std::size_t iq = 0; iq < nq; ++iq) {
+      const auto& d = *qs[iq];
+      const std::size_t n = d.gvec.size();
+      std::fill(row.begin(), row.end(), 0.0);
+      for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t i = 0; i < n; ++i) {
+          const cplx v = d.epsinv[i + n * j];
+          double* x = row.data() + (j * nmax + i) * flavor;
+          x[0] = v.re;
+          if (flavor == 2) x[1] = v.im;
+          if (i == j) std::copy(x, x + flavor, diag.data() + (iq * nmax + i) * flavor);
+        }
+      h.write_rows("/mats/matrix", iq, 1, row.data());
+    }
+    h.write("/mats/matrix-diagonal", diag, {nq, nmax, flavor});
+  }
+  tmp.commit();
+  return static_cast<int>(nq);
+}
 
 EpsilonFromFiles read_bgw_epsmat(const std::filesystem::path& eps0mat, const std::filesystem::path& epsmat) {
   EpsilonFromFiles out;

@@ -10,12 +10,18 @@
 
 #include "quanta/core/error.hpp"
 #include "quanta/core/io/hdf5.hpp"
+#include "quanta/gw/mean_field.hpp"
 
 namespace quanta::gw {
 
 // Whether the file starts with HDF5's signature (where BerkeleyGW's files have it); what: the file's role, for
 // the message when it cannot be opened.
 bool is_hdf5(const std::filesystem::path& file, const std::string& what);
+
+// The mean field's header as BerkeleyGW writes /mf_header (layout version 1: 32-bit integers, scalars of rank
+// 0, 48 symmetry slots, Fortran dimensions reversed): what read_wfn_h5 reads back, band energies for the
+// bands `w` holds.
+void write_mf_header(io::H5File& h, const Wavefunctions& w);
 
 class BgwH5Reader {
  public:

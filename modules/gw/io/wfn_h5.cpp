@@ -3,6 +3,9 @@
 // /wfns/gvecs [ngktot][3] with /wfns/coeffs [mnband][nspin*nspinor][ngktot][flavor] (C order: Fortran's
 // dimensions reversed), the k-points' G-vectors and coefficients back to back along ngktot. Energies in
 // Ry, k in crystal coordinates, mtrx [48][3][3] with [s][j][i] = Fortran mtrx(i, j, s), tnp [48][3].
+// write_mf_header writes the /mf_header group back in the same layout (BerkeleyGW's other HDF5 files,
+// eps0mat.h5 and epsmat.h5, carry it too).
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -49,6 +52,11 @@ Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands, bool
   w.kweights = r.doubles(kp + "w", nk);
   const auto rk = r.doubles(kp + "rk", 3 * static_cast<std::size_t>(nk));
   for (int k = 0; k < nk; ++k) w.kpoints.push_back({rk[3 * k], rk[3 * k + 1], rk[3 * k + 2]});
+  for (auto n : ngk) {
+    if (n < 1 || n > INT32_MAX) throw InputError(f, kp + "ngk: " + std::to_string(n) + ", expected 1 .. " + std::to_string(INT32_MAX));
+    w.ngk.push_back(static_cast<int>(n));
+  }
+  for (auto x : r.ints(kp + "ifmin", static_cast<std::size_t>(nk) * w.nspin)) w.ifmin.push_back(static_cast<int>(x));
   for (auto x : r.ints(kp + "ifmax", static_cast<std::size_t>(nk) * w.nspin)) w.ifmax.push_back(static_cast<int>(x));
   const std::size_t nb = w.nbands_file;
   const auto el = r.doubles(kp + "el", nb * nk * w.nspin);
@@ -72,6 +80,7 @@ Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands, bool
   Crystal& c = w.crystal;
   const std::string sy = "/mf_header/symmetry/";
   const int ntran = r.count(sy + "ntran", 1, 48);
+  c.cell_symmetry = r.count(sy + "cell_symmetry", 0, 1);
   const auto mtrx = r.ints(sy + "mtrx", 9 * 48);
   const auto tnp = r.doubles(sy + "tnp", 3 * 48);
   for (int s = 0; s < ntran; ++s) {
@@ -106,10 +115,7 @@ Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands, bool
 
   // The G-vectors and coefficients of each k-point: rows off_k .. off_k + ngk - 1 along ngktot.
   std::size_t ngktot = 0;
-  for (auto n : ngk) {
-    if (n < 1 || n > INT32_MAX) throw InputError(f, kp + "ngk: " + std::to_string(n) + ", expected 1 .. " + std::to_string(INT32_MAX));
-    ngktot += static_cast<std::size_t>(n);
-  }
+  for (auto n : w.ngk) ngktot += static_cast<std::size_t>(n);
   const auto gvecs = r.ints("/wfns/gvecs", 3 * ngktot);
   const auto dims = h.dims("/wfns/coeffs");
   const std::vector<std::size_t> expected{nb, static_cast<std::size_t>(w.nspin), ngktot, static_cast<std::size_t>(flavor)};
@@ -140,6 +146,77 @@ Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands, bool
     off += n_k;
   }
   return w;
+}
+
+
+void write_mf_header(io::H5File& h, const Wavefunctions& w) {
+  using I = std::vector<std::int32_t>;
+  using D = std::vector<double>;
+  auto scalar_int = [&](const std::string& n, int v) { h.write(n, I{v}, {}); };
+  auto scalar = [&](const std::string& n, double v) { h.write(n, D{v}, {}); };
+  const auto nk = static_cast<std::size_t>(w.nk()), nspin = static_cast<std::size_t>(w.nspin), nb = static_cast<std::size_t>(w.nbands);
+  scalar_int("/mf_header/versionnumber", 1);
+  scalar_int("/mf_header/flavor", w.complex_flavour ? 2 : 1);
+
+  const std::string kp = "/mf_header/kpoints/";
+  scalar_int(kp + "nspin", w.nspin);
+  scalar_int(kp + "nspinor", 1);
+  scalar_int(kp + "nrk", w.nk());
+  scalar_int(kp + "mnband", w.nbands);
+  scalar_int(kp + "ngkmax", w.ngk.empty() ? 0 : *std::max_element(w.ngk.begin(), w.ngk.end()));
+  scalar(kp + "ecutwfc", w.ecutwfc);
+  h.write(kp + "kgrid", I(w.kgrid.begin(), w.kgrid.end()), {3});
+  h.write(kp + "shift", D(w.kshift.begin(), w.kshift.end()), {3});
+  h.write(kp + "ngk", I(w.ngk.begin(), w.ngk.end()), {nk});
+  h.write(kp + "ifmin", I(w.ifmin.begin(), w.ifmin.end()), {nspin, nk});
+  h.write(kp + "ifmax", I(w.ifmax.begin(), w.ifmax.end()), {nspin, nk});
+  h.write(kp + "w", w.kweights, {nk});
+  D rk;
+  for (const auto& k : w.kpoints) rk.insert(rk.end(), k.begin(), k.end());
+  h.write(kp + "rk", rk, {nk, 3});
+  h.write(kp + "el", w.energies, {nspin, nk, nb});
+  h.write(kp + "occ", w.occupations, {nspin, nk, nb});
+
+  const Crystal& c = w.crystal;
+  const std::string gs = "/mf_header/gspace/";
+  scalar_int(gs + "ng", static_cast<int>(w.gvec_rho.size()));
+  scalar(gs + "ecutrho", w.ecutrho);
+  h.write(gs + "FFTgrid", I(c.fft_grid.begin(), c.fft_grid.end()), {3});
+  I comp;
+  for (const auto& g : w.gvec_rho) comp.insert(comp.end(), g.begin(), g.end());
+  h.write(gs + "components", comp, {w.gvec_rho.size(), 3});
+
+  const std::string sy = "/mf_header/symmetry/";
+  scalar_int(sy + "ntran", static_cast<int>(c.rotation.size()));
+  scalar_int(sy + "cell_symmetry", c.cell_symmetry);
+  I mtrx(9 * 48, 0);
+  D tnp(3 * 48, 0.0);
+  for (std::size_t s = 0; s < c.rotation.size(); ++s) {
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) mtrx[9 * s + 3 * j + i] = c.rotation[s][3 * i + j];  // [s][j][i] = mtrx(i, j, s)
+    for (int i = 0; i < 3; ++i) tnp[3 * s + i] = c.tnp[s][i];
+  }
+  h.write(sy + "mtrx", mtrx, {48, 3, 3});
+  h.write(sy + "tnp", tnp, {48, 3});
+
+  const std::string cr = "/mf_header/crystal/";
+  scalar(cr + "celvol", c.celvol);
+  scalar(cr + "recvol", c.recvol);
+  scalar(cr + "alat", c.alat);
+  scalar(cr + "blat", c.blat);
+  scalar_int(cr + "nat", static_cast<int>(c.atom_species.size()));
+  h.write(cr + "avec", D(c.avec.begin(), c.avec.end()), {3, 3});
+  h.write(cr + "bvec", D(c.bvec.begin(), c.bvec.end()), {3, 3});
+  D adot(9);  // the real-space metric, bohr^2: alat^2 a_i . a_j
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int x = 0; x < 3; ++x) adot[3 * i + j] += c.alat * c.alat * c.avec[3 * i + x] * c.avec[3 * j + x];
+  h.write(cr + "adot", adot, {3, 3});
+  h.write(cr + "bdot", D(c.bdot.begin(), c.bdot.end()), {3, 3});
+  h.write(cr + "atyp", I(c.atom_species.begin(), c.atom_species.end()), {c.atom_species.size()});
+  D apos;
+  for (const auto& p : c.atom_position) apos.insert(apos.end(), p.begin(), p.end());
+  h.write(cr + "apos", apos, {c.atom_position.size(), 3});
 }
 
 }  // namespace quanta::gw

@@ -25,19 +25,29 @@
 
 namespace quanta::gw {
 
-std::vector<Vec3i> g_sphere(const Crystal& crystal, const std::vector<Vec3i>& gvec_rho, const Vec3& q, double ecut) {
-  std::vector<std::pair<double, Vec3i>> in;
-  for (const auto& g : gvec_rho) {
-    const double e = crystal.norm2({q[0] + g[0], q[1] + g[1], q[2] + g[2]});
-    if (e <= ecut) in.push_back({e, g});
+std::vector<int> g_order(const Crystal& crystal, const std::vector<Vec3i>& gvec_rho, const Vec3& q, std::vector<double>* qg2) {
+  std::vector<double> e(gvec_rho.size());
+  for (std::size_t i = 0; i < gvec_rho.size(); ++i) {
+    const auto& g = gvec_rho[i];
+    e[i] = crystal.norm2({q[0] + g[0], q[1] + g[1], q[2] + g[2]});
   }
+  std::vector<int> order(gvec_rho.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
   // Equal lengths (within 1e-12 Ry) are ordered lexicographically by (g1, g2, g3), as BerkeleyGW orders them.
-  std::sort(in.begin(), in.end(), [](const auto& a, const auto& b) {
-    if (std::abs(a.first - b.first) > 1e-12) return a.first < b.first;
-    return a.second < b.second;
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    if (std::abs(e[a] - e[b]) > 1e-12) return e[a] < e[b];
+    return gvec_rho[a] < gvec_rho[b];
   });
+  if (qg2) *qg2 = std::move(e);
+  return order;
+}
+
+std::vector<Vec3i> g_sphere(const Crystal& crystal, const std::vector<Vec3i>& gvec_rho, const Vec3& q, double ecut) {
+  std::vector<double> e;
+  const auto order = g_order(crystal, gvec_rho, q, &e);
   std::vector<Vec3i> out;
-  for (const auto& [e, g] : in) out.push_back(g);
+  for (int i : order)
+    if (e[i] <= ecut) out.push_back(gvec_rho[i]);
   return out;
 }
 

@@ -98,11 +98,12 @@ RunSummary run(const RunOptions& o) {
   ep.quiet = sp.quiet = o.quiet;
   bool need_q0 = false;
   for (const auto& q : ep.qpoints) need_q0 |= q.q0;
+  std::optional<Wavefunctions> wfn_h;  // also for the header of the eps0mat.h5 and epsmat.h5 written
   if (!eps_from_files) {
-    const auto wfn_h = read_wfn_header(in(o.wfn));
+    wfn_h = read_wfn_header(in(o.wfn));
     std::optional<Wavefunctions> wfnq_h;
     if (need_q0) wfnq_h = read_wfn_header(in(o.wfnq));
-    check_epsilon_inputs(in(o.epsilon_input), ep, wfn_h, wfnq_h ? &*wfnq_h : nullptr);
+    check_epsilon_inputs(in(o.epsilon_input), ep, *wfn_h, wfnq_h ? &*wfnq_h : nullptr);
   }
   const auto inner_h = read_wfn_header(in(o.wfn_inner));
   if (eps_from_files) check_epsmat_against(in(o.eps0mat), from_files, inner_h);
@@ -152,6 +153,15 @@ RunSummary run(const RunOptions& o) {
           eps[i].at(eps[i].epsinv, 0, 0).re);
   }
   s.seconds_epsilon = te.seconds();
+  // Epsilon's matrices in BerkeleyGW's files, as its epsilon.x writes them: Sigma can be run again from them
+  // (--eps0mat, --epsmat), by quanta or by BerkeleyGW.
+  if (!eps_from_files && comm.root()) {
+    std::filesystem::create_directories(out_dir);
+    for (const bool q0 : {true, false}) {
+      const auto file = out_dir / (q0 ? "eps0mat.h5" : "epsmat.h5");
+      if (const int nq = write_bgw_epsmat(file, eps, q0, ep, *wfn_h)) say("quanta gw: wrote %s (%d q-points)\n", file.string().c_str(), nq);
+    }
+  }
 
   // 3. Sigma.
   WallTimer ts;

@@ -19,6 +19,7 @@
 #include "quanta/gw/mean_field.hpp"
 #include "quanta/gw/sigma.hpp"
 #include "quanta/test/data.hpp"
+#include "../io/bgw_h5.hpp"
 #include "../../../core/tests/test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -197,71 +198,22 @@ TEST(GwReaders, VxcReaderRefusesADensityFile) {
 
 namespace {
 
-// The silicon WFN_co written in BerkeleyGW's wfn.h5 layout (as wfn2hdf.x writes it: Fortran dimensions
-// reversed, scalars rank 0, 48 symmetry slots, k-points back to back along ngktot, flavor last).
+// The silicon WFN_co written in BerkeleyGW's wfn.h5 layout (as wfn2hdf.x writes it): /mf_header by quanta's
+// own writer (write_mf_header, the one eps0mat.h5 carries), then the k-points back to back along ngktot, flavor
+// last. Version 2: a file holding only /mf_header/versionnumber = 2, which the reader refuses first.
 // With `coeffs_stored` false, /wfns/coeffs is created with its full shape but never written.
 void write_wfn_h5(const Wavefunctions& w, const fs::path& file, int version = 1, bool coeffs_stored = true) {
   quanta::io::H5File h(file, quanta::io::H5File::Mode::Create);
   using V = std::vector<std::int64_t>;
   using D = std::vector<double>;
-  auto scalar_int = [&](const std::string& n, std::int64_t v) { h.write(n, V{v}, {}); };
-  auto scalar = [&](const std::string& n, double v) { h.write(n, D{v}, {}); };
-  const int nk = w.nk(), nb = w.nbands, flavor = w.complex_flavour ? 2 : 1;
-  scalar_int("/mf_header/versionnumber", version);
-  scalar_int("/mf_header/flavor", flavor);
-  const std::string kp = "/mf_header/kpoints/";
-  scalar_int(kp + "nspin", w.nspin);
-  scalar_int(kp + "nspinor", 1);
-  scalar_int(kp + "nrk", nk);
-  scalar_int(kp + "mnband", nb);
-  std::size_t ngktot = 0, ngkmax = 0;
-  V ngk, ifmax(w.ifmax.begin(), w.ifmax.end());
-  for (const auto& g : w.gvec) ngk.push_back(static_cast<std::int64_t>(g.size())), ngktot += g.size(), ngkmax = std::max(ngkmax, g.size());
-  scalar_int(kp + "ngkmax", static_cast<std::int64_t>(ngkmax));
-  scalar(kp + "ecutwfc", w.ecutwfc);
-  h.write(kp + "kgrid", V{w.kgrid[0], w.kgrid[1], w.kgrid[2]}, {3});
-  h.write(kp + "shift", D{w.kshift[0], w.kshift[1], w.kshift[2]}, {3});
-  h.write(kp + "ngk", ngk, {std::size_t(nk)});
-  h.write(kp + "ifmin", V(ifmax.size(), 1), {1, std::size_t(nk)});
-  h.write(kp + "ifmax", ifmax, {1, std::size_t(nk)});
-  h.write(kp + "w", w.kweights, {std::size_t(nk)});
-  D rk;
-  for (const auto& k : w.kpoints) rk.insert(rk.end(), k.begin(), k.end());
-  h.write(kp + "rk", rk, {std::size_t(nk), 3});
-  h.write(kp + "el", w.energies, {1, std::size_t(nk), std::size_t(nb)});
-  h.write(kp + "occ", w.occupations, {1, std::size_t(nk), std::size_t(nb)});
-  const auto& c = w.crystal;
-  scalar_int("/mf_header/gspace/ng", static_cast<std::int64_t>(w.gvec_rho.size()));
-  scalar("/mf_header/gspace/ecutrho", w.ecutrho);
-  h.write("/mf_header/gspace/FFTgrid", V{c.fft_grid[0], c.fft_grid[1], c.fft_grid[2]}, {3});
-  V comp;
-  for (const auto& g : w.gvec_rho) comp.insert(comp.end(), g.begin(), g.end());
-  h.write("/mf_header/gspace/components", comp, {w.gvec_rho.size(), 3});
-  scalar_int("/mf_header/symmetry/ntran", static_cast<std::int64_t>(c.rotation.size()));
-  scalar_int("/mf_header/symmetry/cell_symmetry", 0);
-  V mtrx(9 * 48, 0);
-  D tnp(3 * 48, 0.0);
-  for (std::size_t s = 0; s < c.rotation.size(); ++s) {
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) mtrx[9 * s + 3 * j + i] = c.rotation[s][3 * i + j];  // [s][j][i] = mtrx(i, j, s)
-    for (int i = 0; i < 3; ++i) tnp[3 * s + i] = c.tnp[s][i];
+  if (version != 1) {
+    h.write("/mf_header/versionnumber", V{version}, {});
+    return;
   }
-  h.write("/mf_header/symmetry/mtrx", mtrx, {48, 3, 3});
-  h.write("/mf_header/symmetry/tnp", tnp, {48, 3});
-  const std::string cr = "/mf_header/crystal/";
-  scalar(cr + "celvol", c.celvol);
-  scalar(cr + "recvol", c.recvol);
-  scalar(cr + "alat", c.alat);
-  scalar(cr + "blat", c.blat);
-  scalar_int(cr + "nat", static_cast<std::int64_t>(c.atom_species.size()));
-  h.write(cr + "avec", D(c.avec.begin(), c.avec.end()), {3, 3});
-  h.write(cr + "bvec", D(c.bvec.begin(), c.bvec.end()), {3, 3});
-  h.write(cr + "adot", D(9, 0.0), {3, 3});
-  h.write(cr + "bdot", D(c.bdot.begin(), c.bdot.end()), {3, 3});
-  h.write(cr + "atyp", V(c.atom_species.begin(), c.atom_species.end()), {c.atom_species.size()});
-  D apos;
-  for (const auto& p : c.atom_position) apos.insert(apos.end(), p.begin(), p.end());
-  h.write(cr + "apos", apos, {c.atom_position.size(), 3});
+  quanta::gw::write_mf_header(h, w);
+  const int nk = w.nk(), nb = w.nbands, flavor = w.complex_flavour ? 2 : 1;
+  std::size_t ngktot = 0;
+  for (const auto& g : w.gvec) ngktot += g.size();
   V gvecs;
   for (const auto& gk : w.gvec)
     for (const auto& g : gk) gvecs.insert(gvecs.end(), g.begin(), g.end());
@@ -303,14 +255,25 @@ TEST(GwReaders, WfnH5LayoutReadsAsTheFortranFile) {
     EXPECT_EQ(h5.nbands, ref.nbands);
     EXPECT_EQ(h5.kgrid, ref.kgrid);
     EXPECT_EQ(h5.kpoints, ref.kpoints);
+    EXPECT_EQ(h5.ifmin, ref.ifmin);
     EXPECT_EQ(h5.ifmax, ref.ifmax);
+    EXPECT_EQ(h5.ngk, ref.ngk);
+    EXPECT_EQ(h5.kweights, ref.kweights);
+    EXPECT_EQ(h5.kshift, ref.kshift);
+    EXPECT_EQ(h5.ecutwfc, ref.ecutwfc);
+    EXPECT_EQ(h5.ecutrho, ref.ecutrho);
     EXPECT_EQ(h5.energies, ref.energies);
+    EXPECT_EQ(h5.occupations, ref.occupations);
     EXPECT_EQ(h5.gvec_rho, ref.gvec_rho);
     EXPECT_EQ(h5.gvec, ref.gvec);
     EXPECT_EQ(h5.crystal.rotation, ref.crystal.rotation);
     EXPECT_EQ(h5.crystal.tnp, ref.crystal.tnp);
     EXPECT_EQ(h5.crystal.bdot, ref.crystal.bdot);
     EXPECT_EQ(h5.crystal.fft_grid, ref.crystal.fft_grid);
+    EXPECT_EQ(h5.crystal.cell_symmetry, ref.crystal.cell_symmetry);
+    EXPECT_EQ(h5.crystal.avec, ref.crystal.avec);
+    EXPECT_EQ(h5.crystal.atom_position, ref.crystal.atom_position);
+    EXPECT_EQ(h5.crystal.atom_species, ref.crystal.atom_species);
     ASSERT_EQ(h5.coeffs.size(), ref.coeffs.size());
     for (std::size_t k = 0; k < ref.coeffs.size(); ++k) {
       ASSERT_EQ(h5.coeffs[k].size(), ref.coeffs[k].size());

@@ -193,6 +193,97 @@ TEST_F(GwSilicon, SigmaMatchesSigmaHpLog) {
   EXPECT_LT(worst_eqp1, 1e-4);
 }
 
+// The eps0mat.h5 and epsmat.h5 quanta's Epsilon wrote, dataset by dataset against the ones BerkeleyGW 3.0's
+// epsilon.x wrote for the same mean-field files and input: the same datasets with the same shapes and
+// integer types; every integer equal (the G orders gind_eps2rho and gind_rho2eps over all 4573 G-vectors,
+// nmtx, the mean field's header); the header's real numbers (energies, cell, k-points, efermi) within 1e-12
+// relative, as they are read from the same WFN or computed from it in another order (ekin, vcoul, adot); the
+// matrices within 1e-8 of their largest element, as in EpsilonInverseMatchesBerkeleyGWsEpsmat.
+TEST_F(GwSilicon, WritesBerkeleyGWsEpsmatFiles) {
+  if (std::getenv("QUANTA_GW_SI_MEANFIELD")) GTEST_SKIP() << "BerkeleyGW's files were made from the Real-flavour mean field";
+  using quanta::io::H5File;
+  const char* datasets[] = {
+      "/eps_header/versionnumber", "/eps_header/flavor", "/eps_header/params/matrix_type", "/eps_header/params/matrix_flavor",
+      "/eps_header/params/nmatrix", "/eps_header/params/has_advanced", "/eps_header/params/icutv", "/eps_header/params/ecuts",
+      "/eps_header/params/nband", "/eps_header/params/efermi", "/eps_header/params/intraband_flag",
+      "/eps_header/params/intraband_overlap_min", "/eps_header/params/subsample", "/eps_header/params/subspace",
+      "/eps_header/freqs/freq_dep", "/eps_header/freqs/nfreq", "/eps_header/freqs/nfreq_imag", "/eps_header/freqs/freqs",
+      "/eps_header/qpoints/nq", "/eps_header/qpoints/qpts", "/eps_header/qpoints/qgrid", "/eps_header/qpoints/qpt_done",
+      "/eps_header/gspace/nmtx", "/eps_header/gspace/nmtx_max", "/eps_header/gspace/ekin", "/eps_header/gspace/gind_eps2rho",
+      "/eps_header/gspace/gind_rho2eps", "/eps_header/gspace/vcoul", "/mf_header/versionnumber", "/mf_header/flavor",
+      "/mf_header/kpoints/nspin", "/mf_header/kpoints/nspinor", "/mf_header/kpoints/nrk", "/mf_header/kpoints/mnband",
+      "/mf_header/kpoints/ngkmax", "/mf_header/kpoints/ecutwfc", "/mf_header/kpoints/kgrid", "/mf_header/kpoints/shift",
+      "/mf_header/kpoints/ngk", "/mf_header/kpoints/ifmin", "/mf_header/kpoints/ifmax", "/mf_header/kpoints/w",
+      "/mf_header/kpoints/rk", "/mf_header/kpoints/el", "/mf_header/kpoints/occ", "/mf_header/gspace/ng",
+      "/mf_header/gspace/ecutrho", "/mf_header/gspace/FFTgrid", "/mf_header/gspace/components", "/mf_header/symmetry/ntran",
+      "/mf_header/symmetry/cell_symmetry", "/mf_header/symmetry/mtrx", "/mf_header/symmetry/tnp", "/mf_header/crystal/celvol",
+      "/mf_header/crystal/recvol", "/mf_header/crystal/alat", "/mf_header/crystal/blat", "/mf_header/crystal/nat",
+      "/mf_header/crystal/avec", "/mf_header/crystal/bvec", "/mf_header/crystal/adot", "/mf_header/crystal/bdot",
+      "/mf_header/crystal/atyp", "/mf_header/crystal/apos"};
+  double worst_header = 0, worst_matrix = 0;
+  for (const char* name : {"eps0mat.h5", "epsmat.h5"}) {
+    ASSERT_TRUE(fs::exists(out / name)) << name << " was not written";
+    const H5File ours(out / name, H5File::Mode::Read), bgw(kSi + "bgw-epsmat/" + name, H5File::Mode::Read);
+    for (const char* d : datasets) {
+      const std::string where = std::string(name) + " " + d;
+      ASSERT_TRUE(ours.exists(d)) << where;
+      ASSERT_EQ(ours.dims(d), bgw.dims(d)) << where;
+      const auto a = ours.read_doubles(d), b = bgw.read_doubles(d);
+      bool integers = true;
+      for (double x : b) integers &= x == std::floor(x);
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        if (integers && std::string(d).find("ekin") == std::string::npos && std::string(d).find("vcoul") == std::string::npos &&
+            std::string(d).find("/el") == std::string::npos) {
+          ASSERT_EQ(a[i], b[i]) << where << " [" << i << "]";
+        } else {
+          const double rel = std::abs(a[i] - b[i]) / std::max(1.0, std::abs(b[i]));
+          worst_header = std::max(worst_header, rel);
+          EXPECT_LT(rel, 1e-12) << where << " [" << i << "]: " << a[i] << " vs " << b[i];
+        }
+      }
+    }
+    for (const char* d : {"/mats/matrix", "/mats/matrix-diagonal"}) {
+      ASSERT_EQ(ours.dims(d), bgw.dims(d)) << name << " " << d;
+      const auto a = ours.read_doubles(d), b = bgw.read_doubles(d);
+      double largest = 0, diff = 0;
+      for (std::size_t i = 0; i < a.size(); ++i) largest = std::max(largest, std::abs(b[i])), diff = std::max(diff, std::abs(a[i] - b[i]));
+      worst_matrix = std::max(worst_matrix, diff / largest);
+      EXPECT_LT(diff, 1e-8 * largest) << name << " " << d;
+    }
+  }
+  std::printf("  eps0mat.h5 / epsmat.h5 against BerkeleyGW's: header within %.1e (relative), matrices within %.1e of the largest\n",
+              worst_header, worst_matrix);
+}
+
+// The eps0mat.h5 and epsmat.h5 quanta wrote, read back as Sigma reads them (--eps0mat, --epsmat): the run's
+// own eps^-1 on the same spheres. The Real flavour stores the real part; the imaginary parts quanta computed
+// are rounding (a real-flavour mean field has real matrices), so the bound is 1e-14 of the largest element.
+TEST_F(GwSilicon, ItsEpsmatFilesReadBack) {
+  const auto back = read_bgw_epsmat(out / "eps0mat.h5", out / "epsmat.h5");
+  ASSERT_EQ(back.eps.size(), 10u);
+  EXPECT_EQ(back.params.nbands, 29);
+  EXPECT_EQ(back.qgrid, (Vec3i{5, 5, 5}));
+  quanta::io::H5File f(out / "quanta-gw.h5", quanta::io::H5File::Mode::Read);
+  for (int iq = 0; iq < 10; ++iq) {
+    const std::string g = "epsilon/q" + std::to_string(iq + 1) + "/";
+    const auto& d = back.eps[iq];
+    EXPECT_EQ(d.q.q0, iq == 0);
+    const auto gv = f.read_ints(g + "gvec");
+    ASSERT_EQ(gv.size(), 3 * d.gvec.size()) << "q-pt " << iq + 1;
+    for (std::size_t i = 0; i < d.gvec.size(); ++i)
+      ASSERT_TRUE(gv[3 * i] == d.gvec[i][0] && gv[3 * i + 1] == d.gvec[i][1] && gv[3 * i + 2] == d.gvec[i][2]) << "q-pt " << iq + 1;
+    const auto m = f.read_doubles(g + "epsinv");  // [G'][G][re, im]
+    ASSERT_EQ(m.size(), 2 * d.epsinv.size());
+    double largest = 0, diff = 0;
+    for (std::size_t i = 0; i < d.epsinv.size(); ++i) {
+      const quanta::cplx v(m[2 * i], std::getenv("QUANTA_GW_SI_MEANFIELD") ? m[2 * i + 1] : 0.0);
+      largest = std::max(largest, quanta::abs(v));
+      diff = std::max(diff, quanta::abs(v - d.epsinv[i]));
+    }
+    EXPECT_LE(diff, 1e-14 * largest) << "q-pt " << iq + 1;
+  }
+}
+
 TEST_F(GwSilicon, EqpFilesHaveBerkeleyGWsLayout) {
   for (const char* name : {"eqp0.dat", "eqp1.dat"}) {
     std::ifstream a(out / name), b(kSi + "bgw-reference/" + std::string(name));

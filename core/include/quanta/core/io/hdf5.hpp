@@ -9,7 +9,7 @@ namespace quanta::io {
 inline constexpr std::size_t kMaxStringBytes = std::size_t(1) << 20;
 
 // Thin RAII helpers over the HDF5 C API. Datasets are written row-major (C order) with the given
-// dimensions; names may contain '/' and missing groups are created. Errors throw Error naming the
+// dimensions (none: a scalar dataspace); names may contain '/' and missing groups are created. Errors throw Error naming the
 // file and the dataset.
 class H5File {
  public:
@@ -22,6 +22,8 @@ class H5File {
 
   void write(const std::string& name, const std::vector<double>& data, const std::vector<std::size_t>& dims);
   void write(const std::string& name, const std::vector<std::int64_t>& data, const std::vector<std::size_t>& dims);
+  // 32-bit integers (H5T_STD_I32LE), as Fortran codes write their default integers.
+  void write(const std::string& name, const std::vector<std::int32_t>& data, const std::vector<std::size_t>& dims);
   void write_scalar(const std::string& name, double v);
   void write_string(const std::string& name, const std::string& v);
   void write_attribute(const std::string& object, const std::string& attr, const std::string& v);

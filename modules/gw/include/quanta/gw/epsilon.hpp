@@ -68,7 +68,18 @@ struct EpsilonFromFiles {
 // epsmat may be empty (no other q-point).
 EpsilonFromFiles read_bgw_epsmat(const std::filesystem::path& eps0mat, const std::filesystem::path& epsmat);
 
-// The sphere |q+G|^2 <= ecut from the density's G list, sorted by |q+G|^2 (ties: lexicographic G).
+// Writes Epsilon's eps^-1 in that layout, as BerkeleyGW's epsilon.x does: with q0 true the q0 point
+// (eps0mat.h5), else every other q-point (epsmat.h5), in the order of `eps`. `wfn` is WFN's header (every
+// band; its /mf_header is copied, and its energies give the Fermi level, midgap over bands 1..number_bands, as
+// BerkeleyGW finds it); a Real-flavour WFN gives the real matrices BerkeleyGW's real-flavour Sigma reads. The
+// file goes through a temporary name. Returns the q-points written (none: no file).
+int write_bgw_epsmat(const std::filesystem::path& file, const std::vector<DielectricMatrix>& eps, bool q0, const EpsilonParams& params,
+                     const Wavefunctions& wfn);
+
+// The density's G list in order of |q+G|^2 (ties: lexicographic G), as indexes into gvec_rho; qg2, when
+// given, receives |q+G|^2 (bohr^-2) of each G in the list's own order.
+std::vector<int> g_order(const Crystal& crystal, const std::vector<Vec3i>& gvec_rho, const Vec3& q, std::vector<double>* qg2 = nullptr);
+// The sphere |q+G|^2 <= ecut from the density's G list, in g_order's order.
 std::vector<Vec3i> g_sphere(const Crystal& crystal, const std::vector<Vec3i>& gvec_rho, const Vec3& q, double ecut);
 
 }  // namespace quanta::gw

@@ -28,6 +28,7 @@ struct Crystal {
   std::vector<Vec3> atom_position;   // cartesian, units of alat
   std::vector<int> atom_species;
   Vec3i fft_grid{};                  // the density's FFT grid
+  int cell_symmetry = 0;             // BerkeleyGW's flag: 0 cubic, 1 hexagonal
 
   // |k|^2 in bohr^-2 of a crystal-coordinate vector (inline: the mini-zone averages call it billions of times).
   double norm2(const Vec3& k) const {
@@ -52,7 +53,8 @@ struct Wavefunctions {
   int nbands_file = 0;
   std::vector<Vec3> kpoints;         // [nk] crystal coordinates
   std::vector<double> kweights;      // [nk]
-  std::vector<int> ifmax;            // [nspin][nk] highest occupied band (1-based, as in the file)
+  std::vector<int> ngk;              // [nk] plane waves of each k-point (also in a header-only read)
+  std::vector<int> ifmin, ifmax;     // [nspin][nk] lowest and highest occupied band (1-based, as in the file)
   std::vector<double> energies;      // [nspin][nk][nbands] Ry
   std::vector<double> occupations;   // [nspin][nk][nbands]
   std::vector<Vec3i> gvec_rho;             // [ng] the density's G-vectors (the file's global list)
