@@ -1,26 +1,35 @@
 #!/usr/bin/env bash
-# Makes the mean-field files of the 64-atom silicon benchmark of `quanta gw` (inputs in si64/: 2x2x2
-# conventional cubic cell, Gamma only, ecutwfc 10 Ry, 547 bands in WFN, real flavour) with Quantum
-# ESPRESSO:
+# Makes the mean-field files of a silicon-supercell benchmark of `quanta gw` with Quantum ESPRESSO. CASE:
+#   si64  (default; inputs in si64/: 2x2x2 conventional cubic cell, Gamma only, ecutwfc 10 Ry, 547 bands in WFN)
+#   si216 (inputs in si216/: 3x3x3 conventional cubic cell, Gamma only, ecutwfc 10 Ry, WFN up to 640 bands,
+#          cut where the last whole degenerate set ends)
+# The chain, real flavour:
 #   pw.x scf -> pw.x bands (WFN) -> pw2bgw.x (WFN, vxc.dat; RHO) -> pw.x bands at q0 -> pw2bgw.x (WFNq)
 # pw2bgw.x writes the wavefunctions in the Complex flavour; wfn_to_real.py turns them into the Real
-# flavour (pw2bgw.x's own conversion garbles some of this supercell's large degenerate sets: see
-# wfn_to_real.py) and keeps 547 bands of WFN and 134 of WFNq (each ends a degenerate set).
-# Leaves in WORK_DIR (default: .bench/gw/si64 under the repository root) only WFN, WFNq, RHO, vxc.dat,
+# flavour (pw2bgw.x's own conversion garbles some of the supercells' large degenerate sets: see
+# wfn_to_real.py) and keeps the bands the case names (si64: 547 of WFN and 134 of WFNq; si216: all but a
+# set cut by the last band, and 438 of WFNq), each ending a degenerate set. Where the case's epsilon.inp and sigma.inp
+# say `number_bands @WFN_BANDS@`, the count kept in WFN is written in.
+# Leaves in WORK_DIR (default: .bench/gw/CASE under the repository root) only WFN, WFNq, RHO, vxc.dat,
 # epsilon.inp and sigma.inp, and removes QE's scratch and logs (kept when a step fails).
 # WFN doubles as WFN_inner:
 #   quanta gw WORK_DIR --wfn-inner WFN -o OUT --backend cpu
 # Needs pw.x and pw2bgw.x (scripts/install-deps.sh --with-qe) and python3 with numpy.
-# Usage: make_si_supercell.sh [WORK_DIR]   (NP=1 runs QE serially; default NP=2 under mpirun)
+# Usage: make_si_supercell.sh [CASE [WORK_DIR]]   (NP=1 runs QE serially; default NP=2 under mpirun;
+#        NDIAG=n passes -ndiag n to pw.x, ScaLAPACK's grid for the subspace diagonalization)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../../.." && pwd)"
-case_dir="$here/si64"
-work="${1:-$repo/.bench/gw/si64}"
+name="${1:-si64}"
+case "$name" in
+  si64) nbands_wfn=547 nbands_wfnq=134 ;;
+  si216) nbands_wfn=0 nbands_wfnq=438 ;;  # 0: all but a set cut by the last band
+  *) echo "make_si_supercell: case '$name': expected si64 or si216" >&2; exit 1 ;;
+esac
+case_dir="$here/$name"
+work="${2:-$repo/.bench/gw/$name}"
 np="${NP:-2}"
-nbands_wfn=547
-nbands_wfnq=134
 
 for exe in pw.x pw2bgw.x python3; do
   command -v "$exe" > /dev/null || { echo "make_si_supercell: $exe not on PATH (scripts/install-deps.sh --with-qe)" >&2; exit 1; }
@@ -38,7 +47,7 @@ work="$(cd "$work" && pwd)"
 scratch="$work/qe-scratch"
 rm -rf "$scratch"
 mkdir -p "$scratch"
-cp "$case_dir/Si.UPF" "$scratch/"
+cp "$here/si64/Si.UPF" "$scratch/"
 
 # Runs one step in the scratch folder, its output in <name>.out there.
 step() {
@@ -52,16 +61,17 @@ step() {
   echo "make_si_supercell: $name done in $((t1 - t0)) s"
 }
 qe() { ${run[@]+"${run[@]}"} "$1" -in "$2"; }
+pw() { ${run[@]+"${run[@]}"} pw.x ${NDIAG:+-ndiag "$NDIAG"} -in "$1"; }
 
 # The bands runs reuse the SCF density in the same outdir; the WFN run's pw2bgw.x goes before the
 # WFNq run, which overwrites the saved wavefunctions.
-step 01-scf qe pw.x "$case_dir/01-scf/pw.in"
-step 02-wfn qe pw.x "$case_dir/02-wfn/pw.in"
+step 01-scf pw "$case_dir/01-scf/pw.in"
+step 02-wfn pw "$case_dir/02-wfn/pw.in"
 step 02-pw2bgw qe pw2bgw.x "$case_dir/02-wfn/pw2bgw.in"
 step 02-pw2bgw-rho qe pw2bgw.x "$case_dir/02-wfn/pw2bgw-rho.in"
 step 02-real python3 "$here/wfn_to_real.py" WFN.complex WFN --bands "$nbands_wfn"
 tail -n 1 "$scratch/02-real.out"
-step 03-wfnq qe pw.x "$case_dir/03-wfnq/pw.in"
+step 03-wfnq pw "$case_dir/03-wfnq/pw.in"
 step 03-pw2bgw qe pw2bgw.x "$case_dir/03-wfnq/pw2bgw.in"
 step 03-real python3 "$here/wfn_to_real.py" WFNq.complex WFNq --bands "$nbands_wfnq"
 tail -n 1 "$scratch/03-real.out"
@@ -69,7 +79,13 @@ tail -n 1 "$scratch/03-real.out"
 for f in WFN WFNq RHO vxc.dat; do
   mv "$scratch/$f" "$work/$f"
 done
-cp "$case_dir/epsilon.inp" "$case_dir/sigma.inp" "$work/"
+# The bands kept in WFN, from its header (the second record: nspin, ng, ntran, cell_symmetry, nat,
+# ecutrho (8 bytes), nk, nb).
+kept=$(python3 -c 'import struct,sys; f=open(sys.argv[1],"rb"); f.seek(4+struct.unpack("<i",f.read(4))[0]+4+4); print(struct.unpack_from("<i",f.read(40),32)[0])' "$work/WFN")
+for f in epsilon.inp sigma.inp; do
+  sed "s/@WFN_BANDS@/$kept/" "$case_dir/$f" > "$work/$f"
+done
+echo "make_si_supercell: WFN holds $kept bands"
 rm -rf "$scratch"
 
 echo "make_si_supercell: files in $work"
