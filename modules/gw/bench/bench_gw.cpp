@@ -128,9 +128,9 @@ int main(int argc, char** argv) {
     const std::string device = device_description(backend);
     std::printf("bench_gw: %s, backend %s (%s)\n", dir.string().c_str(), to_string(backend).c_str(), device.c_str());
     std::printf("  read %.2f s\n", t_read);
-    std::printf("  epsilon %.3f s: states %.3f, mtxel %.3f (%.3g FFTs of %zu points, %.1f GFLOP/s), chi_sum %.3f (%.3g GFLOP/s; chi0 completed and downloaded in %.3f), inversion %.3f\n",
+    std::printf("  epsilon %.3f s: states %.3f, mtxel %.3f (%.3g FFTs of %zu points, %.1f GFLOP/s), chi_sum %.3f (%.3g GFLOP/s; chi0 completed and downloaded in %.3f), inversion %.3f (eps formed in %.3f)\n",
                 t_eps, et.states, et.mtxel, et.ffts, et.box_points, fft_flops_e / et.mtxel * 1e-9, et.chi_sum,
-                et.chi_sum_flops / et.chi_sum * 1e-9, et.chi0_result, et.inversion);
+                et.chi_sum_flops / et.chi_sum * 1e-9, et.chi0_result, et.inversion, et.eps_form);
     std::printf("  sigma %.3f s: setup %.3f, states %.3f, mtxel %.3f (%.3g FFTs, %.1f GFLOP/s), exchange %.3f, gpp %.3f (%.3g terms, %.3g Gterm/s, %.1f GFLOP/s at 18.8/term; kernels %.4f s)\n",
                 t_sig, st.setup, st.states, st.mtxel, st.ffts, fft_flops_s / st.mtxel * 1e-9, st.exchange, st.gpp, st.gpp_terms,
                 st.gpp_terms / st.gpp * 1e-9, gpp_flops / st.gpp * 1e-9, st.gpp_kernel);

@@ -15,6 +15,7 @@ std::vector<cplx> invert_cpu(std::vector<cplx> a, int n, const std::string& what
 #if QUANTA_GW_CUDA
 std::vector<cplx> invert_cuda(const std::vector<cplx>& a, int n, const std::string& what);
 #endif
-std::vector<cplx> invert(Backend backend, std::vector<cplx> a, int n, const std::string& what);
+// `a` is not changed (the CPU's LU works on a copy; the device's on the uploaded one).
+std::vector<cplx> invert(Backend backend, const std::vector<cplx>& a, int n, const std::string& what);
 
 }  // namespace quanta::gw::kernels

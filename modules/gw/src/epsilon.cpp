@@ -261,17 +261,22 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
     }
 
     // The processes' parts of chi0 added (every process then holds the whole and inverts it itself).
-    WallTimer tr;
-    comm.sum(reinterpret_cast<double*>(d.chi0.data()), 2 * d.chi0.size());
-    t.chi_sum += tr.seconds();
+    if (comm.size() > 1) {
+      WallTimer tr;
+      comm.sum(reinterpret_cast<double*>(d.chi0.data()), 2 * d.chi0.size());
+      t.chi0_sum += tr.seconds();
+      t.chi_sum += tr.seconds();
+    }
 
     WallTimer ti;
-    d.eps.assign(d.chi0.size(), cplx());
+    d.eps.resize(d.chi0.size());
+#pragma omp parallel for schedule(static) num_threads(max_threads())
     for (int j = 0; j < ng; ++j)
       for (int i = 0; i < ng; ++i) {
         const std::size_t ij = i + static_cast<std::size_t>(ng) * j;
         d.eps[ij] = (i == j ? cplx(1.0) : cplx()) - (8.0 * units::pi / d.qg2[i]) * d.chi0[ij];
       }
+    t.eps_form += ti.seconds();
     d.epsinv = kernels::invert(p.backend, d.eps, ng, "q-point " + std::to_string(out.size() + 1));
     t.inversion += ti.seconds();
     out.push_back(std::move(d));

@@ -197,6 +197,8 @@ RunSummary run(const RunOptions& o) {
     if (need_q0) meta.inputs["wfnq"] = in(o.wfnq).string();
   }
   meta.timings = {{"epsilon_states", et.states}, {"epsilon_mtxel", et.mtxel}, {"epsilon_chi_sum", et.chi_sum}, {"epsilon_inversion", et.inversion},
+                  {"epsilon_chi0_result", et.chi0_result}, {"epsilon_chi0_sum", et.chi0_sum}, {"epsilon_eps_form", et.eps_form},
+                  {"sigma_gpp_kernel", st.gpp_kernel},
                   {"sigma_setup", st.setup}, {"sigma_states", st.states}, {"sigma_mtxel", st.mtxel}, {"sigma_exchange", st.exchange},
                   {"sigma_gpp", st.gpp}, {"epsilon_total", s.seconds_epsilon}, {"sigma_total", s.seconds_sigma}};
   write_gw_h5(s.results, eps, o.write_epsinv, sigma, meta);

@@ -14,7 +14,7 @@ std::vector<cplx> invert_cpu(std::vector<cplx> a, int n, const std::string& what
   return a;
 }
 
-std::vector<cplx> invert(Backend backend, std::vector<cplx> a, int n, const std::string& what) {
+std::vector<cplx> invert(Backend backend, const std::vector<cplx>& a, int n, const std::string& what) {
 #if QUANTA_GW_CUDA
   if (backend == Backend::Cuda) {
     try {
@@ -26,7 +26,7 @@ std::vector<cplx> invert(Backend backend, std::vector<cplx> a, int n, const std:
 #else
   (void)backend;
 #endif
-  return invert_cpu(std::move(a), n, what);
+  return invert_cpu(a, n, what);
 }
 
 }  // namespace quanta::gw::kernels
