@@ -1,5 +1,6 @@
 #include "quanta/gw/outputs.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 #include "quanta/core/io/atomic_file.hpp"
@@ -73,7 +74,7 @@ void write_gw_h5(const std::filesystem::path& file, const std::vector<Dielectric
       std::vector<std::int64_t> gv;
       for (const auto& v : d.gvec) gv.insert(gv.end(), v.begin(), v.end());
       f.write(g + "gvec", gv, {d.gvec.size(), 3});
-      if (!d.eps.empty()) f.write_scalar(g + "eps_head", d.at(d.eps, 0, 0).re);  // absent when read from BerkeleyGW's eps^-1
+      if (std::isfinite(d.eps_head)) f.write_scalar(g + "eps_head", d.eps_head);  // absent when read from BerkeleyGW's eps^-1
       f.write_scalar(g + "epsinv_head", d.at(d.epsinv, 0, 0).re);
       if (with_epsinv) {
         std::vector<double> m(2 * d.epsinv.size());

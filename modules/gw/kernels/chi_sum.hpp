@@ -8,6 +8,7 @@
 // Preconditions: E_c > E_v for every pair (an insulator); chi is Hermitian, [ng][ng] with chi(G, G') at
 // G + ng G' (column-major).
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "quanta/core/backend.hpp"
@@ -39,6 +40,11 @@ class ChiSumEngine {
   ChiSumEngine& operator=(const ChiSumEngine&) = delete;
   void add(const ChiSumJob& job);  // job.ng must be the engine's; job.chi is ignored
   std::vector<cplx> result() const;
+  // On the CUDA backend: eps = 1 - diag(v) chi0 (v_i = 8 pi / |q + G_i|^2) formed over the engine's chi0 on the
+  // device and inverted there (epsilon_inverse_cuda), so that chi0 and eps never come to the host; returns eps^-1
+  // and eps(0, 0) in *eps_head, and the engine is spent. Returns an empty vector, chi0 untouched, on the CPU
+  // backend or when the device lacks the memory for the inversion (then result() and invert() do it).
+  std::vector<cplx> epsilon_inverse(const std::vector<double>& v, const std::string& what, cplx* eps_head);
 
   struct Cuda;
   struct CudaDeleter {
@@ -55,6 +61,8 @@ class ChiSumEngine {
 ChiSumEngine::Cuda* make_chi_sum_cuda(int ng, std::size_t device_budget);
 void chi_sum_cuda(ChiSumEngine::Cuda& ws, const ChiSumJob& job);
 std::vector<cplx> chi_sum_cuda_result(const ChiSumEngine::Cuda& ws);
+// chi0 completed on the device (the upper triangle filled) and its address there.
+cplx* chi_sum_cuda_complete(ChiSumEngine::Cuda& ws);
 #endif
 
 }  // namespace quanta::gw::kernels

@@ -14,6 +14,10 @@ namespace quanta::gw::kernels {
 std::vector<cplx> invert_cpu(std::vector<cplx> a, int n, const std::string& what);
 #if QUANTA_GW_CUDA
 std::vector<cplx> invert_cuda(const std::vector<cplx>& a, int n, const std::string& what);
+// eps = 1 - diag(v) chi formed on the device over chi (n x n, complete, column-major), then inverted there as
+// invert_cuda does; eps^-1 comes back to the host and eps(0, 0) into *eps_head. Every buffer is allocated before
+// chi is changed, so an OutOfDeviceMemory leaves chi as it was.
+std::vector<cplx> epsilon_inverse_cuda(cplx* chi, const std::vector<double>& v, int n, const std::string& what, cplx* eps_head);
 #endif
 // `a` is not changed (the CPU's LU works on a copy; the device's on the uploaded one).
 std::vector<cplx> invert(Backend backend, const std::vector<cplx>& a, int n, const std::string& what);

@@ -213,10 +213,23 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
         run_item(item, *device_mtxel, chi, unused, t);
         progress.advance(item % nblocks == nblocks - 1 ? 1 : 0, item_work(item));
       }
-      WallTimer tr;
-      d.chi0 = chi.result();
-      t.chi0_result += tr.seconds();
-      t.chi_sum += tr.seconds();
+      // One process: chi0 stays on the device, where eps is formed and inverted (unless the matrices are kept or
+      // the device lacks the memory for the inversion).
+      if (comm.size() == 1 && !p.keep_matrices) {
+        WallTimer ti;
+        std::vector<double> v(ng);
+        for (int i = 0; i < ng; ++i) v[i] = 8.0 * units::pi / d.qg2[i];
+        cplx head;
+        d.epsinv = chi.epsilon_inverse(v, "q-point " + std::to_string(out.size() + 1), &head);
+        d.eps_head = head.re;
+        t.inversion += ti.seconds();
+      }
+      if (d.epsinv.empty()) {
+        WallTimer tr;
+        d.chi0 = chi.result();
+        t.chi0_result += tr.seconds();
+        t.chi_sum += tr.seconds();
+      }
     } else {
       // Threads over the items, each with its own engines and chi0 (FFTs and BLAS single-threaded
       // inside), summed at the end. Stage times are thread-seconds over the thread count.
@@ -261,24 +274,27 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
     }
 
     // The processes' parts of chi0 added (every process then holds the whole and inverts it itself).
-    if (comm.size() > 1) {
-      WallTimer tr;
-      comm.sum(reinterpret_cast<double*>(d.chi0.data()), 2 * d.chi0.size());
-      t.chi0_sum += tr.seconds();
-      t.chi_sum += tr.seconds();
-    }
-
-    WallTimer ti;
-    d.eps.resize(d.chi0.size());
-#pragma omp parallel for schedule(static) num_threads(max_threads())
-    for (int j = 0; j < ng; ++j)
-      for (int i = 0; i < ng; ++i) {
-        const std::size_t ij = i + static_cast<std::size_t>(ng) * j;
-        d.eps[ij] = (i == j ? cplx(1.0) : cplx()) - (8.0 * units::pi / d.qg2[i]) * d.chi0[ij];
+    if (d.epsinv.empty()) {  // chi0 on the host: added over the processes, eps formed, inverted
+      if (comm.size() > 1) {
+        WallTimer tr;
+        comm.sum(reinterpret_cast<double*>(d.chi0.data()), 2 * d.chi0.size());
+        t.chi0_sum += tr.seconds();
+        t.chi_sum += tr.seconds();
       }
-    t.eps_form += ti.seconds();
-    d.epsinv = kernels::invert(p.backend, d.eps, ng, "q-point " + std::to_string(out.size() + 1));
-    t.inversion += ti.seconds();
+      WallTimer ti;
+      d.eps.resize(d.chi0.size());
+#pragma omp parallel for schedule(static) num_threads(max_threads())
+      for (int j = 0; j < ng; ++j)
+        for (int i = 0; i < ng; ++i) {
+          const std::size_t ij = i + static_cast<std::size_t>(ng) * j;
+          d.eps[ij] = (i == j ? cplx(1.0) : cplx()) - (8.0 * units::pi / d.qg2[i]) * d.chi0[ij];
+        }
+      t.eps_form += ti.seconds();
+      d.eps_head = d.eps[0].re;
+      d.epsinv = kernels::invert(p.backend, d.eps, ng, "q-point " + std::to_string(out.size() + 1));
+      t.inversion += ti.seconds();
+      if (!p.keep_matrices) d.chi0 = {}, d.eps = {};  // 3 ng^2 complex numbers held otherwise
+    }
     out.push_back(std::move(d));
   }
   progress.finish();

@@ -146,10 +146,10 @@ RunSummary run(const RunOptions& o) {
     eps = compute_epsilon(wfn, need_q0 ? &wfnq : nullptr, ep, &et);
   }
   for (std::size_t i = 0; i < eps.size(); ++i) {
-    if (eps[i].eps.empty())
+    if (!std::isfinite(eps[i].eps_head))
       say("  q-pt %3zu: nmtx %4d, head of epsilon inverse %.6f\n", i + 1, eps[i].ng(), eps[i].at(eps[i].epsinv, 0, 0).re);
     else
-      say("  q-pt %3zu: nmtx %4d, head of epsilon %.6f, head of epsilon inverse %.6f\n", i + 1, eps[i].ng(), eps[i].at(eps[i].eps, 0, 0).re,
+      say("  q-pt %3zu: nmtx %4d, head of epsilon %.6f, head of epsilon inverse %.6f\n", i + 1, eps[i].ng(), eps[i].eps_head,
           eps[i].at(eps[i].epsinv, 0, 0).re);
   }
   s.seconds_epsilon = te.seconds();

@@ -202,6 +202,7 @@ TEST(GwParity, SiliconChiAndSigmaCudaMatchCpu) {
   const auto vxc = read_vxc_dat(kSi + "mean-field/04-wfn_co/vxc.dat");
   std::vector<std::vector<DielectricMatrix>> eps;
   std::vector<std::vector<SigmaK>> sigma;
+  ep.keep_matrices = true;  // chi0 comes to the host on both backends, to be compared
   for (Backend b : {Backend::Cpu, Backend::Cuda}) {
     ep.backend = sp.backend = b;
     // The device run in valence blocks of 3 (3 + 1 for silicon's 4 bands), the CPU's in one.
@@ -210,10 +211,19 @@ TEST(GwParity, SiliconChiAndSigmaCudaMatchCpu) {
     // Both backends' Sigma from the CPU's eps^-1, so that the comparison isolates Sigma's kernels.
     sigma.push_back(compute_sigma(inner, rho, vxc, eps[0], sp));
   }
+  // And as a run does it: chi0 and eps formed and inverted on the device (epsilon_inverse_cuda), only eps^-1 and
+  // the head of eps brought back.
+  ep.keep_matrices = false;
+  const auto on_device = compute_epsilon(wfn, &wfnq, ep);
   ASSERT_EQ(eps[0].size(), eps[1].size());
+  ASSERT_EQ(on_device.size(), eps[0].size());
   for (std::size_t iq = 0; iq < eps[0].size(); ++iq) {
     EXPECT_LT(rel_diff(eps[1][iq].chi0, eps[0][iq].chi0), 1e-10) << "chi0 of q-point " << iq + 1;
     EXPECT_LT(rel_diff(eps[1][iq].epsinv, eps[0][iq].epsinv), 1e-10) << "eps^-1 of q-point " << iq + 1;
+    EXPECT_TRUE(on_device[iq].chi0.empty() && on_device[iq].eps.empty()) << "q-point " << iq + 1;
+    EXPECT_LT(rel_diff(on_device[iq].epsinv, eps[0][iq].epsinv), 1e-10) << "eps^-1 formed on the device, q-point " << iq + 1;
+    EXPECT_NEAR(on_device[iq].eps_head, eps[0][iq].eps_head, 1e-10 * eps[0][iq].eps_head) << "q-point " << iq + 1;
+    EXPECT_EQ(eps[0][iq].eps_head, eps[0][iq].eps[0].re);
   }
   std::vector<double> cols[2];
   for (int b = 0; b < 2; ++b)

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "../chi_sum.hpp"
+#include "../invert.hpp"
 #include "quanta/core/error.hpp"
 
 extern "C" void zherk_(const char* uplo, const char* trans, const int* n, const int* k, const double* alpha, const void* a, const int* lda,
@@ -57,6 +58,23 @@ void ChiSumEngine::add(const ChiSumJob& job) {
   ChiSumJob j = job;
   j.chi = chi_.data();
   chi_sum_cpu(j);
+}
+
+std::vector<cplx> ChiSumEngine::epsilon_inverse(const std::vector<double>& v, const std::string& what, cplx* eps_head) {
+  if (v.size() != static_cast<std::size_t>(ng_)) throw Error("chi_sum: epsilon_inverse needs one v per G-vector");
+#if QUANTA_GW_CUDA
+  if (cuda_) {
+    try {
+      return epsilon_inverse_cuda(chi_sum_cuda_complete(*cuda_), v, ng_, what, eps_head);
+    } catch (const OutOfDeviceMemory&) {
+      // chi0 is as it was: the caller downloads it and inverts elsewhere.
+    }
+  }
+#else
+  (void)what;
+  (void)eps_head;
+#endif
+  return {};
 }
 
 std::vector<cplx> ChiSumEngine::result() const {

@@ -103,13 +103,19 @@ void chi_sum_cuda(ChiSumEngine::Cuda& ws, const ChiSumJob& job) {
   QUANTA_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-std::vector<cplx> chi_sum_cuda_result(const ChiSumEngine::Cuda& ws) {
+cplx* chi_sum_cuda_complete(ChiSumEngine::Cuda& ws) {
   const int ng = ws.ng;
   // The updates write the lower triangle only and never read the upper, so filling it keeps the engine's state.
-  fill_upper_kernel<<<dim3((ng + 31) / 32, (ng + 7) / 8), dim3(32, 8)>>>(const_cast<cplx*>(ws.chi.data()), ng);
+  fill_upper_kernel<<<dim3((ng + 31) / 32, (ng + 7) / 8), dim3(32, 8)>>>(ws.chi.data(), ng);
   QUANTA_CUDA_LAUNCH_CHECK("chi_sum fill_upper_kernel");
+  return ws.chi.data();
+}
+
+std::vector<cplx> chi_sum_cuda_result(const ChiSumEngine::Cuda& ws) {
+  auto& w = const_cast<ChiSumEngine::Cuda&>(ws);  // the fill leaves the accumulated state as it was
+  const cplx* chi = chi_sum_cuda_complete(w);
   std::vector<cplx> out(ws.chi.size());
-  QUANTA_CUDA_CHECK(cudaMemcpy(out.data(), ws.chi.data(), ws.chi.bytes(), cudaMemcpyDeviceToHost));
+  QUANTA_CUDA_CHECK(cudaMemcpy(out.data(), chi, ws.chi.bytes(), cudaMemcpyDeviceToHost));
   return out;
 }
 

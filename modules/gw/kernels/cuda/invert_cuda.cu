@@ -1,4 +1,5 @@
-// eps^-1 on the device: cuSOLVER LU (zgetrf) of eps, then zgetrs against the identity.
+// eps^-1 on the device: cuSOLVER LU (zgetrf) of eps, then zgetrs against the identity; eps either uploaded
+// (invert_cuda) or formed on the device from chi0 (epsilon_inverse_cuda).
 #include <cusolverDn.h>
 
 #include "../invert.hpp"
@@ -15,36 +16,74 @@ __global__ void identity_kernel(cplx* __restrict__ m, int n) {
   if (i < nn) m[i] = (i % (n + 1) == 0) ? cplx(1.0) : cplx();
 }
 
+// a(i, j) = delta_ij - v_i a(i, j): eps from chi0 in place (the host twin is the loop in compute_epsilon).
+__global__ void form_eps_kernel(cplx* __restrict__ a, const double* __restrict__ v, int n) {
+  const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  const std::size_t nn = static_cast<std::size_t>(n) * n;
+  if (k >= nn) return;
+  const std::size_t i = k % n;
+  const cplx x = a[k];
+  a[k] = cplx((i == k / n ? 1.0 : 0.0) - v[i] * x.re, -v[i] * x.im);
+}
+
 struct Solver {
   cusolverDnHandle_t h = nullptr;
   Solver() { QUANTA_CUDA_LIB_CHECK("cuSOLVER", cusolverDnCreate(&h)); }
   ~Solver() { cusolverDnDestroy(h); }
 };
 
+// The buffers of one n x n inversion, allocated together (an OutOfDeviceMemory here changes nothing), and the
+// inversion of a matrix already on the device (overwritten by its LU factors).
+class Inversion {
+ public:
+  Inversion(cplx* a, int n)
+      : n_(n), a_(reinterpret_cast<cuDoubleComplex*>(a)), inv_(static_cast<std::size_t>(n) * n, "eps^-1"),
+        piv_(static_cast<std::size_t>(n), "LU pivots"), info_(1, "cuSOLVER info") {
+    int lwork = 0;
+    QUANTA_CUDA_LIB_CHECK("cuSOLVER", cusolverDnZgetrf_bufferSize(s_.h, n, n, a_, n, &lwork));
+    work_ = DeviceBuffer<cplx>(static_cast<std::size_t>(lwork), "cuSOLVER work area");
+  }
+  std::vector<cplx> run(const std::string& what) {
+    QUANTA_CUDA_LIB_CHECK("cuSOLVER", cusolverDnZgetrf(s_.h, n_, n_, a_, n_, reinterpret_cast<cuDoubleComplex*>(work_.data()), piv_.data(),
+                                                         info_.data()));
+    int h_info = 0;
+    QUANTA_CUDA_CHECK(cudaMemcpy(&h_info, info_.data(), sizeof(int), cudaMemcpyDeviceToHost));
+    if (h_info != 0) throw Error(what + ": the dielectric matrix is singular (cuSOLVER getrf info " + std::to_string(h_info) + ")");
+    const std::size_t nn = static_cast<std::size_t>(n_) * n_;
+    identity_kernel<<<static_cast<unsigned>((nn + 255) / 256), 256>>>(inv_.data(), n_);
+    QUANTA_CUDA_LAUNCH_CHECK("invert identity_kernel");
+    QUANTA_CUDA_LIB_CHECK("cuSOLVER", cusolverDnZgetrs(s_.h, CUBLAS_OP_N, n_, n_, a_, n_, piv_.data(),
+                                                         reinterpret_cast<cuDoubleComplex*>(inv_.data()), n_, info_.data()));
+    std::vector<cplx> out(nn);
+    QUANTA_CUDA_CHECK(cudaMemcpy(out.data(), inv_.data(), nn * sizeof(cplx), cudaMemcpyDeviceToHost));
+    return out;
+  }
+
+ private:
+  Solver s_;
+  int n_;
+  cuDoubleComplex* a_;
+  DeviceBuffer<cplx> inv_;
+  DeviceBuffer<int> piv_, info_;
+  DeviceBuffer<cplx> work_;
+};
+
 }  // namespace
 
 std::vector<cplx> invert_cuda(const std::vector<cplx>& a, int n, const std::string& what) {
-  Solver s;
+  DeviceBuffer<cplx> lu(std::span<const cplx>(a.data(), static_cast<std::size_t>(n) * n), "eps (LU)");
+  Inversion inv(lu.data(), n);
+  return inv.run(what);
+}
+
+std::vector<cplx> epsilon_inverse_cuda(cplx* chi, const std::vector<double>& v, int n, const std::string& what, cplx* eps_head) {
+  DeviceBuffer<double> vd(std::span<const double>(v.data(), v.size()), "8 pi / |q+G|^2");
+  Inversion inv(chi, n);
   const std::size_t nn = static_cast<std::size_t>(n) * n;
-  DeviceBuffer<cplx> lu(std::span<const cplx>(a.data(), nn), "eps (LU)");
-  DeviceBuffer<cplx> inv(nn, "eps^-1");
-  DeviceBuffer<int> piv(static_cast<std::size_t>(n), "LU pivots");
-  DeviceBuffer<int> info(1, "cuSOLVER info");
-  auto* m = reinterpret_cast<cuDoubleComplex*>(lu.data());
-  int lwork = 0;
-  QUANTA_CUDA_LIB_CHECK("cuSOLVER", cusolverDnZgetrf_bufferSize(s.h, n, n, m, n, &lwork));
-  DeviceBuffer<cplx> work(static_cast<std::size_t>(lwork), "cuSOLVER work area");
-  QUANTA_CUDA_LIB_CHECK("cuSOLVER", cusolverDnZgetrf(s.h, n, n, m, n, reinterpret_cast<cuDoubleComplex*>(work.data()), piv.data(), info.data()));
-  int h_info = 0;
-  QUANTA_CUDA_CHECK(cudaMemcpy(&h_info, info.data(), sizeof(int), cudaMemcpyDeviceToHost));
-  if (h_info != 0) throw Error(what + ": the dielectric matrix is singular (cuSOLVER getrf info " + std::to_string(h_info) + ")");
-  identity_kernel<<<static_cast<unsigned>((nn + 255) / 256), 256>>>(inv.data(), n);
-  QUANTA_CUDA_LAUNCH_CHECK("invert identity_kernel");
-  QUANTA_CUDA_LIB_CHECK("cuSOLVER", cusolverDnZgetrs(s.h, CUBLAS_OP_N, n, n, m, n, piv.data(), reinterpret_cast<cuDoubleComplex*>(inv.data()),
-                                                       n, info.data()));
-  std::vector<cplx> out(nn);
-  QUANTA_CUDA_CHECK(cudaMemcpy(out.data(), inv.data(), nn * sizeof(cplx), cudaMemcpyDeviceToHost));
-  return out;
+  form_eps_kernel<<<static_cast<unsigned>((nn + 255) / 256), 256>>>(chi, vd.data(), n);
+  QUANTA_CUDA_LAUNCH_CHECK("invert form_eps_kernel");
+  QUANTA_CUDA_CHECK(cudaMemcpy(eps_head, chi, sizeof(cplx), cudaMemcpyDeviceToHost));
+  return inv.run(what);
 }
 
 }  // namespace quanta::gw::kernels

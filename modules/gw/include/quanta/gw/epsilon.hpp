@@ -2,6 +2,7 @@
 // The static RPA dielectric matrix (BerkeleyGW's Epsilon): chi0(q; G, G'), eps = 1 - v chi0 and its
 // inverse on the sphere |q + G|^2 < epsilon_cutoff, for each q of the input.
 #include <filesystem>
+#include <limits>
 #include <vector>
 
 #include "quanta/core/backend.hpp"
@@ -20,7 +21,10 @@ struct EpsilonParams {
   std::vector<QPoint> qpoints;
   bool degeneracy_check_override = false;  // number_bands may split a degenerate set (warned, not refused)
   int valence_block = 0;
-  bool quiet = false;         // no progress lines      // valence bands per CHI_SUM product (0: all)
+  bool quiet = false;         // no progress lines
+  // chi0 and eps kept in the DielectricMatrix. Else only eps^-1 and the head of eps are kept, and on one device
+  // (one process, CUDA) chi0 and eps never leave it: eps is formed and inverted there.
+  bool keep_matrices = false;
   Backend backend = Backend::Cpu;
   std::size_t gpu_mem_limit = 0;  // bytes the CUDA backend may plan to use; 0: the free memory less a margin
 };
@@ -29,9 +33,10 @@ struct DielectricMatrix {
   QPoint q;
   std::vector<Vec3i> gvec;    // [ng] the sphere, in order of |q+G|^2 (q0: of |G|^2), ties lexicographic
   std::vector<double> qg2;    // [ng] |q+G|^2, bohr^-2
-  std::vector<cplx> chi0;     // [ng][ng] column-major: (G, G') at G + ng G'; Ry^-1 bohr^-3
-  std::vector<cplx> eps;      // [ng][ng] eps(G,G') = delta - 8 pi / |q+G|^2 chi0(G,G')
+  std::vector<cplx> chi0;     // [ng][ng] column-major: (G, G') at G + ng G'; Ry^-1 bohr^-3 (empty unless keep_matrices)
+  std::vector<cplx> eps;      // [ng][ng] eps(G,G') = delta - 8 pi / |q+G|^2 chi0(G,G') (empty unless keep_matrices)
   std::vector<cplx> epsinv;   // [ng][ng]
+  double eps_head = std::numeric_limits<double>::quiet_NaN();  // Re eps(0, 0); NaN when only eps^-1 is known (files)
   int nk = 0;                 // k-points of the full zone summed
   int ng() const { return static_cast<int>(gvec.size()); }
   cplx at(const std::vector<cplx>& m, int i, int j) const { return m[i + static_cast<std::size_t>(ng()) * j]; }
