@@ -80,9 +80,10 @@ void read_one(const std::filesystem::path& file, bool q0, EpsilonFromFiles& out)
     out.params.nbands = nband;
     out.qgrid = grid;
     out.celvol = celvol;
-  } else if (grid != out.qgrid || std::abs(celvol - out.celvol) > 1e-8 * out.celvol || std::abs(ecut - out.params.ecut) > 1e-10) {
-    throw InputError(f, "q-grid, cell volume or epsilon cutoff differ from the other dielectric-matrix file's: expected the two files of one "
-                        "Epsilon run");
+  } else if (grid != out.qgrid || std::abs(celvol - out.celvol) > 1e-8 * out.celvol || std::abs(ecut - out.params.ecut) > 1e-10 ||
+             nband != out.params.nbands) {
+    throw InputError(f, "q-grid, cell volume, epsilon cutoff or number of bands differ from the other dielectric-matrix file's: expected "
+                        "the two files of one Epsilon run");
   }
 
   std::vector<double> raw(row);
@@ -192,10 +193,8 @@ int write_bgw_epsmat(const std::filesystem::path& file, const std::vector<Dielec
         rho2eps[iq * ng + order[i]] = static_cast<std::int32_t>(i + 1);
       }
       ekin.insert(ekin.end(), e.begin(), e.end());
-      for (std::size_t i = 0; i < d.gvec.size(); ++i) {
-        const auto& g = d.gvec[i];
-        vcoul[iq * nmax + i] = 8.0 * units::pi / wfn.crystal.norm2({d.q.q[0] + g[0], d.q.q[1] + g[1], d.q.q[2] + g[2]});
-      }
+      if (d.qg2.size() != d.gvec.size()) throw Error("write_bgw_epsmat: the dielectric matrix has no |q+G|^2 (not from compute_epsilon)");
+      for (std::size_t i = 0; i < d.gvec.size(); ++i) vcoul[iq * nmax + i] = 8.0 * units::pi / d.qg2[i];
     }
     h.write(qp + "qpts", qpts, {nq, 3});
     h.write(qp + "qgrid", I(wfn.kgrid.begin(), wfn.kgrid.end()), {3});
@@ -210,6 +209,7 @@ int write_bgw_epsmat(const std::filesystem::path& file, const std::vector<Dielec
     write_mf_header(h, wfn);
 
     // [q][1][1][G'][G][flavor] = eps^-1(G, G'), one q-point at a time; the diagonal beside it.
+    require_host_memory(bytes_of(sizeof(double), nmax, nmax, flavor), "one dielectric matrix of " + file.string() + " as it is written");
     h.create_doubles("/mats/matrix", {nq, 1, 1, nmax, nmax, flavor});
     D row(nmax * nmax * flavor), diag(nq * nmax * flavor, 0.0);
     for (std::size_t iq = 0; iq < nq; ++iq) {

@@ -42,8 +42,9 @@ class ChiSumEngine {
   std::vector<cplx> result() const;
   // On the CUDA backend: eps = 1 - diag(v) chi0 (v_i = 8 pi / |q + G_i|^2) formed over the engine's chi0 on the
   // device and inverted there (epsilon_inverse_cuda), so that chi0 and eps never come to the host; returns eps^-1
-  // and eps(0, 0) in *eps_head, and the engine is spent. Returns an empty vector, chi0 untouched, on the CPU
-  // backend or when the device lacks the memory for the inversion (then result() and invert() do it).
+  // and eps(0, 0) in *eps_head, and the engine is spent (add() and result() then throw). Returns an empty vector,
+  // chi0 untouched, on the CPU backend or when the device lacks the memory for the inversion's buffers (then
+  // result() and invert() do it).
   std::vector<cplx> epsilon_inverse(const std::vector<double>& v, const std::string& what, cplx* eps_head);
 
   struct Cuda;
@@ -53,6 +54,7 @@ class ChiSumEngine {
 
  private:
   int ng_;
+  bool spent_ = false;     // chi0 was turned into eps on the device (epsilon_inverse)
   std::vector<cplx> chi_;  // CPU backend
   std::unique_ptr<Cuda, CudaDeleter> cuda_;
 };

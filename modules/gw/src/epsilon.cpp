@@ -25,29 +25,45 @@
 
 namespace quanta::gw {
 
-std::vector<int> g_order(const Crystal& crystal, const std::vector<Vec3i>& gvec_rho, const Vec3& q, std::vector<double>* qg2) {
+namespace {
+
+// The indexes `idx` into gvec sorted by |q+G|^2 = e[i]; equal lengths (within 1e-12 Ry) ordered lexicographically
+// by (g1, g2, g3), as BerkeleyGW orders them.
+void sort_by_length(std::vector<int>& idx, const std::vector<double>& e, const std::vector<Vec3i>& gvec) {
+  std::sort(idx.begin(), idx.end(), [&](int a, int b) {
+    if (std::abs(e[a] - e[b]) > 1e-12) return e[a] < e[b];
+    return gvec[a] < gvec[b];
+  });
+}
+
+std::vector<double> lengths(const Crystal& crystal, const std::vector<Vec3i>& gvec_rho, const Vec3& q) {
   std::vector<double> e(gvec_rho.size());
   for (std::size_t i = 0; i < gvec_rho.size(); ++i) {
     const auto& g = gvec_rho[i];
     e[i] = crystal.norm2({q[0] + g[0], q[1] + g[1], q[2] + g[2]});
   }
+  return e;
+}
+
+}  // namespace
+
+std::vector<int> g_order(const Crystal& crystal, const std::vector<Vec3i>& gvec_rho, const Vec3& q, std::vector<double>* qg2) {
+  auto e = lengths(crystal, gvec_rho, q);
   std::vector<int> order(gvec_rho.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-  // Equal lengths (within 1e-12 Ry) are ordered lexicographically by (g1, g2, g3), as BerkeleyGW orders them.
-  std::sort(order.begin(), order.end(), [&](int a, int b) {
-    if (std::abs(e[a] - e[b]) > 1e-12) return e[a] < e[b];
-    return gvec_rho[a] < gvec_rho[b];
-  });
+  sort_by_length(order, e, gvec_rho);
   if (qg2) *qg2 = std::move(e);
   return order;
 }
 
 std::vector<Vec3i> g_sphere(const Crystal& crystal, const std::vector<Vec3i>& gvec_rho, const Vec3& q, double ecut) {
-  std::vector<double> e;
-  const auto order = g_order(crystal, gvec_rho, q, &e);
+  const auto e = lengths(crystal, gvec_rho, q);
+  std::vector<int> in;
+  for (std::size_t i = 0; i < e.size(); ++i)
+    if (e[i] <= ecut) in.push_back(static_cast<int>(i));
+  sort_by_length(in, e, gvec_rho);
   std::vector<Vec3i> out;
-  for (int i : order)
-    if (e[i] <= ecut) out.push_back(gvec_rho[i]);
+  for (int i : in) out.push_back(gvec_rho[i]);
   return out;
 }
 
@@ -124,6 +140,8 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
     d.gvec = std::move(spheres[out.size()]);
     const int ng = d.ng();
     for (const auto& g : d.gvec) d.qg2.push_back(crystal.norm2({qp.q[0] + g[0], qp.q[1] + g[1], qp.q[2] + g[2]}));
+    std::vector<double> v(ng);  // the bare Coulomb interaction 8 pi / |q+G|^2 of eps = 1 - v chi0
+    for (int i = 0; i < ng; ++i) v[i] = 8.0 * units::pi / d.qg2[i];
     const auto where_out = box_indexes(box, d.gvec);
 
     if (qp.q0 && !wfnq) throw Error("q-point (" + std::to_string(qp.q[2]) + ") is marked as q0 but no WFNq file was given");
@@ -217,8 +235,6 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
       // the device lacks the memory for the inversion).
       if (comm.size() == 1 && !p.keep_matrices) {
         WallTimer ti;
-        std::vector<double> v(ng);
-        for (int i = 0; i < ng; ++i) v[i] = 8.0 * units::pi / d.qg2[i];
         cplx head;
         d.epsinv = chi.epsilon_inverse(v, "q-point " + std::to_string(out.size() + 1), &head);
         d.eps_head = head.re;
@@ -287,7 +303,7 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
       for (int j = 0; j < ng; ++j)
         for (int i = 0; i < ng; ++i) {
           const std::size_t ij = i + static_cast<std::size_t>(ng) * j;
-          d.eps[ij] = (i == j ? cplx(1.0) : cplx()) - (8.0 * units::pi / d.qg2[i]) * d.chi0[ij];
+          d.eps[ij] = (i == j ? cplx(1.0) : cplx()) - v[i] * d.chi0[ij];
         }
       t.eps_form += ti.seconds();
       d.eps_head = d.eps[0].re;

@@ -482,4 +482,8 @@ TEST(GwReaders, BerkeleyGWEpsmatLayoutAndRefusals) {
   refused("nan.h5", [](auto& m) { m["/mats/matrix"][3] = std::nan(""); }, {"non-finite", "(2, 2)"});
   refused("dims.h5", [](auto& m) { m["/eps_header/gspace/nmtx_max"] = {3}; m["/eps_header/gspace/nmtx"] = {3}; }, {"/mats/matrix", "1 x 1 x 1 x 3 x 3"});
   refused("version.h5", [](auto& m) { m["/eps_header/versionnumber"] = {2}; }, {"versionnumber 2", "expected 3"});
+  // An epsmat.h5 of another run beside this eps0mat.h5 (here: another number_bands) is refused too.
+  const auto other = write_epsmat(dir.path(), "other-run.h5", [](auto& m) { m["/eps_header/params/nband"] = {9}; });
+  quanta::test::expect_error<quanta::InputError>([&] { read_bgw_epsmat(dir.path() / "ok.h5", other); },
+                                                 {"other-run.h5", "number of bands", "one Epsilon run"});
 }

@@ -51,6 +51,7 @@ void ChiSumEngine::CudaDeleter::operator()(Cuda*) const {}
 
 void ChiSumEngine::add(const ChiSumJob& job) {
   if (job.ng != ng_) throw Error("chi_sum: the job's G-sphere differs from the engine's");
+  if (spent_) throw Error("chi_sum: add() after epsilon_inverse() turned chi0 into eps");
 #if QUANTA_GW_CUDA
   if (cuda_) return chi_sum_cuda(*cuda_, job);
 #endif
@@ -64,10 +65,14 @@ std::vector<cplx> ChiSumEngine::epsilon_inverse(const std::vector<double>& v, co
   if (v.size() != static_cast<std::size_t>(ng_)) throw Error("chi_sum: epsilon_inverse needs one v per G-vector");
 #if QUANTA_GW_CUDA
   if (cuda_) {
+    if (spent_) throw Error("chi_sum: epsilon_inverse called twice");
     try {
-      return epsilon_inverse_cuda(chi_sum_cuda_complete(*cuda_), v, ng_, what, eps_head);
+      auto inv = epsilon_inverse_cuda(chi_sum_cuda_complete(*cuda_), v, ng_, what, eps_head);
+      spent_ = true;
+      return inv;
     } catch (const OutOfDeviceMemory&) {
-      // chi0 is as it was: the caller downloads it and inverts elsewhere.
+      // Raised only before chi0 was touched (epsilon_inverse_cuda turns later ones into Error): the caller
+      // downloads chi0 and inverts elsewhere.
     }
   }
 #else
@@ -78,6 +83,7 @@ std::vector<cplx> ChiSumEngine::epsilon_inverse(const std::vector<double>& v, co
 }
 
 std::vector<cplx> ChiSumEngine::result() const {
+  if (spent_) throw Error("chi_sum: result() after epsilon_inverse() turned chi0 into eps");
 #if QUANTA_GW_CUDA
   if (cuda_) return chi_sum_cuda_result(*cuda_);  // filled on the device
 #endif

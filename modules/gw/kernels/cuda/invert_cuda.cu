@@ -80,10 +80,17 @@ std::vector<cplx> epsilon_inverse_cuda(cplx* chi, const std::vector<double>& v, 
   DeviceBuffer<double> vd(std::span<const double>(v.data(), v.size()), "8 pi / |q+G|^2");
   Inversion inv(chi, n);
   const std::size_t nn = static_cast<std::size_t>(n) * n;
-  form_eps_kernel<<<static_cast<unsigned>((nn + 255) / 256), 256>>>(chi, vd.data(), n);
-  QUANTA_CUDA_LAUNCH_CHECK("invert form_eps_kernel");
-  QUANTA_CUDA_CHECK(cudaMemcpy(eps_head, chi, sizeof(cplx), cudaMemcpyDeviceToHost));
-  return inv.run(what);
+  // From here on chi holds eps (then its LU factors): a failure, out of memory included, is no longer one the
+  // caller may answer by reading chi0 back, so it leaves as a plain Error.
+  try {
+    form_eps_kernel<<<static_cast<unsigned>((nn + 255) / 256), 256>>>(chi, vd.data(), n);
+    QUANTA_CUDA_LAUNCH_CHECK("invert form_eps_kernel");
+    QUANTA_CUDA_CHECK(cudaMemcpy(eps_head, chi, sizeof(cplx), cudaMemcpyDeviceToHost));
+    return inv.run(what);
+  } catch (const OutOfDeviceMemory& e) {
+    throw Error(what + ": the device ran out of memory while inverting eps, after eps had replaced chi0 there (" + e.what() +
+                "); run with a smaller --gpu-mem-limit or on the CPU");
+  }
 }
 
 }  // namespace quanta::gw::kernels
