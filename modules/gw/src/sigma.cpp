@@ -291,27 +291,25 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
         phase.push_back(expi(-(rg[0] * tnp[0] + rg[1] * tnp[1] + rg[2] * tnp[2])));
       }
       const int ngs = static_cast<int>(keep.size());
-      // eps^-1 on the irreducible q's order with the wings fixed (BerkeleyGW's fixwings).
-      std::vector<cplx> einv(d.epsinv);
+      // eps^-1 on the irreducible q's order with the wings fixed (BerkeleyGW's fixwings): the row and the column of
+      // G = 0 (not their crossing) are zero at q = 0 and scaled otherwise; read element by element, not copied.
       int i0 = -1;
       for (int i = 0; i < ngs_all; ++i)
         if (d.gvec[i] == Vec3i{0, 0, 0}) i0 = i;
-      if (i0 >= 0) {
-        if (q_zero) {
-          for (int i = 0; i < ngs_all; ++i)
-            if (i != i0) einv[i0 + static_cast<std::size_t>(ngs_all) * i] = einv[i + static_cast<std::size_t>(ngs_all) * i0] = cplx();
-        } else {
-          const double qlen = std::sqrt(c.norm2(q));
-          const double oneoverq = bare.one_over_q;
-          const double row = oneoverq * qlen / (8.0 * pi);
-          const double col = oneoverq / (vbar[0] * qlen);
-          for (int i = 0; i < ngs_all; ++i) {
-            if (i == i0) continue;
-            einv[i0 + static_cast<std::size_t>(ngs_all) * i] *= row;
-            einv[i + static_cast<std::size_t>(ngs_all) * i0] *= col;
-          }
-        }
+      double wing_row = 1, wing_col = 1;
+      if (i0 >= 0 && q_zero) {
+        wing_row = wing_col = 0;
+      } else if (i0 >= 0) {
+        const double qlen = std::sqrt(c.norm2(q));
+        wing_row = bare.one_over_q * qlen / (8.0 * pi);
+        wing_col = bare.one_over_q / (vbar[0] * qlen);
       }
+      auto einv = [&](int i, int j) {
+        const cplx e = d.epsinv[i + static_cast<std::size_t>(ngs_all) * j];
+        if (i == i0 && j != i0) return e * wing_row;
+        if (j == i0 && i != i0) return e * wing_col;
+        return e;
+      };
       // This process's columns G' of the screened interaction.
       const int b_lo = static_cast<int>(static_cast<long>(ngs) * share.member / share.pool_size);
       const int b_hi = static_cast<int>(static_cast<long>(ngs) * (share.member + 1) / share.pool_size);
@@ -325,7 +323,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       for (int b = b_lo; b < b_hi; ++b)
         for (int a = 0; a < ngs; ++a) {
           const std::size_t ab = a + static_cast<std::size_t>(ngs) * (b - b_lo);
-          cplx e = einv[keep[a] + static_cast<std::size_t>(ngs_all) * keep[b]] * phase[a] * conj(phase[b]);
+          cplx e = einv(keep[a], keep[b]) * phase[a] * conj(phase[b]);
           if (image->time_reversed) e = conj(e);
           cplx I = (a == b ? cplx(1.0) : cplx()) - e;
           s.wt[ab] = 0;
