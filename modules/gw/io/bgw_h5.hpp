@@ -22,6 +22,9 @@ bool is_hdf5(const std::filesystem::path& file, const std::string& what);
 // 0, 48 symmetry slots, Fortran dimensions reversed): what read_wfn_h5 reads back, band energies for the
 // bands `w` holds.
 void write_mf_header(io::H5File& h, const Wavefunctions& w);
+// Scalars as BerkeleyGW writes them: a 32-bit integer or a double in a rank-0 dataset.
+inline void write_bgw_int(io::H5File& h, const std::string& name, int v) { h.write(name, std::vector<std::int32_t>{v}, {}); }
+inline void write_bgw_real(io::H5File& h, const std::string& name, double v) { h.write(name, std::vector<double>{v}, {}); }
 
 class BgwH5Reader {
  public:

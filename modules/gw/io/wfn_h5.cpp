@@ -152,19 +152,17 @@ Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands, bool
 void write_mf_header(io::H5File& h, const Wavefunctions& w) {
   using I = std::vector<std::int32_t>;
   using D = std::vector<double>;
-  auto scalar_int = [&](const std::string& n, int v) { h.write(n, I{v}, {}); };
-  auto scalar = [&](const std::string& n, double v) { h.write(n, D{v}, {}); };
   const auto nk = static_cast<std::size_t>(w.nk()), nspin = static_cast<std::size_t>(w.nspin), nb = static_cast<std::size_t>(w.nbands);
-  scalar_int("/mf_header/versionnumber", 1);
-  scalar_int("/mf_header/flavor", w.complex_flavour ? 2 : 1);
+  write_bgw_int(h, "/mf_header/versionnumber", 1);
+  write_bgw_int(h, "/mf_header/flavor", w.complex_flavour ? 2 : 1);
 
   const std::string kp = "/mf_header/kpoints/";
-  scalar_int(kp + "nspin", w.nspin);
-  scalar_int(kp + "nspinor", 1);
-  scalar_int(kp + "nrk", w.nk());
-  scalar_int(kp + "mnband", w.nbands);
-  scalar_int(kp + "ngkmax", w.ngk.empty() ? 0 : *std::max_element(w.ngk.begin(), w.ngk.end()));
-  scalar(kp + "ecutwfc", w.ecutwfc);
+  write_bgw_int(h, kp + "nspin", w.nspin);
+  write_bgw_int(h, kp + "nspinor", 1);
+  write_bgw_int(h, kp + "nrk", w.nk());
+  write_bgw_int(h, kp + "mnband", w.nbands);
+  write_bgw_int(h, kp + "ngkmax", w.ngk.empty() ? 0 : *std::max_element(w.ngk.begin(), w.ngk.end()));
+  write_bgw_real(h, kp + "ecutwfc", w.ecutwfc);
   h.write(kp + "kgrid", I(w.kgrid.begin(), w.kgrid.end()), {3});
   h.write(kp + "shift", D(w.kshift.begin(), w.kshift.end()), {3});
   h.write(kp + "ngk", I(w.ngk.begin(), w.ngk.end()), {nk});
@@ -179,16 +177,16 @@ void write_mf_header(io::H5File& h, const Wavefunctions& w) {
 
   const Crystal& c = w.crystal;
   const std::string gs = "/mf_header/gspace/";
-  scalar_int(gs + "ng", static_cast<int>(w.gvec_rho.size()));
-  scalar(gs + "ecutrho", w.ecutrho);
+  write_bgw_int(h, gs + "ng", static_cast<int>(w.gvec_rho.size()));
+  write_bgw_real(h, gs + "ecutrho", w.ecutrho);
   h.write(gs + "FFTgrid", I(c.fft_grid.begin(), c.fft_grid.end()), {3});
   I comp;
   for (const auto& g : w.gvec_rho) comp.insert(comp.end(), g.begin(), g.end());
   h.write(gs + "components", comp, {w.gvec_rho.size(), 3});
 
   const std::string sy = "/mf_header/symmetry/";
-  scalar_int(sy + "ntran", static_cast<int>(c.rotation.size()));
-  scalar_int(sy + "cell_symmetry", c.cell_symmetry);
+  write_bgw_int(h, sy + "ntran", static_cast<int>(c.rotation.size()));
+  write_bgw_int(h, sy + "cell_symmetry", c.cell_symmetry);
   I mtrx(9 * 48, 0);
   D tnp(3 * 48, 0.0);
   for (std::size_t s = 0; s < c.rotation.size(); ++s) {
@@ -200,11 +198,11 @@ void write_mf_header(io::H5File& h, const Wavefunctions& w) {
   h.write(sy + "tnp", tnp, {48, 3});
 
   const std::string cr = "/mf_header/crystal/";
-  scalar(cr + "celvol", c.celvol);
-  scalar(cr + "recvol", c.recvol);
-  scalar(cr + "alat", c.alat);
-  scalar(cr + "blat", c.blat);
-  scalar_int(cr + "nat", static_cast<int>(c.atom_species.size()));
+  write_bgw_real(h, cr + "celvol", c.celvol);
+  write_bgw_real(h, cr + "recvol", c.recvol);
+  write_bgw_real(h, cr + "alat", c.alat);
+  write_bgw_real(h, cr + "blat", c.blat);
+  write_bgw_int(h, cr + "nat", static_cast<int>(c.atom_species.size()));
   h.write(cr + "avec", D(c.avec.begin(), c.avec.end()), {3, 3});
   h.write(cr + "bvec", D(c.bvec.begin(), c.bvec.end()), {3, 3});
   D adot(9);  // the real-space metric, bohr^2: alat^2 a_i . a_j

@@ -155,6 +155,7 @@ RunSummary run(const RunOptions& o) {
   s.seconds_epsilon = te.seconds();
   // Epsilon's matrices in BerkeleyGW's files, as its epsilon.x writes them: Sigma can be run again from them
   // (--eps0mat, --epsmat), by quanta or by BerkeleyGW.
+  WallTimer tw;
   if (!eps_from_files && comm.root()) {
     std::filesystem::create_directories(out_dir);
     for (const bool q0 : {true, false}) {
@@ -162,6 +163,7 @@ RunSummary run(const RunOptions& o) {
       if (const int nq = write_bgw_epsmat(file, eps, q0, ep, *wfn_h)) say("quanta gw: wrote %s (%d q-points)\n", file.string().c_str(), nq);
     }
   }
+  const double seconds_eps_files = tw.seconds();
 
   // 3. Sigma.
   WallTimer ts;
@@ -198,7 +200,7 @@ RunSummary run(const RunOptions& o) {
   }
   meta.timings = {{"epsilon_states", et.states}, {"epsilon_mtxel", et.mtxel}, {"epsilon_chi_sum", et.chi_sum}, {"epsilon_inversion", et.inversion},
                   {"epsilon_chi0_result", et.chi0_result}, {"epsilon_chi0_sum", et.chi0_sum}, {"epsilon_eps_form", et.eps_form},
-                  {"sigma_gpp_kernel", st.gpp_kernel},
+                  {"sigma_gpp_kernel", st.gpp_kernel}, {"epsilon_files", seconds_eps_files},
                   {"sigma_setup", st.setup}, {"sigma_states", st.states}, {"sigma_mtxel", st.mtxel}, {"sigma_exchange", st.exchange},
                   {"sigma_gpp", st.gpp}, {"epsilon_total", s.seconds_epsilon}, {"sigma_total", s.seconds_sigma}};
   write_gw_h5(s.results, eps, o.write_epsinv, sigma, meta);
