@@ -200,7 +200,7 @@ RunSummary run(const RunOptions& o) {
   }
   meta.timings = {{"epsilon_states", et.states}, {"epsilon_mtxel", et.mtxel}, {"epsilon_chi_sum", et.chi_sum}, {"epsilon_inversion", et.inversion},
                   {"epsilon_chi0_result", et.chi0_result}, {"epsilon_chi0_sum", et.chi0_sum}, {"epsilon_eps_form", et.eps_form},
-                  {"sigma_gpp_kernel", st.gpp_kernel}, {"epsilon_files", seconds_eps_files},
+                  {"sigma_gpp_kernel", st.gpp_kernel}, {"epsilon_files", seconds_eps_files}, {"sigma_setup_modes", st.setup_modes},
                   {"sigma_setup", st.setup}, {"sigma_states", st.states}, {"sigma_mtxel", st.mtxel}, {"sigma_exchange", st.exchange},
                   {"sigma_gpp", st.gpp}, {"epsilon_total", s.seconds_epsilon}, {"sigma_total", s.seconds_sigma}};
   write_gw_h5(s.results, eps, o.write_epsinv, sigma, meta);

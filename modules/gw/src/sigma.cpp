@@ -314,6 +314,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       const int b_lo = static_cast<int>(static_cast<long>(ngs) * share.member / share.pool_size);
       const int b_hi = static_cast<int>(static_cast<long>(ngs) * (share.member + 1) / share.pool_size);
       const int ncol = b_hi - b_lo;
+      WallTimer tmodes;
       s.i_eps.resize(static_cast<std::size_t>(ngs) * ncol);
       s.wt.resize(s.i_eps.size());
       s.v.resize(ngs);
@@ -352,6 +353,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
           s.wt[ab] = wt2 < 0 ? 1e12 : std::sqrt(wt2);  // an invalid mode becomes static (BerkeleyGW's default)
           s.i_eps[ab] = I;
         }
+      t.setup_modes += tmodes.seconds();
       t.setup += tq.seconds();
 
       // The states at k - q and their matrix elements with the bands at k.
