@@ -311,6 +311,15 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
       t.inversion += ti.seconds();
       if (!p.keep_matrices) d.chi0 = {}, d.eps = {};  // 3 ng^2 complex numbers held otherwise
     }
+    // A non-finite eps^-1 (a NaN carried in from the states, an overflow) stops the run here, not in Sigma's sums.
+    std::size_t bad = d.epsinv.size();
+#pragma omp parallel for reduction(min : bad) num_threads(max_threads())
+    for (std::size_t i = 0; i < d.epsinv.size(); ++i)
+      if (!std::isfinite(d.epsinv[i].re) || !std::isfinite(d.epsinv[i].im)) bad = std::min(bad, i);
+    if (bad < d.epsinv.size() || !std::isfinite(d.eps_head))
+      throw Error("epsilon, q-point " + std::to_string(out.size() + 1) + ": a non-finite element of " +
+                  (bad < d.epsinv.size() ? "eps^-1 at (G " + std::to_string(bad % ng + 1) + ", G' " + std::to_string(bad / ng + 1) + ")"
+                                         : std::string("eps at the head")));
     out.push_back(std::move(d));
   }
   progress.finish();

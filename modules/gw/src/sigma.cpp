@@ -481,6 +481,10 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       const double slope = (sig1 - sig0) / p.fd_spacing;
       b.znk = 1.0 / (1.0 - slope);
       b.eqp1 = b.eqp0 + slope / (1.0 - slope) * (b.eqp0 - b.eo);
+      for (const double x : {b.x, b.sx_x[0], b.sx_x[1], b.ch[0], b.ch[1], b.eqp0, b.eqp1, b.znk})
+        if (!std::isfinite(x))
+          throw Error("sigma, k-point (" + std::to_string(r.k[0]) + ", " + std::to_string(r.k[1]) + ", " + std::to_string(r.k[2]) + "), band " +
+                      std::to_string(b.n) + ": a non-finite value among X, SX-X, CH, Eqp0, Eqp1 and Znk");
     }
     out.push_back(std::move(r));
   }
