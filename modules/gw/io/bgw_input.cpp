@@ -59,11 +59,11 @@ int integer(const std::filesystem::path& f, const Line& l, std::size_t i, const 
 }
 
 // How a keyword line is read: its values and their range.
-enum class Kind { Flag, Integer, Real };
+enum class Kind { Flag, Integer, Real, IntegerPair };
 
 struct Keyword {
   Kind kind;
-  double min, max;        // the valid range (inclusive); Flag: unused
+  double min, max;        // the valid range (inclusive); Flag: unused; IntegerPair: checked by its reader
   std::string range;      // the range in words, for the message
 };
 
@@ -87,24 +87,33 @@ const std::map<std::string, Refused>& refused_keywords() {
   return m;
 }
 
-std::string list_of(const std::map<std::string, Keyword>& known, const std::string& block) {
+using BlockReader = std::function<void(const Line&, const std::vector<Line>&)>;
+
+std::string list_of(const std::map<std::string, Keyword>& known, const std::map<std::string, BlockReader>& blocks) {
   std::string s;
   for (const auto& [name, k] : known) s += name + ", ";
-  return s + "begin " + block + " ... end";
+  std::string b;
+  for (const auto& [name, r] : blocks) b += std::string(b.empty() ? "" : ", ") + "begin " + name + " ... end";
+  return s + b;
 }
 
-// Reads a keyword file: blocks go to `block(name line, rows)`, keywords (checked against `known`, the
-// last of repeated ones) to `keyword(line)`.
-void walk(const std::filesystem::path& f, const std::string& what, const std::map<std::string, Keyword>& known, const std::string& block_name,
-          const std::function<void(const Line&)>& keyword, const std::function<void(const Line&, const std::vector<Line>&)>& block) {
+// Reads a keyword file: each block goes to the reader of its name (name line, rows), keywords (checked
+// against `known`, the last of repeated ones) to `keyword(line)`.
+void walk(const std::filesystem::path& f, const std::string& what, const std::map<std::string, Keyword>& known,
+          const std::map<std::string, BlockReader>& blocks, const std::function<void(const Line&)>& keyword) {
   const auto lines = read_lines(f, what);
   std::map<std::string, int> seen;  // keyword -> line of its last occurrence
   std::vector<const Line*> last;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const Line& l = lines[i];
     if (l.keyword == "begin") {
-      if (l.values.size() != 1 || l.values[0] != block_name)
-        throw InputError(f.string(), l.number, "begin", l.values.empty() ? "nothing" : "'" + l.values[0] + "'", "'begin " + block_name + "'");
+      const auto reader = l.values.size() == 1 ? blocks.find(l.values[0]) : blocks.end();
+      if (reader == blocks.end()) {
+        std::string names;
+        for (const auto& [name, r] : blocks) names += std::string(names.empty() ? "" : " or ") + "'begin " + name + "'";
+        throw InputError(f.string(), l.number, "begin", l.values.empty() ? "nothing" : "'" + l.values[0] + "'", names);
+      }
+      const std::string block_name = l.values[0];
       std::vector<Line> rows;
       std::size_t j = i + 1;
       for (; j < lines.size() && lines[j].keyword != "end"; ++j) rows.push_back(lines[j]);
@@ -113,7 +122,7 @@ void walk(const std::filesystem::path& f, const std::string& what, const std::ma
         throw InputError(f.string(), l.number, "begin " + block_name, "a second block (the first at line " + std::to_string(s->second) + ")",
                          "one block");
       seen["begin " + block_name] = l.number;
-      block(l, rows);
+      reader->second(l, rows);
       i = j;
       continue;
     }
@@ -122,10 +131,15 @@ void walk(const std::filesystem::path& f, const std::string& what, const std::ma
     const auto k = known.find(l.keyword);
     if (k == known.end())
       throw InputError(f.string(), l.number, l.keyword, "'" + l.keyword + "', a keyword quanta does not implement",
-                       "one of " + list_of(known, block_name) + " (docs/gw.md)");
+                       "one of " + list_of(known, blocks) + " (docs/gw.md)");
     const Keyword& spec = k->second;
     if (spec.kind == Kind::Flag) {
       if (!l.values.empty()) throw InputError(f.string(), l.number, l.keyword, "'" + l.values[0] + "'", "nothing after the flag");
+    } else if (spec.kind == Kind::IntegerPair) {
+      if (l.values.size() != 2)
+        throw InputError(f.string(), l.number, l.keyword, std::to_string(l.values.size()) + " values", "two integers, " + spec.range);
+      integer(f, l, 0, l.keyword);
+      integer(f, l, 1, l.keyword);
     } else {
       if (l.values.size() != 1)
         throw InputError(f.string(), l.number, l.keyword, std::to_string(l.values.size()) + " values", "one value, " + spec.range);
@@ -153,6 +167,49 @@ void add_common(std::map<std::string, Keyword>& k) {
 
 constexpr double kHuge = 1e300;
 
+// The off-diagonal elements <n|Sigma(E_l)|m> a sigma.inp asks for, as BerkeleyGW's inread sets them up:
+// sigma_matrix l t spans band_index_min..max (overriding an offdiag block, with a warning); else the first
+// number_offdiag rows of the offdiag block. Every band must lie in band_index_min..max.
+void read_offdiag_elements(const std::filesystem::path& f, SigmaParams& p, int matrix_line, int number_offdiag, int offdiag_line,
+                           const std::vector<SigmaParams::OffdiagElement>& rows, const std::vector<int>& row_lines) {
+  const std::string window = std::to_string(p.band_min) + ".." + std::to_string(p.band_max) + " (band_index_min..max)";
+  if (matrix_line > 0) {
+    const int l = p.sigma_matrix_l, t = p.sigma_matrix_t;
+    if (l < -2 || (l > 0 && (l < p.band_min || l > p.band_max)))
+      throw InputError(f.string(), matrix_line, "sigma_matrix l", std::to_string(l), "0, -1, -2 or a band of " + window);
+    if (t < -1 || t > 1) throw InputError(f.string(), matrix_line, "sigma_matrix t", std::to_string(t), "0 (full matrix), -1 (lower) or 1 (upper triangle)");
+  }
+  if (p.sigma_matrix_l != 0) {
+    if (offdiag_line > 0 || number_offdiag > 0)
+      warn("gw", f.string() + ": both an offdiag block and sigma_matrix (line " + std::to_string(matrix_line) +
+                     ") are given; sigma_matrix is used, as BerkeleyGW does");
+    for (int n = p.band_min; n <= p.band_max; ++n)
+      for (int m = p.band_min; m <= p.band_max; ++m) {
+        if ((p.sigma_matrix_t == -1 && n < m) || (p.sigma_matrix_t == 1 && n > m)) continue;
+        p.offdiag.push_back({n, m, p.sigma_matrix_l == -1 ? n : p.sigma_matrix_l == -2 ? m : p.sigma_matrix_l});
+      }
+    return;
+  }
+  if (offdiag_line == 0 && number_offdiag <= 0) return;
+  if (number_offdiag < 0 || (number_offdiag == 0 && !rows.empty()))
+    throw InputError(f.string(), offdiag_line, "number_offdiag", number_offdiag < 0 ? "missing" : "0",
+                     "the number of rows of the offdiag block to use (" + std::to_string(rows.size()) + " rows given)");
+  if (static_cast<int>(rows.size()) < number_offdiag)
+    throw InputError(f.string(), offdiag_line, "begin offdiag", std::to_string(rows.size()) + " rows",
+                     "at least number_offdiag = " + std::to_string(number_offdiag));
+  if (static_cast<int>(rows.size()) > number_offdiag)
+    warn("gw", f.string() + ": the offdiag block has " + std::to_string(rows.size()) + " rows; the first number_offdiag = " +
+                   std::to_string(number_offdiag) + " are used, as BerkeleyGW does");
+  for (int i = 0; i < number_offdiag; ++i) {
+    const auto& e = rows[i];
+    for (const int b : {e.n, e.m, e.l})
+      if (b < p.band_min || b > p.band_max)
+        throw InputError(f.string(), row_lines[i], "offdiag", std::to_string(e.n) + " " + std::to_string(e.m) + " " + std::to_string(e.l),
+                         "three bands of " + window);
+    p.offdiag.push_back(e);
+  }
+}
+
 }  // namespace
 
 EpsilonParams read_epsilon_inp(const std::filesystem::path& f) {
@@ -163,14 +220,7 @@ EpsilonParams read_epsilon_inp(const std::filesystem::path& f) {
   known["frequency_dependence"] = {Kind::Integer, 0, 0, "0 (static screening; the only one implemented)"};
   EpsilonParams p;
   int nq0 = 0;
-  walk(
-      f, "BerkeleyGW's epsilon.inp", known, "qpoints",
-      [&](const Line& l) {
-        if (l.keyword == "epsilon_cutoff") p.ecut = number(f, l, 0, l.keyword);
-        else if (l.keyword == "number_bands") p.nbands = integer(f, l, 0, l.keyword);
-        else if (l.keyword == "degeneracy_check_override") p.degeneracy_check_override = true;
-      },
-      [&](const Line&, const std::vector<Line>& rows) {
+  auto qpoints = [&](const Line&, const std::vector<Line>& rows) {
         for (const auto& r : rows) {
           QPoint q;
           Line row = r;
@@ -185,7 +235,12 @@ EpsilonParams read_epsilon_inp(const std::filesystem::path& f) {
           nq0 += q.q0;
           p.qpoints.push_back(q);
         }
-      });
+  };
+  walk(f, "BerkeleyGW's epsilon.inp", known, {{"qpoints", qpoints}}, [&](const Line& l) {
+    if (l.keyword == "epsilon_cutoff") p.ecut = number(f, l, 0, l.keyword);
+    else if (l.keyword == "number_bands") p.nbands = integer(f, l, 0, l.keyword);
+    else if (l.keyword == "degeneracy_check_override") p.degeneracy_check_override = true;
+  });
   if (!(p.ecut > 0)) throw InputError(f.string(), "epsilon_cutoff: missing (expected the cutoff in Ry)");
   if (p.nbands < 1) throw InputError(f.string(), "number_bands: missing (expected the bands of the sum)");
   if (p.qpoints.empty()) throw InputError(f.string(), "no 'begin qpoints' block (expected the q-points)");
@@ -207,36 +262,60 @@ SigmaParams read_sigma_inp(const std::filesystem::path& f) {
   known["no_symmetries_q_grid"] = {Kind::Flag, 0, 0, ""};
   known["use_symmetries_q_grid"] = {Kind::Flag, 0, 0, ""};
   known["number_sigma_pools"] = {Kind::Integer, 1, 2e9, "a positive integer (pools of processes over the bands n; a divisor of the processes)"};
+  known["number_offdiag"] = {Kind::Integer, 0, 2e9, "an integer >= 0 (rows of the offdiag block to use)"};
+  known["sigma_matrix"] = {Kind::IntegerPair, 0, 0, "l t: l = 0 (none), -1 (each row n at E_n), -2 (each column at E_m) or a band of "
+                                                    "band_index_min..max; t = 0 (full matrix), -1 (lower) or 1 (upper triangle)"};
+  known["dont_use_vxcdat"] = {Kind::Flag, 0, 0, ""};
+  known["no_symmetries_offdiagonals"] = {Kind::Flag, 0, 0, ""};
   SigmaParams p;
   bool has_min = false, has_max = false;
-  walk(
-      f, "BerkeleyGW's sigma.inp", known, "kpoints",
-      [&](const Line& l) {
-        if (l.keyword == "number_bands") p.nbands = integer(f, l, 0, l.keyword);
-        else if (l.keyword == "band_index_min") { p.band_min = integer(f, l, 0, l.keyword); has_min = true; }
-        else if (l.keyword == "band_index_max") { p.band_max = integer(f, l, 0, l.keyword); has_max = true; }
-        else if (l.keyword == "screened_coulomb_cutoff") p.ecut_screened = number(f, l, 0, l.keyword);
-        else if (l.keyword == "bare_coulomb_cutoff") p.ecut_bare = number(f, l, 0, l.keyword);
-        else if (l.keyword == "finite_difference_spacing") p.fd_spacing = number(f, l, 0, l.keyword);
-        else if (l.keyword == "no_symmetries_q_grid") p.q_symmetry = false;
-        else if (l.keyword == "use_symmetries_q_grid") p.q_symmetry = true;
-        else if (l.keyword == "number_sigma_pools") p.pools = integer(f, l, 0, l.keyword);
-        else if (l.keyword == "degeneracy_check_override") p.degeneracy_check_override = true;
-      },
-      [&](const Line&, const std::vector<Line>& rows) {
-        for (const auto& r : rows) {
-          Line row = r;
-          row.values.insert(row.values.begin(), r.keyword);
-          // BerkeleyGW reads four numbers; older inputs carry a fifth column, which it ignores.
-          if (row.values.size() != 4 && row.values.size() != 5)
-            throw InputError(f.string(), r.number, "kpoints", std::to_string(row.values.size()) + " columns", "kx ky kz divisor");
-          const double div = number(f, row, 3, "kpoints divisor");
-          if (div == 0) throw InputError(f.string(), r.number, "kpoints divisor", "0", "a non-zero divisor");
-          Vec3 k;
-          for (int i = 0; i < 3; ++i) k[i] = number(f, row, i, "kpoints") / div;
-          p.kpoints.push_back(k);
-        }
-      });
+  int number_offdiag = -1, matrix_line = 0, offdiag_line = 0;
+  std::vector<SigmaParams::OffdiagElement> offdiag_rows;
+  std::vector<int> offdiag_row_lines;
+  auto kpoints = [&](const Line&, const std::vector<Line>& rows) {
+    for (const auto& r : rows) {
+      Line row = r;
+      row.values.insert(row.values.begin(), r.keyword);
+      // BerkeleyGW reads four numbers; older inputs carry a fifth column, which it ignores.
+      if (row.values.size() != 4 && row.values.size() != 5)
+        throw InputError(f.string(), r.number, "kpoints", std::to_string(row.values.size()) + " columns", "kx ky kz divisor");
+      const double div = number(f, row, 3, "kpoints divisor");
+      if (div == 0) throw InputError(f.string(), r.number, "kpoints divisor", "0", "a non-zero divisor");
+      Vec3 k;
+      for (int i = 0; i < 3; ++i) k[i] = number(f, row, i, "kpoints") / div;
+      p.kpoints.push_back(k);
+    }
+  };
+  auto offdiag = [&](const Line& begin, const std::vector<Line>& rows) {
+    offdiag_line = begin.number;
+    for (const auto& r : rows) {
+      Line row = r;
+      row.values.insert(row.values.begin(), r.keyword);
+      if (row.values.size() != 3) throw InputError(f.string(), r.number, "offdiag", std::to_string(row.values.size()) + " columns", "n m l (three bands)");
+      offdiag_rows.push_back({integer(f, row, 0, "offdiag n"), integer(f, row, 1, "offdiag m"), integer(f, row, 2, "offdiag l")});
+      offdiag_row_lines.push_back(r.number);
+    }
+  };
+  walk(f, "BerkeleyGW's sigma.inp", known, {{"kpoints", kpoints}, {"offdiag", offdiag}}, [&](const Line& l) {
+    if (l.keyword == "number_bands") p.nbands = integer(f, l, 0, l.keyword);
+    else if (l.keyword == "band_index_min") { p.band_min = integer(f, l, 0, l.keyword); has_min = true; }
+    else if (l.keyword == "band_index_max") { p.band_max = integer(f, l, 0, l.keyword); has_max = true; }
+    else if (l.keyword == "screened_coulomb_cutoff") p.ecut_screened = number(f, l, 0, l.keyword);
+    else if (l.keyword == "bare_coulomb_cutoff") p.ecut_bare = number(f, l, 0, l.keyword);
+    else if (l.keyword == "finite_difference_spacing") p.fd_spacing = number(f, l, 0, l.keyword);
+    else if (l.keyword == "no_symmetries_q_grid") p.q_symmetry = false;
+    else if (l.keyword == "use_symmetries_q_grid") p.q_symmetry = true;
+    else if (l.keyword == "number_sigma_pools") p.pools = integer(f, l, 0, l.keyword);
+    else if (l.keyword == "degeneracy_check_override") p.degeneracy_check_override = true;
+    else if (l.keyword == "number_offdiag") number_offdiag = integer(f, l, 0, l.keyword);
+    else if (l.keyword == "dont_use_vxcdat") p.use_vxc_dat = false;
+    else if (l.keyword == "no_symmetries_offdiagonals") p.offdiag_symmetry = false;
+    else if (l.keyword == "sigma_matrix") {
+      p.sigma_matrix_l = integer(f, l, 0, l.keyword);
+      p.sigma_matrix_t = integer(f, l, 1, l.keyword);
+      matrix_line = l.number;
+    }
+  });
   if (p.nbands < 1) throw InputError(f.string(), "number_bands: missing (expected the bands of the sum over states)");
   if (!has_min || !has_max) throw InputError(f.string(), "band_index_min/band_index_max: missing (expected the bands to compute)");
   if (p.band_max < p.band_min)
@@ -246,6 +325,12 @@ SigmaParams read_sigma_inp(const std::filesystem::path& f) {
     throw InputError(f.string(), "band_index_max " + std::to_string(p.band_max) + " exceeds number_bands " + std::to_string(p.nbands) +
                                      ": expected 1 <= band_index_min <= band_index_max <= number_bands");
   if (p.kpoints.empty()) throw InputError(f.string(), "no 'begin kpoints' block (expected the k-points of Sigma)");
+  read_offdiag_elements(f, p, matrix_line, number_offdiag, offdiag_line, offdiag_rows, offdiag_row_lines);
+  if (!p.offdiag.empty() && p.q_symmetry) {
+    warn("gw", f.string() + ": off-diagonal elements need the whole q grid; the q-points are not reduced by k's little group "
+                            "(no_symmetries_q_grid), as BerkeleyGW does");
+    p.q_symmetry = false;
+  }
   return p;
 }
 

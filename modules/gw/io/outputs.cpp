@@ -18,12 +18,13 @@ std::string format(const char* fmt, auto... args) {
 
 }  // namespace
 
-void write_sigma_hp_log(const std::filesystem::path& file, const Crystal& c, const SigmaParams& p, const std::vector<SigmaK>& sigma) {
+void write_sigma_hp_log(const std::filesystem::path& file, const Crystal& c, const SigmaParams& p, const std::vector<SigmaK>& sigma,
+                        bool complex_flavour) {
   io::AtomicFile f(file);
   auto& o = f.stream();
   o << "\n frequency_dependence   1\n\n";
   o << format(" band_index%6d%6d\n", p.band_min, p.band_max);
-  o << format(" sigma_matrix%6d%4d\n\n", 0, 0);
+  o << format(" sigma_matrix%6d%4d\n\n", p.sigma_matrix_l, p.sigma_matrix_t);
   o << format(" finite_difference_form%4d\n", 2);
   o << format(" finite_difference_spacing%10.6f\n\n", p.fd_spacing);
   o << format(" symmetries\n ntran  =%3d\n", static_cast<int>(c.rotation.size()));
@@ -36,12 +37,57 @@ void write_sigma_hp_log(const std::filesystem::path& file, const Crystal& c, con
   o << " \n";
   for (std::size_t ik = 0; ik < sigma.size(); ++ik) {
     const auto& k = sigma[ik];
-    o << format("       k =%10.6f%10.6f%10.6f ik =%4d spin = 1\n", k.k[0], k.k[1], k.k[2], static_cast<int>(ik + 1));
+    o << format("       k =%10.6f%10.6f%10.6f ik =%4d spin = 1\n", k.k[0], k.k[1], k.k[2], k.ik);
     o << "\n   n         Emf          Eo           X        SX-X          CH         Sig         Vxc        Eqp0        Eqp1       Znk\n";
     for (const auto& b : k.bands)
       o << format("%4d%12.6f%12.6f%12.6f%12.6f%12.6f%12.6f%12.6f%12.6f%12.6f%10.6f\n", b.n, b.emf, b.eo, b.x, b.sx_x[0], b.ch[0], b.sig, b.vxc,
                   b.eqp0, b.eqp1, b.znk);
+    // The off-diagonal elements at E0 = E_l (forward finite differences print E2 = E0 only), as BerkeleyGW 3.0
+    // writes them: a "real" row and, for the complex flavour, an "imag" row.
+    if (!k.offdiag.empty()) {
+      o << "\n   E2 = E0\n";
+      o << "   n   m   l                        X       SX(E2)-X         CH(E2)        Sig(E2)            Vxc\n";
+      for (const auto& e : k.offdiag) {
+        o << format("%4d%4d%4d   real   %15.9f%15.9f%15.9f%15.9f%15.9f\n", e.n, e.m, e.l, e.x.re, e.sx_x[0].re, e.ch[0].re, e.sig.re, e.vxc.re);
+        if (complex_flavour)
+          o << format("%4d%4d%4d   imag   %15.9f%15.9f%15.9f%15.9f%15.9f\n", e.n, e.m, e.l, e.x.im, e.sx_x[0].im, e.ch[0].im, e.sig.im, e.vxc.im);
+      }
+    }
     o << " \n";
+  }
+  f.commit();
+}
+
+void write_offdiag_log(const std::filesystem::path& file, const SigmaParams& p, const std::vector<SigmaK>& sigma, bool complex_flavour) {
+  io::AtomicFile f(file);
+  auto& o = f.stream();
+  o << "frequency_dependence =  1\n";
+  o << format("band min = %6d, band max = %6d\n", p.band_min, p.band_max);
+  o << format("loff = %6d, toff = %6d\n", p.sigma_matrix_l, p.sigma_matrix_t);
+  o << " finite difference form =            2\n";
+  o << " Reading matrix elements from sigma_hp.log\n";
+  // The largest |<n|Sig|n>|, |<n|Vxc|n>|, |<n|Sig - Vxc|n>| and off the diagonal, over the k-points so far.
+  double big[6] = {};
+  int at[6][2] = {};
+  for (std::size_t ik = 0; ik < sigma.size(); ++ik) {
+    const auto& k = sigma[ik];
+    o << format("\n ik =%3d s = 1\n", k.ik);
+    o << "\n Sig(Eo)\n\n";
+    for (const auto& e : k.offdiag) {
+      const cplx sig = complex_flavour ? e.sig : cplx(e.sig.re), vxc = complex_flavour ? e.vxc : cplx(e.vxc.re);
+      const double v[3] = {abs(sig), abs(vxc), abs(sig - vxc)};
+      const int base = e.n == e.m ? 0 : 3;
+      for (int i = 0; i < 3; ++i)
+        if (big[base + i] < v[i]) big[base + i] = v[i], at[base + i][0] = e.n, at[base + i][1] = e.m;
+    }
+    for (std::size_t i = 0; i < k.qp_matrix_energies.size(); ++i)
+      o << format(" %4d%12.6f%12.6f\n", static_cast<int>(i + 1), k.qp_matrix_energies[i].re, k.qp_matrix_energies[i].im);
+    o << " \n";
+    const char* what[3] = {"Sig", "Vxc", "Sig - Vxc"};
+    for (int i = 0; i < 3; ++i) o << format(" max_n  |<n|%s|n>|%*s=%10.6f eV at n =%4d\n", what[i], 10 - static_cast<int>(std::string(what[i]).size()), "", big[i], at[i][0]);
+    for (int i = 0; i < 3; ++i)
+      o << format(" max_nm |<n|%s|m>|%*s=%10.6f eV at n =%4d m =%4d\n", what[i], 10 - static_cast<int>(std::string(what[i]).size()), "", big[3 + i], at[3 + i][0],
+                  at[3 + i][1]);
   }
   f.commit();
 }
@@ -105,6 +151,37 @@ void write_gw_h5(const std::filesystem::path& file, const std::vector<Dielectric
       for (int i = 0; i < 10; ++i) {
         f.write(std::string("sigma/") + names[i], cols[i], {nk, nb});
         f.write_attribute(std::string("sigma/") + names[i], "units", i == 9 ? "1" : "eV");
+      }
+      // Off-diagonal elements <n|Sigma(E_l)|m>: complex values as [re, im]; SX-X and CH at E_l and E_l + spacing.
+      const std::size_t noff = sigma[0].offdiag.size();
+      if (noff > 0) {
+        std::vector<std::int64_t> nml;
+        for (const auto& e : sigma[0].offdiag) nml.insert(nml.end(), {e.n, e.m, e.l});
+        f.write("sigma/offdiag/bands", nml, {noff, 3});
+        f.write_attribute("sigma/offdiag/bands", "layout", "[element][n, m, l]: <n|Sigma(E_l)|m>, bands 1-based");
+        std::vector<double> eo, one[4], two[2];
+        auto put = [](std::vector<double>& v, cplx x) { v.insert(v.end(), {x.re, x.im}); };
+        for (const auto& s : sigma)
+          for (const auto& e : s.offdiag) {
+            eo.push_back(e.eo);
+            put(one[0], e.vxc), put(one[1], e.x), put(one[2], e.sig);
+            for (int k = 0; k < 2; ++k) put(two[0], e.sx_x[k]), put(two[1], e.ch[k]);
+          }
+        f.write("sigma/offdiag/eo", eo, {nk, noff});
+        const char* one_names[3] = {"vxc", "x", "sig"};
+        for (int i = 0; i < 3; ++i) f.write(std::string("sigma/offdiag/") + one_names[i], one[i], {nk, noff, 2});
+        f.write("sigma/offdiag/sx_x", two[0], {nk, noff, 2, 2});
+        f.write("sigma/offdiag/ch", two[1], {nk, noff, 2, 2});
+        f.write_attribute("sigma/offdiag/sx_x", "layout", "[k][element][E_l, E_l + spacing][re, im], eV");
+        f.write_attribute("sigma/offdiag/ch", "layout", "[k][element][E_l, E_l + spacing][re, im], eV");
+        if (!sigma[0].qp_matrix_energies.empty()) {
+          std::vector<double> qp;
+          for (const auto& s : sigma)
+            for (const cplx& e : s.qp_matrix_energies) put(qp, e);
+          f.write("sigma/offdiag/qp_energies", qp, {nk, sigma[0].qp_matrix_energies.size(), 2});
+          f.write_attribute("sigma/offdiag/qp_energies", "layout",
+                            "[k][i][re, im]: eigenvalues of E_mf + Sigma(E0) - Vxc over band_index_min..max, by real part, eV");
+        }
       }
     }
   }

@@ -113,16 +113,22 @@ RunSummary run(const RunOptions& o) {
   const auto rho = read_rho(in(o.rho));
   check_density(rho);
   // vxc.dat when it is there, else the potential (VXC), as BerkeleyGW's Sigma chooses.
-  const bool have_vxc_dat = std::filesystem::exists(in(o.vxc));
+  if (!sp.offdiag.empty() && comm.size() > 1 && sp.pools > 1)
+    throw InputError(in(o.sigma_input).string(), "number_sigma_pools " + std::to_string(sp.pools) +
+                                                     " with off-diagonal elements: expected 1 (every process needs all the bands n; "
+                                                     "the processes share the q-points or the columns G')");
+  const bool have_vxc_dat = sp.use_vxc_dat && std::filesystem::exists(in(o.vxc));
   if (!have_vxc_dat && !std::filesystem::exists(in(o.vxc_potential)))
-    throw InputError(in(o.vxc).string(), "not found, and no potential file " + in(o.vxc_potential).string() +
-                                             " either (expected vxc.dat or BerkeleyGW's binary VXC from pw2bgw.x)");
+    throw InputError(in(o.vxc).string(), std::string(sp.use_vxc_dat ? "not found, and" : "not used (dont_use_vxcdat), and") + " no potential file " +
+                                             in(o.vxc_potential).string() + " either (expected vxc.dat or BerkeleyGW's binary VXC from pw2bgw.x)");
   VxcTable vxc;
   Density vxc_potential;
   if (have_vxc_dat) {
     vxc = read_vxc_dat(in(o.vxc));
-    for (const auto& k : sp.kpoints)
+    for (const auto& k : sp.kpoints) {
       for (int n = sp.band_min; n <= sp.band_max; ++n) vxc.diagonal(k, n);  // InputError naming the k-point and band missing
+      for (const auto& e : sp.offdiag) vxc.element(k, e.n, e.m);
+    }
   } else {
     vxc_potential = read_vxc(in(o.vxc_potential));
     check_vxc_potential(vxc_potential, inner_h);
@@ -171,7 +177,8 @@ RunSummary run(const RunOptions& o) {
   if (!have_vxc_dat) vxc = vxc_from_potential(inner, vxc_potential, sp);
   say("quanta gw: sigma, %zu k-points, bands %d..%d, %d bands in the sum\n", sp.kpoints.size(), sp.band_min, sp.band_max, sp.nbands);
   SigmaTimings st;
-  const auto sigma = compute_sigma(inner, rho, vxc, eps, sp, &st);
+  auto sigma = compute_sigma(inner, rho, vxc, eps, sp, &st);
+  solve_dyson_matrix(sigma, sp);  // with sigma_matrix: the quasiparticle Hamiltonian's eigenvalues
   s.seconds_sigma = ts.seconds();
 
   // 4. Outputs, by the first process.
@@ -182,7 +189,8 @@ RunSummary run(const RunOptions& o) {
   s.results = out_dir / "quanta-gw.h5";
   if (!comm.root()) return s;
   std::filesystem::create_directories(out_dir);
-  write_sigma_hp_log(out_dir / "sigma_hp.log", inner.crystal, sp, sigma);
+  write_sigma_hp_log(out_dir / "sigma_hp.log", inner.crystal, sp, sigma, inner.complex_flavour);
+  if (sp.sigma_matrix_l != 0) write_offdiag_log(out_dir / "offdiag.log", sp, sigma, inner.complex_flavour);
   write_eqp(out_dir / "eqp0.dat", sigma, 0);
   write_eqp(out_dir / "eqp1.dat", sigma, 1);
   RunMetadata meta;
@@ -202,7 +210,8 @@ RunSummary run(const RunOptions& o) {
                   {"epsilon_chi0_result", et.chi0_result}, {"epsilon_chi0_sum", et.chi0_sum}, {"epsilon_eps_form", et.eps_form},
                   {"sigma_gpp_kernel", st.gpp_kernel}, {"epsilon_files", seconds_eps_files}, {"sigma_setup_modes", st.setup_modes},
                   {"sigma_setup", st.setup}, {"sigma_states", st.states}, {"sigma_mtxel", st.mtxel}, {"sigma_exchange", st.exchange},
-                  {"sigma_gpp", st.gpp}, {"epsilon_total", s.seconds_epsilon}, {"sigma_total", s.seconds_sigma}};
+                  {"sigma_gpp", st.gpp}, {"sigma_gpp_matrix", st.gpp_matrix},
+                  {"sigma_gpp_matrix_kernel", st.gpp_matrix_kernel}, {"epsilon_total", s.seconds_epsilon}, {"sigma_total", s.seconds_sigma}};
   write_gw_h5(s.results, eps, o.write_epsinv, sigma, meta);
   return s;
 }

@@ -3,11 +3,13 @@
 // the plasmon-pole modes), the states at k-q, their matrix elements with the states at k (MTXEL), the bare
 // exchange and the GPP sums. Then band averaging over degenerate levels and the quasiparticle energies.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cmath>
 #include <map>
 
 #include "../kernels/gpp.hpp"
+#include "../kernels/gpp_matrix.hpp"
 #include "../kernels/mtxel.hpp"
 #include "coulomb.hpp"
 #include "quanta/core/comm.hpp"
@@ -256,6 +258,22 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
     }
     std::vector<double> x(nn, 0.0);
     std::vector<cplx> sx(2 * nn), ch(2 * nn);  // complex sums of the GPP kernel; Sigma's diagonal keeps the real parts
+    // Off-diagonal elements: the distinct frequencies E_l and E_l + spacing they need, and per frequency the
+    // matrices over band_index_min..max (X once, SX-X and CH per frequency).
+    std::vector<double> omega;
+    std::vector<std::array<int, 2>> omega_of;  // per element: its two frequencies
+    for (const auto& e : p.offdiag) {
+      std::array<int, 2> at{};
+      for (int f = 0; f < 2; ++f) {
+        const double w = e_eval[2 * (e.l - p.band_min) + f];
+        auto it = std::find(omega.begin(), omega.end(), w);
+        at[f] = static_cast<int>(it - omega.begin());
+        if (it == omega.end()) omega.push_back(w);
+      }
+      omega_of.push_back(at);
+    }
+    const std::size_t nn2 = static_cast<std::size_t>(nn) * nn;
+    std::vector<cplx> x_mat(p.offdiag.empty() ? 0 : nn2), sx_mat(omega.size() * nn2), ch_mat(omega.size() * nn2);
 
     const auto& stars = k_stars[ki];
     for (const auto& star : stars) {
@@ -393,6 +411,17 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
           for (std::size_t g = 0; g < ngb; ++g) s2 += norm2(mg[g]) * vbar[g];
           x[share.n_lo + n] -= star.weight * s2 * fact;
         }
+      // Off-diagonal bare exchange, X_nn' = -sum_{m occ} sum_G M_nm(G) conj(M_n'm(G)) v(q+G), all n, n' of the window.
+      for (int n = 0; n < nn && share.member == 0 && !x_mat.empty(); ++n)
+        for (int n2 = 0; n2 < nn; ++n2) {
+          cplx s2;
+          for (int b = 0; b < nocc; ++b) {
+            const cplx* m1 = m.data() + (static_cast<std::size_t>(n) * p.nbands + b) * ngb;
+            const cplx* m2 = m.data() + (static_cast<std::size_t>(n2) * p.nbands + b) * ngb;
+            for (std::size_t g = 0; g < ngb; ++g) s2 += m1[g] * conj(m2[g]) * vbar[g];
+          }
+          x_mat[static_cast<std::size_t>(n) * nn + n2] -= star.weight * fact * s2;
+        }
       t.exchange += tx.seconds();
 
       // The GPP sums on the screened sphere.
@@ -425,16 +454,44 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       if (pn > 0 && ncol > 0) kernels::gpp(p.backend, g, half_budget);
       t.gpp_terms += static_cast<double>(pn) * p.nbands * g.ne * ngs * ncol;
       t.gpp += tg.seconds();
+      if (!omega.empty() && ncol > 0) {
+        WallTimer to;
+        kernels::GppMatrixJob gm;
+        gm.ng = ngs;
+        gm.ngp = ncol;
+        gm.gp_index = columns.data();
+        gm.i_eps = s.i_eps.data();
+        gm.wt = s.wt.data();
+        gm.v = s.v.data();
+        gm.nn = nn;
+        gm.nm = p.nbands;
+        gm.nocc = nocc;
+        gm.m = ms.data();
+        gm.e_m = e_m.data();
+        gm.nw = static_cast<int>(omega.size());
+        gm.omega = omega.data();
+        gm.weight = star.weight;
+        gm.sx = sx_mat.data();
+        gm.ch = ch_mat.data();
+        gm.kernel_seconds = &t.gpp_matrix_kernel;
+        kernels::gpp_matrix(p.backend, gm, half_budget);
+        t.gpp_matrix_flops += gm.flops();
+        t.gpp_matrix += to.seconds();
+      }
       progress.advance(0, q_work(q));
     }
     progress.advance(1, 0.0);
     comm.sum(x.data(), x.size());
     comm.sum(reinterpret_cast<double*>(sx.data()), 2 * sx.size());
     comm.sum(reinterpret_cast<double*>(ch.data()), 2 * ch.size());
+    comm.sum(reinterpret_cast<double*>(x_mat.data()), 2 * x_mat.size());
+    comm.sum(reinterpret_cast<double*>(sx_mat.data()), 2 * sx_mat.size());
+    comm.sum(reinterpret_cast<double*>(ch_mat.data()), 2 * ch_mat.size());
 
     // eV, band averaging over degenerate levels, quasiparticle energies.
     SigmaK r;
     r.k = inner.kpoints[ik];
+    r.ik = ik + 1;
     r.nq = static_cast<int>(stars.size());
     for (int n = 0; n < nn; ++n) {
       SigmaBand b;
@@ -485,6 +542,39 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
         if (!std::isfinite(x))
           throw Error("sigma, k-point (" + std::to_string(r.k[0]) + ", " + std::to_string(r.k[1]) + ", " + std::to_string(r.k[2]) + "), band " +
                       std::to_string(b.n) + ": a non-finite value among X, SX-X, CH, Eqp0, Eqp1 and Znk");
+    }
+    // The off-diagonal elements, eV, not band-averaged (as BerkeleyGW prints them). Two bands whose degenerate
+    // sets (energies within 1e-6 Ry among the bands of the sum) differ in size belong to different irreducible
+    // representations: their element is zero by symmetry and set so, as BerkeleyGW does.
+    auto degeneracy = [&](int band) {
+      int count = 0;
+      for (int j = 0; j < p.nbands; ++j) count += std::abs(inner.energy(ik, j) - inner.energy(ik, band - 1)) < 1e-6;
+      return count;
+    };
+    for (std::size_t i = 0; i < p.offdiag.size(); ++i) {
+      const auto& e = p.offdiag[i];
+      SigmaOffdiag o;
+      o.n = e.n;
+      o.m = e.m;
+      o.l = e.l;
+      o.eo = e_eval[2 * (e.l - p.band_min)];
+      o.vxc = vxc.element(r.k, e.n, e.m);
+      if (p.offdiag_symmetry && degeneracy(e.n) != degeneracy(e.m)) {
+        r.offdiag.push_back(o);
+        continue;
+      }
+      const std::size_t nm_at = static_cast<std::size_t>(e.n - p.band_min) * nn + (e.m - p.band_min);
+      o.x = x_mat[nm_at] * ry;
+      for (int f = 0; f < 2; ++f) {
+        o.sx_x[f] = sx_mat[omega_of[i][f] * nn2 + nm_at] * ry;
+        o.ch[f] = ch_mat[omega_of[i][f] * nn2 + nm_at] * ry;
+      }
+      o.sig = o.x + o.sx_x[0] + o.ch[0];
+      for (const cplx v : {o.x, o.sx_x[0], o.sx_x[1], o.ch[0], o.ch[1]})
+        if (!std::isfinite(v.re) || !std::isfinite(v.im))
+          throw Error("sigma, k-point (" + std::to_string(r.k[0]) + ", " + std::to_string(r.k[1]) + ", " + std::to_string(r.k[2]) + "), element <" +
+                      std::to_string(e.n) + "|Sigma(E_" + std::to_string(e.l) + ")|" + std::to_string(e.m) + ">: a non-finite value among X, SX-X and CH");
+      r.offdiag.push_back(o);
     }
     out.push_back(std::move(r));
   }

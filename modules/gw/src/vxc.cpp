@@ -1,6 +1,6 @@
-// <nk|Vxc|nk> from the potential's Fourier components, as Sigma does when it is given BerkeleyGW's
+// <nk|Vxc|mk> from the potential's Fourier components, as Sigma does when it is given BerkeleyGW's
 // binary VXC instead of vxc.dat: with V(r) = sum_G V(G) e^{iG.r},
-//   <n|V|n> = sum_G V(G) <n|e^{iG.r}|n> = sum_G V(G) M_nn(G),
+//   <n|V|m> = sum_G V(G) <n|e^{iG.r}|m> = sum_G V(G) M_nm(G),
 // M from MTXEL on a box that holds the potential's sphere (exact, as for the other matrix elements).
 #include <string>
 
@@ -29,7 +29,7 @@ VxcTable vxc_from_potential(const Wavefunctions& inner, const Density& vxc, cons
     const auto where = box_indexes(box, s.gvec);
     VxcTable::Block b;
     b.k = k;
-    for (int n = p.band_min; n <= p.band_max; ++n) {
+    auto element = [&](int n, int mb) {
       kernels::MtxelJob job;
       job.box = box;
       job.na = job.nb = 1;
@@ -37,14 +37,25 @@ VxcTable vxc_from_potential(const Wavefunctions& inner, const Density& vxc, cons
       job.nga = job.ngb = s.gvec.size();
       job.where_a = job.where_b = where.data();
       job.where_out = where_out.data();
-      job.a = job.b = s.band(n - 1);
+      job.a = s.band(n - 1);
+      job.b = s.band(mb - 1);
       job.m = m.data();
       mtxel.run(job);
       cplx sum;
       for (std::size_t g = 0; g < m.size(); ++g) sum += vxc.rho[g] * m[g];
+      return sum * kRydbergEV;
+    };
+    for (int n = p.band_min; n <= p.band_max; ++n) {
       b.spin.push_back(1);
       b.band.push_back(n);
-      b.value.push_back(sum * kRydbergEV);
+      b.value.push_back(element(n, n));
+    }
+    for (const auto& e : p.offdiag) {
+      if (e.n == e.m) continue;
+      b.off_spin.push_back(1);
+      b.off_band1.push_back(e.n);
+      b.off_band2.push_back(e.m);
+      b.off_value.push_back(element(e.n, e.m));
     }
     t.blocks.push_back(std::move(b));
   }

@@ -5,11 +5,13 @@
 // rounding stays near 1e-13; a wrong factor, sign, branch or index shows at order 1.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <vector>
 
 #include "../bench/gpp_miniapp.hpp"
+#include "../kernels/gpp_matrix.hpp"
 #include "quanta/core/buffer.hpp"
 
 using namespace quanta;
@@ -76,5 +78,122 @@ TEST(GwGpp, ComplexModesWithZeroImaginaryPartAreTheRealOnes) {
     }
     for (int k = 0; k < 2; ++k)
       for (int i = 0; i < nn * ne; ++i) EXPECT_LT(rel(out[1][k][i], out[0][k][i]), 1e-12) << to_string(b) << (k ? " CH " : " SX-X ") << i;
+  }
+}
+
+// The matrix path (gpp_matrix, the off-diagonal kernel) on random inputs over every branch: its diagonal at
+// w = E_n is the diagonal kernel's sum, and each element <n|.|n'> is the direct sum over m, G, G' of
+// M_nm(G) W_m(G, G') conj(M_n'm(G')) (checking which band goes with G and which with G'). Columns held
+// in two halves add up to all of them. Bounds 1e-12 relative: sums of a few 10^5 terms of order 1.
+namespace {
+
+struct MatrixCase {
+  int ng = 37, nn = 4, nm = 19, nocc = 7;
+  std::vector<cplx> i_eps, m;
+  std::vector<double> wt, v, e_m;
+  explicit MatrixCase(unsigned seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(0, 1);
+    i_eps.resize(ng * ng);
+    m.resize(nn * nm * ng);
+    wt.resize(ng * ng);
+    v.resize(ng);
+    e_m.resize(nm);
+    for (auto& x : i_eps) x = cplx(u(rng) - 0.5, u(rng) - 0.5);
+    for (auto& x : m) x = cplx(u(rng) - 0.5, u(rng) - 0.5);
+    for (double& x : wt) x = u(rng) < 0.1 ? 0.0 : u(rng) < 0.05 ? 1e12 : 2.0 + 30.0 * u(rng);
+    for (double& x : v) x = 0.1 + u(rng);
+    for (int b = 0; b < nm; ++b) e_m[b] = -12.0 + 40.0 * b / nm;
+  }
+  kernels::GppMatrixJob job(const std::vector<double>& omega, std::vector<cplx>& sx, std::vector<cplx>& ch) const {
+    kernels::GppMatrixJob j;
+    j.ng = ng, j.i_eps = i_eps.data(), j.wt = wt.data(), j.v = v.data();
+    j.nn = nn, j.nm = nm, j.nocc = nocc, j.m = m.data(), j.e_m = e_m.data();
+    j.nw = static_cast<int>(omega.size()), j.omega = omega.data(), j.weight = 2.0;
+    sx.assign(omega.size() * nn * nn, cplx());
+    ch.assign(sx.size(), cplx());
+    j.sx = sx.data(), j.ch = ch.data();
+    return j;
+  }
+};
+
+}  // namespace
+
+TEST(GwGppMatrix, DiagonalIsTheDiagonalKernelsSum) {
+  const MatrixCase c(11);
+  const int ne = 2;
+  std::vector<double> e_eval(c.nn * ne);
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (double& x : e_eval) x = -10.0 + 25.0 * u(rng);
+  e_eval[0] = c.e_m[2];  // w = 0 exactly: the clamp
+  std::vector<cplx> sx(c.nn * ne), ch(c.nn * ne);
+  kernels::GppJob d;
+  d.ng = c.ng, d.i_eps = c.i_eps.data(), d.wt = c.wt.data(), d.v = c.v.data();
+  d.nn = c.nn, d.nm = c.nm, d.ne = ne, d.nocc = c.nocc, d.m = c.m.data(), d.e_m = c.e_m.data(), d.e_eval = e_eval.data();
+  d.weight = 2.0, d.sx = sx.data(), d.ch = ch.data();
+  kernels::gpp(Backend::Cpu, d);
+  std::vector<Backend> backends = {Backend::Cpu};
+  if (cuda_device_count() > 0) backends.push_back(Backend::Cuda);
+  for (Backend b : backends) {
+    std::vector<cplx> msx, mch;
+    kernels::gpp_matrix(b, c.job(e_eval, msx, mch));  // frequency j = n ne + e
+    double worst = 0;
+    for (int n = 0; n < c.nn; ++n)
+      for (int e = 0; e < ne; ++e) {
+        const std::size_t at = (static_cast<std::size_t>(n * ne + e) * c.nn + n) * c.nn + n;
+        worst = std::max({worst, rel(msx[at], sx[n * ne + e]), rel(mch[at], ch[n * ne + e])});
+      }
+    std::printf("%s: diagonal of the matrix path vs the diagonal kernel, largest relative difference %.1e\n", to_string(b).c_str(), worst);
+    EXPECT_LT(worst, 1e-12);
+  }
+}
+
+TEST(GwGppMatrix, ElementsAreTheDirectSumAndColumnsAddUp) {
+  const MatrixCase c(17);
+  const std::vector<double> omega = {-8.5, 0.3, 6.0};
+  std::vector<cplx> sx, ch;
+  kernels::gpp_matrix(Backend::Cpu, c.job(omega, sx, ch));
+  double worst = 0;
+  for (std::size_t j = 0; j < omega.size(); ++j)
+    for (int n = 0; n < c.nn; ++n)
+      for (int n2 = 0; n2 < c.nn; ++n2) {
+        cplx s_sx, s_ch;
+        for (int mb = 0; mb < c.nm; ++mb) {
+          const double w = kernels::gpp_frequency(omega[j], c.e_m[mb]);
+          for (int gp = 0; gp < c.ng; ++gp)
+            for (int g = 0; g < c.ng; ++g) {
+              const std::size_t at = static_cast<std::size_t>(gp) * c.ng + g;
+              double cf, sf;
+              kernels::gpp_entry_factors(kernels::GppMode<double>(c.i_eps[at], c.wt[at]), w, mb < c.nocc, cf, sf);
+              const cplx f = c.m[(n * c.nm + mb) * c.ng + g] * conj(c.m[(n2 * c.nm + mb) * c.ng + gp]) * c.v[gp] * c.i_eps[at];
+              s_ch += f * cf;
+              s_sx += f * sf;
+            }
+        }
+        const std::size_t at = (j * c.nn + n) * c.nn + n2;
+        worst = std::max({worst, rel(ch[at], 0.5 * 2.0 * s_ch), rel(sx[at], -2.0 * s_sx)});
+      }
+  std::printf("matrix path vs the direct sum: largest relative difference %.1e\n", worst);
+  EXPECT_LT(worst, 1e-12);
+  // The columns G' in two halves (as two processes hold them), added: the whole.
+  std::vector<int> lo, hi;
+  for (int g = 0; g < c.ng; ++g) (g < c.ng / 2 ? lo : hi).push_back(g);
+  std::vector<cplx> sx2(sx.size()), ch2(sx.size());
+  for (const auto* half : {&lo, &hi}) {
+    std::vector<cplx> i_half, hsx, hch;
+    std::vector<double> wt_half;
+    for (int g : *half) {
+      i_half.insert(i_half.end(), c.i_eps.begin() + g * c.ng, c.i_eps.begin() + (g + 1) * c.ng);
+      wt_half.insert(wt_half.end(), c.wt.begin() + g * c.ng, c.wt.begin() + (g + 1) * c.ng);
+    }
+    auto j = c.job(omega, hsx, hch);
+    j.ngp = static_cast<int>(half->size()), j.gp_index = half->data(), j.i_eps = i_half.data(), j.wt = wt_half.data();
+    kernels::gpp_matrix(Backend::Cpu, j);
+    for (std::size_t i = 0; i < sx.size(); ++i) sx2[i] += hsx[i], ch2[i] += hch[i];
+  }
+  for (std::size_t i = 0; i < sx.size(); ++i) {
+    EXPECT_LT(rel(sx2[i], sx[i]), 1e-12) << i;
+    EXPECT_LT(rel(ch2[i], ch[i]), 1e-12) << i;
   }
 }

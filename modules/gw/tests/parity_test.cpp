@@ -15,6 +15,7 @@
 
 #include "../kernels/chi_sum.hpp"
 #include "../kernels/gpp.hpp"
+#include "../kernels/gpp_matrix.hpp"
 #include "../kernels/mtxel.hpp"
 #include "quanta/core/buffer.hpp"
 #include "quanta/gw/epsilon.hpp"
@@ -173,6 +174,49 @@ TEST(GwParity, GppCudaMatchesCpuOnEveryBranchAndChunk) {
           EXPECT_LT(rel_diff(ch, ch_cpu), 1e-10) << what;
         }
       }
+}
+
+// The matrix path (off-diagonal elements) on the device against the host's, the same random inputs over
+// every branch: all columns and every third, the whole problem at once and in chunks of one frequency and
+// three bands m (a budget just above the resident arrays).
+TEST(GwParity, GppMatrixCudaMatchesCpuAcrossChunks) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
+  std::mt19937_64 rng(29);
+  std::uniform_real_distribution<double> u(0, 1);
+  const int ng = 71, nn = 5, nm = 23, nocc = 8;
+  auto i_eps = random_cplx(static_cast<std::size_t>(ng) * ng, rng);
+  std::vector<double> wt(i_eps.size()), v(ng), e_m(nm);
+  for (auto& x : i_eps) x = x * 0.1;
+  for (double& x : wt) x = u(rng) < 0.1 ? 0.0 : 2.0 + 30.0 * u(rng);
+  for (double& x : v) x = 0.1 + u(rng);
+  for (int b = 0; b < nm; ++b) e_m[b] = -12.0 + 40.0 * b / nm;
+  const auto m = random_cplx(static_cast<std::size_t>(nn) * nm * ng, rng);
+  std::vector<double> omega = {e_m[4], -9.0, -1.5, 0.7, 3.3, 11.0, 24.0};  // the first gives w = 0 exactly
+  std::vector<int> some;
+  for (int g = 1; g < ng; g += 3) some.push_back(g);
+  for (int ncol : {0, static_cast<int>(some.size())}) {
+    kernels::GppMatrixJob j;
+    j.ng = ng, j.i_eps = i_eps.data(), j.wt = wt.data(), j.v = v.data();
+    if (ncol) j.ngp = ncol, j.gp_index = some.data();
+    j.nn = nn, j.nm = nm, j.nocc = nocc, j.m = m.data(), j.e_m = e_m.data();
+    j.nw = static_cast<int>(omega.size()), j.omega = omega.data(), j.weight = 3.0;
+    const std::size_t out = omega.size() * nn * nn;
+    std::vector<cplx> sx_cpu(out, cplx(0.5, 0.1)), ch_cpu(out, cplx(-0.25, 0.2));
+    j.sx = sx_cpu.data(), j.ch = ch_cpu.data();
+    kernels::gpp_matrix(Backend::Cpu, j);
+    const std::size_t cols = ncol ? ncol : ng, entries = cols * ng;
+    const std::size_t fixed = entries * 24 + ng * 8 + cols * 4 + omega.size() * 8 + 2 * out * 16 + cols * nn * 16;
+    const std::size_t per_w = 2 * (entries + std::size_t(ng) * nn) * 16, per_m = std::size_t(nn) * ng * 16;
+    for (std::size_t budget : {std::size_t(0), fixed + per_w + 3 * per_m}) {
+      std::vector<cplx> sx(out, cplx(0.5, 0.1)), ch(out, cplx(-0.25, 0.2));
+      j.sx = sx.data(), j.ch = ch.data();
+      kernels::gpp_matrix(Backend::Cuda, j, budget);
+      const std::string what = std::to_string(cols) + " columns, budget " + std::to_string(budget);
+      EXPECT_LT(rel_diff(sx, sx_cpu), 1e-10) << what;
+      EXPECT_LT(rel_diff(ch, ch_cpu), 1e-10) << what;
+      std::printf("  gpp_matrix %s: SX-X %.1e, CH %.1e relative\n", what.c_str(), rel_diff(sx, sx_cpu), rel_diff(ch, ch_cpu));
+    }
+  }
 }
 
 // The device's reciprocal (the hardware's estimate and two Newton steps) within 2 ulp of the division, over

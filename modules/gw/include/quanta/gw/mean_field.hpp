@@ -86,10 +86,14 @@ struct VxcTable {
     Vec3 k{};
     std::vector<int> spin, band;     // 1-based, as in the file
     std::vector<cplx> value;         // eV
+    std::vector<int> off_spin, off_band1, off_band2;  // the off-diagonal <band1|Vxc|band2>
+    std::vector<cplx> off_value;     // eV
   };
   std::vector<Block> blocks;
   // The value for (k, band), InputError naming the file when absent.
   double diagonal(const Vec3& k, int band, int spin = 1) const;
+  // <n|Vxc|m> for (k, n, m): the diagonal when n = m, else an off-diagonal entry; InputError naming the file when absent.
+  cplx element(const Vec3& k, int n, int m, int spin = 1) const;
 };
 
 // Readers; every failure is an InputError naming the file, the record or line and what was expected.

@@ -11,8 +11,13 @@
 
 namespace quanta::gw {
 
+// With off-diagonal elements, their section follows each k-point's table, as BerkeleyGW 3.0 writes it
+// (complex_flavour: the imaginary parts too), which its offdiag.x reads.
 void write_sigma_hp_log(const std::filesystem::path& file, const Crystal& crystal, const SigmaParams& params,
-                        const std::vector<SigmaK>& sigma);
+                        const std::vector<SigmaK>& sigma, bool complex_flavour = false);
+// With sigma_matrix: the eigenvalues of each k-point's quasiparticle Hamiltonian (solve_dyson_matrix), as
+// BerkeleyGW's offdiag.x prints them from sigma_hp.log.
+void write_offdiag_log(const std::filesystem::path& file, const SigmaParams& params, const std::vector<SigmaK>& sigma, bool complex_flavour);
 // which = 0: Eqp0, 1: Eqp1.
 void write_eqp(const std::filesystem::path& file, const std::vector<SigmaK>& sigma, int which);
 

@@ -23,6 +23,17 @@ struct SigmaParams {
   double fd_spacing = 1.0;         // finite_difference_spacing, eV (finite_difference_form 2: forward)
   bool q_symmetry = true;          // sum over the q of the irreducible wedge of k's little group
   bool degeneracy_check_override = false;  // number_bands or the band range may split a degenerate set
+  // Off-diagonal elements <n|Sigma(E_l)|m> (BerkeleyGW's sigma_matrix l t, or number_offdiag and its block),
+  // bands 1-based within band_index_min..max; they need the whole q grid (q_symmetry is then turned off).
+  struct OffdiagElement {
+    int n = 0, m = 0, l = 0;
+  };
+  std::vector<OffdiagElement> offdiag;
+  int sigma_matrix_l = 0, sigma_matrix_t = 0;  // as given (sigma_hp.log repeats them)
+  bool use_vxc_dat = true;         // false: dont_use_vxcdat (the potential VXC, not vxc.dat)
+  // <n|Sigma|m> = 0 when n and m have degenerate sets of different sizes (different irreducible representations),
+  // as BerkeleyGW sets it; no_symmetries_offdiagonals computes them.
+  bool offdiag_symmetry = true;
   int pools = 0;                   // number_sigma_pools (0: chosen from the processes and the (k, q) pairs)
   bool quiet = false;              // no progress lines
   Backend backend = Backend::Cpu;
@@ -38,10 +49,23 @@ struct SigmaBand {
   double sig = 0, eqp0 = 0, eqp1 = 0, znk = 0;
 };
 
+// One off-diagonal element <n|Sigma(E)|m> at E = E_l (and E_l + spacing), eV; complex in general (real, up to
+// rounding, for BerkeleyGW's real flavour).
+struct SigmaOffdiag {
+  int n = 0, m = 0, l = 0;         // 1-based bands
+  double eo = 0;                   // E_l, eV
+  cplx vxc, x;
+  cplx sx_x[2], ch[2];             // at E_l and E_l + spacing
+  cplx sig;                        // X + SX-X + CH at E_l
+};
+
 struct SigmaK {
   Vec3 k{};
+  int ik = 0;                      // 1-based index among WFN_inner's k-points (sigma_hp.log's "ik")
   int nq = 0;                      // q-points summed (after the little-group reduction)
   std::vector<SigmaBand> bands;
+  std::vector<SigmaOffdiag> offdiag;  // in the order of SigmaParams::offdiag
+  std::vector<cplx> qp_matrix_energies;  // eigenvalues of the quasiparticle Hamiltonian (solve_dyson_matrix), eV
 };
 
 // Stage timings, seconds, and the work done (for rates in the benchmarks).
@@ -52,6 +76,9 @@ struct SigmaTimings {
   double ffts = 0;            // 3D transforms on the box (states and products)
   std::size_t box_points = 0;
   double gpp_terms = 0;       // (G, G', m, E) terms of the GPP sums, summed over n, k and q
+  double gpp_matrix = 0;      // the off-diagonal elements' GPP matrices (prep + ZGEMMs + transfers), seconds
+  double gpp_matrix_kernel = 0;  // of gpp_matrix: the device work alone (CUDA events; 0 on the CPU)
+  double gpp_matrix_flops = 0;   // of their ZGEMMs, as the seed's eq. 8 counts them
 };
 
 // How the P processes of a run share Sigma's work. With number_sigma_pools N (BerkeleyGW's keyword), the
@@ -77,5 +104,10 @@ VxcTable vxc_from_potential(const Wavefunctions& inner, const Density& vxc, cons
 std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho, const VxcTable& vxc,
                                   const std::vector<DielectricMatrix>& eps, const SigmaParams& params,
                                   SigmaTimings* timings = nullptr);
+
+// With sigma_matrix: the eigenvalues of each k-point's quasiparticle Hamiltonian E_n delta_nm + <n|Sigma(E0)|m>
+// - <n|Vxc|m> over band_index_min..max (the full solution of Dyson's equation, as BerkeleyGW's offdiag.x makes
+// it), sorted by their real parts, into SigmaK::qp_matrix_energies.
+void solve_dyson_matrix(std::vector<SigmaK>& sigma, const SigmaParams& params);
 
 }  // namespace quanta::gw
