@@ -191,6 +191,9 @@ void read_offdiag_elements(const std::filesystem::path& f, SigmaParams& p, int m
     return;
   }
   if (offdiag_line == 0 && number_offdiag <= 0) return;
+  if (offdiag_line == 0)
+    throw InputError(f.string(), "number_offdiag " + std::to_string(number_offdiag) + ": no 'begin offdiag' block (expected " +
+                                     std::to_string(number_offdiag) + " rows n m l)");
   if (number_offdiag < 0 || (number_offdiag == 0 && !rows.empty()))
     throw InputError(f.string(), offdiag_line, "number_offdiag", number_offdiag < 0 ? "missing" : "0",
                      "the number of rows of the offdiag block to use (" + std::to_string(rows.size()) + " rows given)");

@@ -95,6 +95,48 @@ TEST(GwInputs, BerkeleyGWKeywordFiles) {
   EXPECT_EQ(s.pools, 0);  // number_sigma_pools absent: chosen at run time
 }
 
+// Off-diagonal elements as BerkeleyGW's inread sets them up: sigma_matrix l t over band_index_min..max (l = -1
+// each row at its own energy, -2 each column's, > 0 one band's; t = -1/+1 a triangle), overriding an offdiag
+// block; the block's first number_offdiag rows; the q-point symmetry turned off; bad values refused by line.
+TEST(GwInputs, OffdiagonalElements) {
+  quanta::test::TempDir dir;
+  const std::string head = "number_bands 32\nband_index_min 2\nband_index_max 4\nbegin kpoints\n 0 0 0 1\nend\n";
+  auto s = read_sigma_inp(dir.write("a.inp", head + "sigma_matrix -1 -1\n"));
+  ASSERT_EQ(s.offdiag.size(), 6u);  // lower triangle of 3 x 3
+  EXPECT_FALSE(s.q_symmetry);
+  EXPECT_TRUE(s.offdiag_symmetry);
+  for (const auto& e : s.offdiag) {
+    EXPECT_GE(e.n, e.m);
+    EXPECT_EQ(e.l, e.n);
+  }
+  s = read_sigma_inp(dir.write("b.inp", head + "sigma_matrix 3 1\nno_symmetries_offdiagonals\ndont_use_vxcdat\n"));
+  ASSERT_EQ(s.offdiag.size(), 6u);
+  for (const auto& e : s.offdiag) EXPECT_TRUE(e.n <= e.m && e.l == 3);
+  EXPECT_FALSE(s.offdiag_symmetry);
+  EXPECT_FALSE(s.use_vxc_dat);
+  s = read_sigma_inp(dir.write("c.inp", head + "sigma_matrix -2 0\n"));
+  ASSERT_EQ(s.offdiag.size(), 9u);
+  for (const auto& e : s.offdiag) EXPECT_EQ(e.l, e.m);
+  s = read_sigma_inp(dir.write("d.inp", head + "number_offdiag 2\nbegin offdiag\n 2 3 2\n 3 4 4\n 4 2 3\nend\n"));
+  ASSERT_EQ(s.offdiag.size(), 2u);
+  EXPECT_TRUE(s.offdiag[1].n == 3 && s.offdiag[1].m == 4 && s.offdiag[1].l == 4);
+  s = read_sigma_inp(dir.write("e.inp", head));
+  EXPECT_TRUE(s.offdiag.empty());
+  EXPECT_TRUE(s.q_symmetry);
+  using quanta::test::expect_error;
+  expect_error<quanta::InputError>([&] { read_sigma_inp(dir.write("f.inp", head + "sigma_matrix 5 0\n")); }, {"f.inp:7", "sigma_matrix l", "5", "2..4"});
+  expect_error<quanta::InputError>([&] { read_sigma_inp(dir.write("g.inp", head + "sigma_matrix 3 2\n")); }, {"g.inp:7", "sigma_matrix t", "2"});
+  expect_error<quanta::InputError>([&] { read_sigma_inp(dir.write("h.inp", head + "sigma_matrix 3\n")); }, {"h.inp:7", "sigma_matrix", "two integers"});
+  expect_error<quanta::InputError>([&] { read_sigma_inp(dir.write("i.inp", head + "number_offdiag 3\nbegin offdiag\n 2 3 2\nend\n")); },
+                                   {"i.inp", "begin offdiag", "1 rows", "number_offdiag = 3"});
+  expect_error<quanta::InputError>([&] { read_sigma_inp(dir.write("j.inp", head + "begin offdiag\n 2 3 2\nend\n")); },
+                                   {"j.inp", "number_offdiag", "missing"});
+  expect_error<quanta::InputError>([&] { read_sigma_inp(dir.write("k.inp", head + "number_offdiag 1\nbegin offdiag\n 2 5 2\nend\n")); },
+                                   {"k.inp:9", "offdiag", "2 5 2", "2..4"});
+  expect_error<quanta::InputError>([&] { read_sigma_inp(dir.write("l.inp", head + "number_offdiag 1\nbegin offdiag\n 2 3\nend\n")); },
+                                   {"l.inp:9", "offdiag", "2 columns"});
+}
+
 // How Sigma's work is shared: whole (k, q) pairs when there are enough, else pools over the bands n with the
 // columns G' split within a pool; every band and column taken exactly once.
 TEST(GwInputs, SigmaShareCoversEveryBandOnce) {
