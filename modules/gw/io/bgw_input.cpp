@@ -59,11 +59,11 @@ int integer(const std::filesystem::path& f, const Line& l, std::size_t i, const 
 }
 
 // How a keyword line is read: its values and their range.
-enum class Kind { Flag, Integer, Real, IntegerPair };
+enum class Kind { Flag, Integer, Real, Pair };
 
 struct Keyword {
   Kind kind;
-  double min, max;        // the valid range (inclusive); Flag: unused; IntegerPair: checked by its reader
+  double min, max;        // the valid range (inclusive); Flag: unused; Pair (two numbers): checked by its reader
   std::string range;      // the range in words, for the message
 };
 
@@ -135,11 +135,11 @@ void walk(const std::filesystem::path& f, const std::string& what, const std::ma
     const Keyword& spec = k->second;
     if (spec.kind == Kind::Flag) {
       if (!l.values.empty()) throw InputError(f.string(), l.number, l.keyword, "'" + l.values[0] + "'", "nothing after the flag");
-    } else if (spec.kind == Kind::IntegerPair) {
+    } else if (spec.kind == Kind::Pair) {
       if (l.values.size() != 2)
-        throw InputError(f.string(), l.number, l.keyword, std::to_string(l.values.size()) + " values", "two integers, " + spec.range);
-      integer(f, l, 0, l.keyword);
-      integer(f, l, 1, l.keyword);
+        throw InputError(f.string(), l.number, l.keyword, std::to_string(l.values.size()) + " values", "two values, " + spec.range);
+      number(f, l, 0, l.keyword);
+      number(f, l, 1, l.keyword);
     } else {
       if (l.values.size() != 1)
         throw InputError(f.string(), l.number, l.keyword, std::to_string(l.values.size()) + " values", "one value, " + spec.range);
@@ -266,13 +266,16 @@ SigmaParams read_sigma_inp(const std::filesystem::path& f) {
   known["use_symmetries_q_grid"] = {Kind::Flag, 0, 0, ""};
   known["number_sigma_pools"] = {Kind::Integer, 1, 2e9, "a positive integer (pools of processes over the bands n; a divisor of the processes)"};
   known["number_offdiag"] = {Kind::Integer, 0, 2e9, "an integer >= 0 (rows of the offdiag block to use)"};
-  known["sigma_matrix"] = {Kind::IntegerPair, 0, 0, "l t: l = 0 (none), -1 (each row n at E_n), -2 (each column at E_m) or a band of "
+  known["sigma_matrix"] = {Kind::Pair, 0, 0, "l t: l = 0 (none), -1 (each row n at E_n), -2 (each column at E_m) or a band of "
                                                     "band_index_min..max; t = 0 (full matrix), -1 (lower) or 1 (upper triangle)"};
   known["dont_use_vxcdat"] = {Kind::Flag, 0, 0, ""};
   known["no_symmetries_offdiagonals"] = {Kind::Flag, 0, 0, ""};
+  // quanta's: Sigma's matrix on a uniform grid of frequencies and the self-consistent Dyson solution (docs/gw.md).
+  known["sigma_matrix_frequency_grid"] = {Kind::Pair, 0, 0, "nw margin: nw >= 2 frequencies spanning each k-point's band_index_min..max "
+                                                            "energies widened by margin >= 0 eV on both sides (with sigma_matrix)"};
   SigmaParams p;
   bool has_min = false, has_max = false;
-  int number_offdiag = -1, matrix_line = 0, offdiag_line = 0;
+  int number_offdiag = -1, matrix_line = 0, offdiag_line = 0, grid_line = 0;
   std::vector<SigmaParams::OffdiagElement> offdiag_rows;
   std::vector<int> offdiag_row_lines;
   auto kpoints = [&](const Line&, const std::vector<Line>& rows) {
@@ -313,6 +316,13 @@ SigmaParams read_sigma_inp(const std::filesystem::path& f) {
     else if (l.keyword == "number_offdiag") number_offdiag = integer(f, l, 0, l.keyword);
     else if (l.keyword == "dont_use_vxcdat") p.use_vxc_dat = false;
     else if (l.keyword == "no_symmetries_offdiagonals") p.offdiag_symmetry = false;
+    else if (l.keyword == "sigma_matrix_frequency_grid") {
+      p.grid_nw = integer(f, l, 0, "sigma_matrix_frequency_grid nw");
+      p.grid_margin = number(f, l, 1, "sigma_matrix_frequency_grid margin");
+      if (p.grid_nw < 2) throw InputError(f.string(), l.number, "sigma_matrix_frequency_grid nw", l.values[0], "at least 2 frequencies");
+      if (p.grid_margin < 0) throw InputError(f.string(), l.number, "sigma_matrix_frequency_grid margin", l.values[1], "a margin >= 0 eV");
+      grid_line = l.number;
+    }
     else if (l.keyword == "sigma_matrix") {
       p.sigma_matrix_l = integer(f, l, 0, l.keyword);
       p.sigma_matrix_t = integer(f, l, 1, l.keyword);
@@ -329,6 +339,8 @@ SigmaParams read_sigma_inp(const std::filesystem::path& f) {
                                      ": expected 1 <= band_index_min <= band_index_max <= number_bands");
   if (p.kpoints.empty()) throw InputError(f.string(), "no 'begin kpoints' block (expected the k-points of Sigma)");
   read_offdiag_elements(f, p, matrix_line, number_offdiag, offdiag_line, offdiag_rows, offdiag_row_lines);
+  if (grid_line > 0 && p.sigma_matrix_l == 0)
+    throw InputError(f.string(), grid_line, "sigma_matrix_frequency_grid", "no sigma_matrix", "sigma_matrix l t (the matrix whose Dyson equation is solved)");
   if (!p.offdiag.empty() && p.q_symmetry) {
     warn("gw", f.string() + ": off-diagonal elements need the whole q grid; the q-points are not reduced by k's little group "
                             "(no_symmetries_q_grid), as BerkeleyGW does");

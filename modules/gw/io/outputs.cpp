@@ -1,5 +1,6 @@
 #include "quanta/gw/outputs.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -88,6 +89,20 @@ void write_offdiag_log(const std::filesystem::path& file, const SigmaParams& p, 
     for (int i = 0; i < 3; ++i)
       o << format(" max_nm |<n|%s|m>|%*s=%10.6f eV at n =%4d m =%4d\n", what[i], 10 - static_cast<int>(std::string(what[i]).size()), "", big[3 + i], at[3 + i][0],
                   at[3 + i][1]);
+  }
+  f.commit();
+}
+
+void write_eqp_dyson(const std::filesystem::path& file, const SigmaParams& p, const std::vector<SigmaK>& sigma) {
+  io::AtomicFile f(file);
+  auto& o = f.stream();
+  for (const auto& k : sigma) {
+    std::vector<double> emf;
+    for (const auto& b : k.bands) emf.push_back(b.emf);
+    std::sort(emf.begin(), emf.end());
+    o << format("%13.9f%13.9f%13.9f%8d\n", k.k[0], k.k[1], k.k[2], static_cast<int>(k.dyson_energies.size()));
+    for (std::size_t i = 0; i < k.dyson_energies.size(); ++i)
+      o << format("%8d%8d%15.9f%15.9f\n", 1, p.band_min + static_cast<int>(i), emf[i], k.dyson_energies[i].re);
   }
   f.commit();
 }
@@ -181,6 +196,24 @@ void write_gw_h5(const std::filesystem::path& file, const std::vector<Dielectric
           f.write("sigma/offdiag/qp_energies", qp, {nk, sigma[0].qp_matrix_energies.size(), 2});
           f.write_attribute("sigma/offdiag/qp_energies", "layout",
                             "[k][i][re, im]: eigenvalues of E_mf + Sigma(E0) - Vxc over band_index_min..max, by real part, eV");
+        }
+        if (!sigma[0].grid_omega.empty()) {
+          const std::size_t nw = sigma[0].grid_omega.size(), nb = sigma[0].dyson_energies.size();
+          std::vector<double> w, g, d;
+          std::vector<std::int64_t> it;
+          for (const auto& s : sigma) {
+            w.insert(w.end(), s.grid_omega.begin(), s.grid_omega.end());
+            for (const cplx& x : s.grid_sigma) put(g, x);
+            for (const cplx& x : s.dyson_energies) put(d, x);
+            it.insert(it.end(), s.dyson_iterations.begin(), s.dyson_iterations.end());
+          }
+          f.write("sigma/offdiag/grid_omega", w, {nk, nw});
+          f.write("sigma/offdiag/grid_sigma", g, {nk, nw, nb, nb, 2});
+          f.write_attribute("sigma/offdiag/grid_sigma", "layout", "[k][w][n][m][re, im]: <n|Sigma(w)|m> = X + SX-X + CH, eV");
+          f.write("sigma/offdiag/dyson_energies", d, {nk, nb, 2});
+          f.write_attribute("sigma/offdiag/dyson_energies", "layout",
+                            "[k][i][re, im]: E_i = Re lambda_i(E_mf + Sigma(E_i) - Vxc), Sigma interpolated on grid_omega, eV");
+          f.write("sigma/offdiag/dyson_iterations", it, {nk, nb});
         }
       }
     }

@@ -179,6 +179,7 @@ RunSummary run(const RunOptions& o) {
   SigmaTimings st;
   auto sigma = compute_sigma(inner, rho, vxc, eps, sp, &st);
   solve_dyson_matrix(sigma, sp);  // with sigma_matrix: the quasiparticle Hamiltonian's eigenvalues
+  solve_dyson_grid(sigma, sp);    // with sigma_matrix_frequency_grid: its self-consistent solutions
   s.seconds_sigma = ts.seconds();
 
   // 4. Outputs, by the first process.
@@ -191,6 +192,7 @@ RunSummary run(const RunOptions& o) {
   std::filesystem::create_directories(out_dir);
   write_sigma_hp_log(out_dir / "sigma_hp.log", inner.crystal, sp, sigma, inner.complex_flavour);
   if (sp.sigma_matrix_l != 0) write_offdiag_log(out_dir / "offdiag.log", sp, sigma, inner.complex_flavour);
+  if (sp.grid_nw >= 2) write_eqp_dyson(out_dir / "eqp_dyson.dat", sp, sigma);
   write_eqp(out_dir / "eqp0.dat", sigma, 0);
   write_eqp(out_dir / "eqp1.dat", sigma, 1);
   RunMetadata meta;

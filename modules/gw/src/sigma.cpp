@@ -272,6 +272,18 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       }
       omega_of.push_back(at);
     }
+    // sigma_matrix_frequency_grid: nw uniform frequencies over the window's energies widened by the margin.
+    std::vector<int> grid_at;
+    if (p.grid_nw >= 2) {
+      const double lo = *std::min_element(e_eval.begin(), e_eval.end()) - p.grid_margin;
+      const double hi = *std::max_element(e_eval.begin(), e_eval.end()) - p.fd_spacing + p.grid_margin;
+      for (int j = 0; j < p.grid_nw; ++j) {
+        const double w = lo + (hi - lo) * j / (p.grid_nw - 1);
+        auto it = std::find(omega.begin(), omega.end(), w);
+        grid_at.push_back(static_cast<int>(it - omega.begin()));
+        if (it == omega.end()) omega.push_back(w);
+      }
+    }
     const std::size_t nn2 = static_cast<std::size_t>(nn) * nn;
     std::vector<cplx> x_mat(p.offdiag.empty() ? 0 : nn2), sx_mat(omega.size() * nn2), ch_mat(omega.size() * nn2);
 
@@ -551,6 +563,15 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       for (int j = 0; j < p.nbands; ++j) count += std::abs(inner.energy(ik, j) - inner.energy(ik, band - 1)) < 1e-6;
       return count;
     };
+    for (std::size_t j = 0; j < grid_at.size(); ++j) {
+      r.grid_omega.push_back(omega[grid_at[j]]);
+      for (int n = 0; n < nn; ++n)
+        for (int n2 = 0; n2 < nn; ++n2) {
+          const std::size_t at = static_cast<std::size_t>(n) * nn + n2;
+          const bool zero = p.offdiag_symmetry && degeneracy(p.band_min + n) != degeneracy(p.band_min + n2);
+          r.grid_sigma.push_back(zero ? cplx() : (x_mat[at] + sx_mat[grid_at[j] * nn2 + at] + ch_mat[grid_at[j] * nn2 + at]) * ry);
+        }
+    }
     for (std::size_t i = 0; i < p.offdiag.size(); ++i) {
       const auto& e = p.offdiag[i];
       SigmaOffdiag o;

@@ -135,6 +135,17 @@ TEST(GwInputs, OffdiagonalElements) {
                                    {"k.inp:9", "offdiag", "2 5 2", "2..4"});
   expect_error<quanta::InputError>([&] { read_sigma_inp(dir.write("l.inp", head + "number_offdiag 1\nbegin offdiag\n 2 3\nend\n")); },
                                    {"l.inp:9", "offdiag", "2 columns"});
+  expect_error<quanta::InputError>([&] { read_sigma_inp(dir.write("m.inp", head + "number_offdiag 2\n")); }, {"m.inp", "no 'begin offdiag'"});
+  // quanta's frequency grid: with sigma_matrix, nw >= 2, margin >= 0.
+  s = read_sigma_inp(dir.write("n.inp", head + "sigma_matrix 3 0\nsigma_matrix_frequency_grid 40 1.5\n"));
+  EXPECT_EQ(s.grid_nw, 40);
+  EXPECT_DOUBLE_EQ(s.grid_margin, 1.5);
+  expect_error<quanta::InputError>([&] { read_sigma_inp(dir.write("o.inp", head + "sigma_matrix_frequency_grid 40 1.5\n")); },
+                                   {"o.inp:7", "sigma_matrix_frequency_grid", "no sigma_matrix"});
+  expect_error<quanta::InputError>([&] { read_sigma_inp(dir.write("p.inp", head + "sigma_matrix 3 0\nsigma_matrix_frequency_grid 1 1.5\n")); },
+                                   {"p.inp:8", "nw", "at least 2"});
+  expect_error<quanta::InputError>([&] { read_sigma_inp(dir.write("r.inp", head + "sigma_matrix 3 0\nsigma_matrix_frequency_grid 10 -1\n")); },
+                                   {"r.inp:8", "margin", ">= 0"});
 }
 
 // How Sigma's work is shared: whole (k, q) pairs when there are enough, else pools over the bands n with the

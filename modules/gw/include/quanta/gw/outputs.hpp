@@ -18,6 +18,9 @@ void write_sigma_hp_log(const std::filesystem::path& file, const Crystal& crysta
 // With sigma_matrix: the eigenvalues of each k-point's quasiparticle Hamiltonian (solve_dyson_matrix), as
 // BerkeleyGW's offdiag.x prints them from sigma_hp.log.
 void write_offdiag_log(const std::filesystem::path& file, const SigmaParams& params, const std::vector<SigmaK>& sigma, bool complex_flavour);
+// With sigma_matrix_frequency_grid: the self-consistent solutions of Dyson's equation in eqp.dat's layout (the
+// i-th mean-field energy of the window and the real part of the i-th solution, both by increasing energy).
+void write_eqp_dyson(const std::filesystem::path& file, const SigmaParams& params, const std::vector<SigmaK>& sigma);
 // which = 0: Eqp0, 1: Eqp1.
 void write_eqp(const std::filesystem::path& file, const std::vector<SigmaK>& sigma, int which);
 

@@ -34,6 +34,11 @@ struct SigmaParams {
   // <n|Sigma|m> = 0 when n and m have degenerate sets of different sizes (different irreducible representations),
   // as BerkeleyGW sets it; no_symmetries_offdiagonals computes them.
   bool offdiag_symmetry = true;
+  // sigma_matrix_frequency_grid nw margin (quanta's keyword): the matrix Sigma(w) over band_index_min..max on nw
+  // uniform frequencies from the lowest mean-field energy of the window less margin to the highest plus margin
+  // (eV), and the self-consistent eigenvalues of E_mf + Sigma(E) - Vxc (solve_dyson_grid). 0: none.
+  int grid_nw = 0;
+  double grid_margin = 0;
   int pools = 0;                   // number_sigma_pools (0: chosen from the processes and the (k, q) pairs)
   bool quiet = false;              // no progress lines
   Backend backend = Backend::Cpu;
@@ -66,6 +71,10 @@ struct SigmaK {
   std::vector<SigmaBand> bands;
   std::vector<SigmaOffdiag> offdiag;  // in the order of SigmaParams::offdiag
   std::vector<cplx> qp_matrix_energies;  // eigenvalues of the quasiparticle Hamiltonian (solve_dyson_matrix), eV
+  std::vector<double> grid_omega;        // sigma_matrix_frequency_grid: the frequencies, eV
+  std::vector<cplx> grid_sigma;          // [nw][n][m] <n|Sigma(w)|m> = X + SX-X + CH over band_index_min..max, eV
+  std::vector<cplx> dyson_energies;      // the self-consistent solutions E_i = lambda_i(E_i), by real part, eV
+  std::vector<int> dyson_iterations;     // eigen decompositions each took after the grid's
 };
 
 // Stage timings, seconds, and the work done (for rates in the benchmarks).
@@ -109,5 +118,10 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
 // - <n|Vxc|m> over band_index_min..max (the full solution of Dyson's equation, as BerkeleyGW's offdiag.x makes
 // it), sorted by their real parts, into SigmaK::qp_matrix_energies.
 void solve_dyson_matrix(std::vector<SigmaK>& sigma, const SigmaParams& params);
+// With sigma_matrix_frequency_grid: the quasiparticle energies that solve Dyson's equation self-consistently,
+// E_i = Re lambda_i(E_mf + Sigma(E_i) - Vxc), lambda_i the i-th eigenvalue by real part and Sigma(E) interpolated
+// between the grid's frequencies by a cubic, into SigmaK::dyson_energies. Throws Error naming the k-point and the
+// eigenvalue when a solution lies outside the grid or the iteration does not converge.
+void solve_dyson_grid(std::vector<SigmaK>& sigma, const SigmaParams& params);
 
 }  // namespace quanta::gw
