@@ -126,7 +126,7 @@ TEST(GwInputs, OffdiagonalElements) {
   using quanta::test::expect_error;
   expect_error<quanta::InputError>([&] { read_sigma_inp(dir.write("f.inp", head + "sigma_matrix 5 0\n")); }, {"f.inp:7", "sigma_matrix l", "5", "2..4"});
   expect_error<quanta::InputError>([&] { read_sigma_inp(dir.write("g.inp", head + "sigma_matrix 3 2\n")); }, {"g.inp:7", "sigma_matrix t", "2"});
-  expect_error<quanta::InputError>([&] { read_sigma_inp(dir.write("h.inp", head + "sigma_matrix 3\n")); }, {"h.inp:7", "sigma_matrix", "two integers"});
+  expect_error<quanta::InputError>([&] { read_sigma_inp(dir.write("h.inp", head + "sigma_matrix 3\n")); }, {"h.inp:7", "sigma_matrix", "two values"});
   expect_error<quanta::InputError>([&] { read_sigma_inp(dir.write("i.inp", head + "number_offdiag 3\nbegin offdiag\n 2 3 2\nend\n")); },
                                    {"i.inp", "begin offdiag", "1 rows", "number_offdiag = 3"});
   expect_error<quanta::InputError>([&] { read_sigma_inp(dir.write("j.inp", head + "begin offdiag\n 2 3 2\nend\n")); },
