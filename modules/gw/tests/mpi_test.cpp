@@ -39,7 +39,7 @@ std::string slurp(const fs::path& f) {
 
 // The example's folder layout, the mean field linked, inputs reduced (degenerate sets split on purpose:
 // the override keyword lets the run go on, as in BerkeleyGW).
-fs::path make_case(const std::string& name, int pools) {
+fs::path make_case(const std::string& name, int pools, const std::string& extra = "") {
   const fs::path dir = fs::temp_directory_path() / ("quanta-gw-mpi-" + name + "-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir / "bgw-inputs");
@@ -67,7 +67,7 @@ fs::path make_case(const std::string& name, int pools) {
   }
   std::ofstream(dir / "bgw-inputs/epsilon.inp") << eps << "degeneracy_check_override\n";
   std::ofstream(dir / "bgw-inputs/sigma.inp") << kept << "degeneracy_check_override\n"
-                                              << (pools ? "number_sigma_pools " + std::to_string(pools) + "\n" : "");
+                                              << (pools ? "number_sigma_pools " + std::to_string(pools) + "\n" : "") << extra;
   return dir;
 }
 
@@ -75,7 +75,8 @@ int run_quanta(const fs::path& dir, int ranks, const std::string& backend, const
   quanta::test::allow_mpirun_here();
   const std::string cmd = "cd '" + dir.string() + "' && " + quanta::test::mpi_launcher(ranks) + QUANTA_BINARY +
                           " gw bgw-inputs --wfn mean-field/02-wfn/WFN --wfnq mean-field/03-wfnq/WFNq --wfn-inner mean-field/04-wfn_co/WFN_co"
-                          " --rho mean-field/04-wfn_co/RHO --vxc mean-field/04-wfn_co/vxc.dat --threads 1 --backend " +
+                          " --rho mean-field/04-wfn_co/RHO --vxc mean-field/04-wfn_co/vxc.dat --vxc-potential mean-field/04-wfn_co/VXC"
+                          " --threads 1 --backend " +
                           backend + (quiet ? " --quiet" : "") + " -o " + out + " > " + out + ".log 2>&1";
   const int rc = std::system(cmd.c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
@@ -102,6 +103,24 @@ void expect_same(const fs::path& a, const fs::path& b, const std::string& what) 
   }
 }
 
+// The off-diagonal elements and both Dyson solutions, as above (complex values compared as their parts).
+void expect_same_offdiag(const fs::path& a, const fs::path& b, const std::string& what) {
+  quanta::io::H5File fa(a / "quanta-gw.h5", quanta::io::H5File::Mode::Read), fb(b / "quanta-gw.h5", quanta::io::H5File::Mode::Read);
+  for (const char* name : {"sigma/offdiag/x", "sigma/offdiag/sx_x", "sigma/offdiag/ch", "sigma/offdiag/sig", "sigma/offdiag/qp_energies",
+                           "sigma/offdiag/grid_sigma", "sigma/offdiag/dyson_energies"}) {
+    const auto x = fa.read_doubles(name), y = fb.read_doubles(name);
+    ASSERT_EQ(x.size(), y.size()) << what << " " << name;
+    ASSERT_FALSE(x.empty()) << what << " " << name;
+    double scale = 0, diff = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      scale = std::max(scale, std::abs(x[i]));
+      diff = std::max(diff, std::abs(x[i] - y[i]));
+    }
+    std::printf("%s %s: largest difference %.2e of %.3g\n", what.c_str(), name, diff, scale);
+    EXPECT_LE(diff, 1e-12 * scale) << what << " " << name;
+  }
+}
+
 void compare_ranks(const std::string& backend) {
   if (!quanta::test::mpi_launcher_problem().empty()) GTEST_SKIP() << quanta::test::mpi_launcher_problem();
   const fs::path one = make_case(backend + "-one", 0);
@@ -119,9 +138,39 @@ void compare_ranks(const std::string& backend) {
   fs::remove_all(one);
 }
 
+// Off-diagonal elements (sigma_matrix over the whole q grid) and the frequency grid: 2 processes by (k, q)
+// pairs and 3 in one pool (columns G' split three ways) against one; pools over the bands are refused.
+void compare_ranks_offdiag(const std::string& backend) {
+  if (!quanta::test::mpi_launcher_problem().empty()) GTEST_SKIP() << quanta::test::mpi_launcher_problem();
+  // vxc.dat holds no off-diagonal <n|Vxc|m>: they come from the potential VXC.
+  const std::string extra = "sigma_matrix -1 0\nsigma_matrix_frequency_grid 16 2.0\ndont_use_vxcdat\n";
+  const fs::path one = make_case(backend + "-offdiag-one", 0, extra);
+  ASSERT_EQ(run_quanta(one, 1, backend, "out"), 0) << slurp(one / "out.log");
+  for (const auto& [ranks, pools] : {std::pair{2, 0}, std::pair{3, 1}}) {
+    const std::string name = backend + "-offdiag-" + std::to_string(ranks) + "-pools" + std::to_string(pools);
+    const fs::path dir = make_case(name, pools, extra);
+    ASSERT_EQ(run_quanta(dir, ranks, backend, "out"), 0) << slurp(dir / "out.log");
+    expect_same(dir / "out", one / "out", name);
+    expect_same_offdiag(dir / "out", one / "out", name);
+    fs::remove_all(dir);
+  }
+  const fs::path refused = make_case(backend + "-offdiag-pools", 2, extra);
+  EXPECT_EQ(run_quanta(refused, 2, backend, "out", false), 1);
+  EXPECT_NE(slurp(refused / "out.log").find("number_sigma_pools 2 with off-diagonal elements"), std::string::npos) << slurp(refused / "out.log");
+  fs::remove_all(refused);
+  fs::remove_all(one);
+}
+
 }  // namespace
 
 TEST(GwMpi, ProcessesMatchOneOnTheCpu) { compare_ranks("cpu"); }
+
+TEST(GwMpi, OffdiagonalProcessesMatchOneOnTheCpu) { compare_ranks_offdiag("cpu"); }
+
+TEST(GwMpi, OffdiagonalProcessesMatchOneOnTheGpu) {
+  if (quanta::cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
+  compare_ranks_offdiag("cuda");
+}
 
 TEST(GwMpi, ProcessesMatchOneOnTheGpu) {
   if (quanta::cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
