@@ -12,11 +12,13 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <sstream>
 
 #include "quanta/core/io/hdf5.hpp"
 #include "quanta/gw/epsilon.hpp"
 #include "quanta/gw/inputs.hpp"
 #include "quanta/gw/mean_field.hpp"
+#include "quanta/gw/outputs.hpp"
 #include "quanta/gw/sigma.hpp"
 #include "quanta/test/data.hpp"
 #include "../io/bgw_h5.hpp"
@@ -146,6 +148,74 @@ TEST(GwInputs, OffdiagonalElements) {
                                    {"p.inp:8", "nw", "at least 2"});
   expect_error<quanta::InputError>([&] { read_sigma_inp(dir.write("r.inp", head + "sigma_matrix 3 0\nsigma_matrix_frequency_grid 10 -1\n")); },
                                    {"r.inp:8", "margin", ">= 0"});
+}
+
+// sigma_hp.log's off-diagonal section as BerkeleyGW 3.0 writes it and its offdiag.x reads it (the fields at fixed
+// columns: "ik =" at 42-45; rows "n m l real|imag" and five values), with the imaginary rows of the complex flavour;
+// offdiag.log with the eigenvalues of a 2 x 2 quasiparticle Hamiltonian whose eigenvalues are known.
+TEST(GwOutputs, OffdiagonalSectionsInBerkeleyGWsLayout) {
+  quanta::test::TempDir dir;
+  SigmaParams p;
+  p.band_min = 1, p.band_max = 2, p.sigma_matrix_l = 1, p.sigma_matrix_t = 0;
+  SigmaK k;
+  k.k = {0.0, 0.0, 0.4};
+  k.ik = 3;
+  for (int n = 1; n <= 2; ++n) {
+    SigmaBand b;
+    b.n = n;
+    b.emf = b.eo = n == 1 ? 1.0 : 3.0;
+    k.bands.push_back(b);
+  }
+  // H = E_mf + Sig - Vxc = [[1, 0.5 + 0.25i], [0.5 - 0.25i, 3]]: eigenvalues 2 -+ sqrt(1 + 0.3125).
+  for (int n = 1; n <= 2; ++n)
+    for (int m = 1; m <= 2; ++m) {
+      SigmaOffdiag o;
+      o.n = n, o.m = m, o.l = 1;
+      o.vxc = n == m ? cplx(-2.0) : cplx(-0.1, n < m ? -0.05 : 0.05);
+      o.x = n == m ? cplx(-1.5) : cplx(0.3, n < m ? 0.1 : -0.1);
+      o.sx_x[0] = n == m ? cplx(1.0) : cplx(0.05, n < m ? 0.05 : -0.05);
+      o.ch[0] = n == m ? cplx(-1.5) : cplx(0.05, n < m ? 0.05 : -0.05);
+      o.sig = o.x + o.sx_x[0] + o.ch[0];
+      k.offdiag.push_back(o);
+    }
+  std::vector<SigmaK> sigma = {k};
+  solve_dyson_matrix(sigma, p);
+  ASSERT_EQ(sigma[0].qp_matrix_energies.size(), 2u);
+  EXPECT_NEAR(sigma[0].qp_matrix_energies[0].re, 2.0 - std::sqrt(1.3125), 1e-12);
+  EXPECT_NEAR(sigma[0].qp_matrix_energies[1].re, 2.0 + std::sqrt(1.3125), 1e-12);
+  Crystal c;
+  write_sigma_hp_log(dir / "sigma_hp.log", c, p, sigma, true);
+  write_offdiag_log(dir / "offdiag.log", p, sigma, true);
+  std::ifstream in(dir / "sigma_hp.log");
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  auto find = [&](const std::string& what) { return std::find_if(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(what) != std::string::npos; }); };
+  ASSERT_NE(find(" sigma_matrix     1   0"), lines.end());
+  const auto kline = find("ik =");
+  ASSERT_NE(kline, lines.end());
+  EXPECT_EQ(kline->substr(41, 4), "ik =");
+  EXPECT_EQ(std::stoi(kline->substr(46, 3)), 3);
+  ASSERT_NE(find("   E2 = E0"), lines.end());
+  const auto real12 = find("   1   2   1   real");
+  const auto imag12 = find("   1   2   1   imag");
+  ASSERT_NE(real12, lines.end());
+  ASSERT_NE(imag12, lines.end());
+  EXPECT_EQ(imag12 - real12, 1);
+  std::istringstream r(real12->substr(19)), i(imag12->substr(19));
+  double v[5], w[5];
+  for (int j = 0; j < 5; ++j) r >> v[j], i >> w[j];
+  EXPECT_NEAR(v[0], 0.3, 1e-9);   // X
+  EXPECT_NEAR(v[3], 0.4, 1e-9);   // Sig
+  EXPECT_NEAR(v[4], -0.1, 1e-9);  // Vxc
+  EXPECT_NEAR(w[3], 0.2, 1e-9);
+  EXPECT_NEAR(w[4], -0.05, 1e-9);
+  const std::string log = [&] {
+    std::ifstream f(dir / "offdiag.log");
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  }();
+  EXPECT_NE(log.find(" ik =  3 s = 1"), std::string::npos) << log;
+  EXPECT_NE(log.find("    1    0.854356"), std::string::npos) << log;
+  EXPECT_NE(log.find("    2    3.145644"), std::string::npos) << log;
 }
 
 // How Sigma's work is shared: whole (k, q) pairs when there are enough, else pools over the bands n with the
