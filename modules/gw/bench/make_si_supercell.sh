@@ -11,7 +11,7 @@
 # set cut by the last band, and 438 of WFNq), each ending a degenerate set. Where the case's epsilon.inp and sigma.inp
 # say `number_bands @WFN_BANDS@`, the count kept in WFN is written in.
 # Leaves in WORK_DIR (default: .bench/gw/CASE under the repository root) only WFN, WFNq, RHO, vxc.dat,
-# epsilon.inp and sigma.inp, and removes QE's scratch and logs (kept when a step fails).
+# (si64) VXC, epsilon.inp and sigma.inp, and removes QE's scratch and logs (kept when a step fails).
 # WFN doubles as WFN_inner:
 #   quanta gw WORK_DIR --wfn-inner WFN -o OUT --backend cpu
 # Needs pw.x and pw2bgw.x (scripts/install-deps.sh --with-qe) and python3 with numpy.
@@ -79,6 +79,9 @@ tail -n 1 "$scratch/03-real.out"
 for f in WFN WFNq RHO vxc.dat; do
   mv "$scratch/$f" "$work/$f"
 done
+# The potential Vxc(G) where the case's pw2bgw-rho.in asks for it (si64: for off-diagonal <n|Vxc|m>, which
+# vxc.dat cannot give for the Real-flavour states wfn_to_real.py makes).
+if [ -f "$scratch/VXC" ]; then mv "$scratch/VXC" "$work/VXC"; fi
 # The bands kept in WFN, from its header (the second record: nspin, ng, ntran, cell_symmetry, nat,
 # ecutrho (8 bytes), nk, nb).
 kept=$(python3 -c 'import struct,sys; f=open(sys.argv[1],"rb"); f.seek(4+struct.unpack("<i",f.read(4))[0]+4+4); print(struct.unpack_from("<i",f.read(40),32)[0])' "$work/WFN")

@@ -20,6 +20,7 @@
 #include "quanta/core/timer.hpp"
 #include "quanta/core/units.hpp"
 #include "quanta/gw/sigma.hpp"
+#include "blas.hpp"
 #include "states.hpp"
 
 namespace quanta::gw {
@@ -423,17 +424,23 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
           for (std::size_t g = 0; g < ngb; ++g) s2 += norm2(mg[g]) * vbar[g];
           x[share.n_lo + n] -= star.weight * s2 * fact;
         }
-      // Off-diagonal bare exchange, X_nn' = -sum_{m occ} sum_G M_nm(G) conj(M_n'm(G)) v(q+G), all n, n' of the window.
-      for (int n = 0; n < nn && share.member == 0 && !x_mat.empty(); ++n)
-        for (int n2 = 0; n2 < nn; ++n2) {
-          cplx s2;
-          for (int b = 0; b < nocc; ++b) {
-            const cplx* m1 = m.data() + (static_cast<std::size_t>(n) * p.nbands + b) * ngb;
-            const cplx* m2 = m.data() + (static_cast<std::size_t>(n2) * p.nbands + b) * ngb;
-            for (std::size_t g = 0; g < ngb; ++g) s2 += m1[g] * conj(m2[g]) * vbar[g];
-          }
-          x_mat[static_cast<std::size_t>(n) * nn + n2] -= star.weight * fact * s2;
+      // Off-diagonal bare exchange, X_nn' = -sum_{m occ} sum_G M_nm(G) conj(M_n'm(G)) v(q+G), all n, n' of the window,
+      // as products over blocks of occupied bands: with A(k, n) = M_nm(G) (k = m ngb + G, a column per band n),
+      // Y = A^H (v A) is Y(n', n) = sum_k conj(A(k, n')) v_k A(k, n), stored [n][n'].
+      if (share.member == 0 && !x_mat.empty()) {
+        constexpr int kBlock = 32;
+        const int ld = p.nbands * static_cast<int>(ngb);
+        const cplx one(1.0), zero;
+        std::vector<cplx> va, y(nn2);
+        for (int b0 = 0; b0 < nocc; b0 += kBlock) {
+          const int kk = std::min(kBlock, nocc - b0) * static_cast<int>(ngb);
+          va.resize(static_cast<std::size_t>(kk) * nn);
+          for (int n = 0; n < nn; ++n)
+            for (int k = 0; k < kk; ++k) va[static_cast<std::size_t>(n) * kk + k] = m[(static_cast<std::size_t>(n) * p.nbands + b0) * ngb + k] * vbar[k % ngb];
+          zgemm_("C", "N", &nn, &nn, &kk, &one, m.data() + static_cast<std::size_t>(b0) * ngb, &ld, va.data(), &kk, &zero, y.data(), &nn);
+          for (std::size_t i = 0; i < nn2; ++i) x_mat[i] -= star.weight * fact * y[i];
         }
+      }
       t.exchange += tx.seconds();
 
       // The GPP sums on the screened sphere.

@@ -7,13 +7,12 @@
 #include <algorithm>
 #include <vector>
 
+#include "../../src/blas.hpp"
 #include "../gpp_matrix.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/host_memory.hpp"
 #include "quanta/core/threads.hpp"
 
-extern "C" void zgemm_(const char* ta, const char* tb, const int* m, const int* n, const int* k, const void* alpha, const void* a, const int* lda,
-                       const void* b, const int* ldb, const void* beta, void* c, const int* ldc);
 
 namespace quanta::gw::kernels {
 namespace {
