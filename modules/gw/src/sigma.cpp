@@ -238,6 +238,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
   for (const auto& stars : k_stars) pairs += stars.size();
   const SigmaShare share = sigma_share(comm.size(), comm.rank(), p.pools, pairs, nn);
   const int pn = share.n_hi - share.n_lo;  // this process's bands n, from band_index_min + n_lo
+  if (!p.offdiag.empty() && pn != nn) throw Error("sigma: off-diagonal elements need every band n in each process (number_sigma_pools 1)");
   long pair = 0;
   Progress progress("gw sigma", p.kpoints.size(), p.quiet || !comm.root());
   progress.set_total_work(total_work / comm.size());
@@ -577,6 +578,10 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
           const std::size_t at = static_cast<std::size_t>(n) * nn + n2;
           const bool zero = p.offdiag_symmetry && degeneracy(p.band_min + n) != degeneracy(p.band_min + n2);
           r.grid_sigma.push_back(zero ? cplx() : (x_mat[at] + sx_mat[grid_at[j] * nn2 + at] + ch_mat[grid_at[j] * nn2 + at]) * ry);
+          if (!std::isfinite(r.grid_sigma.back().re) || !std::isfinite(r.grid_sigma.back().im))
+            throw Error("sigma, k-point (" + std::to_string(r.k[0]) + ", " + std::to_string(r.k[1]) + ", " + std::to_string(r.k[2]) + "), <" +
+                        std::to_string(p.band_min + n) + "|Sigma(" + std::to_string(r.grid_omega.back()) + " eV)|" + std::to_string(p.band_min + n2) +
+                        "> on the frequency grid: a non-finite value");
         }
     }
     for (std::size_t i = 0; i < p.offdiag.size(); ++i) {
