@@ -32,23 +32,31 @@ std::vector<cplx> eigenvalues(int nb, std::vector<cplx> a) {
   return w;
 }
 
+// E_mf delta_nm + <n|S|m> - <n|Vxc|m> over band_index_min..max, row-major, S the elements' Sigma(E0) (with_sigma)
+// or nothing; where sigma_matrix computed one triangle, the other is its conjugate.
+std::vector<cplx> quasiparticle_matrix(const SigmaK& k, const SigmaParams& p, bool with_sigma) {
+  const int nb = p.band_max - p.band_min + 1;
+  std::vector<cplx> h(static_cast<std::size_t>(nb) * nb);
+  std::vector<bool> given(h.size(), false);
+  for (const auto& e : k.offdiag) {
+    const std::size_t at = static_cast<std::size_t>(e.n - p.band_min) * nb + (e.m - p.band_min);
+    h[at] = (with_sigma ? e.sig : cplx()) - e.vxc;
+    given[at] = true;
+  }
+  for (int i = 0; i < nb; ++i)
+    for (int j = 0; j < nb; ++j)
+      if (!given[static_cast<std::size_t>(i) * nb + j]) h[static_cast<std::size_t>(i) * nb + j] = conj(h[static_cast<std::size_t>(j) * nb + i]);
+  for (const auto& b : k.bands) h[(b.n - p.band_min) * (static_cast<std::size_t>(nb) + 1)] += b.emf;
+  return h;
+}
+
 }  // namespace
 
 void solve_dyson_matrix(std::vector<SigmaK>& sigma, const SigmaParams& p) {
   if (p.sigma_matrix_l == 0) return;
   const int nb = p.band_max - p.band_min + 1;
   for (auto& k : sigma) {
-    std::vector<cplx> h(static_cast<std::size_t>(nb) * nb);  // h[i + nb j] = H_ij (the transpose has the same eigenvalues)
-    std::vector<bool> given(h.size(), false);
-    for (const auto& e : k.offdiag) {
-      const int i = e.n - p.band_min, j = e.m - p.band_min;
-      h[i + static_cast<std::size_t>(nb) * j] += e.sig - e.vxc;
-      given[i + static_cast<std::size_t>(nb) * j] = true;
-    }
-    for (const auto& b : k.bands) h[(b.n - p.band_min) * (static_cast<std::size_t>(nb) + 1)] += b.emf;
-    for (int i = 0; i < nb; ++i)
-      for (int j = 0; j < nb; ++j)
-        if (!given[i + static_cast<std::size_t>(nb) * j]) h[i + static_cast<std::size_t>(nb) * j] = conj(h[j + static_cast<std::size_t>(nb) * i]);
+    const auto h = quasiparticle_matrix(k, p, true);
     const auto w = eigenvalues(nb, h);
     if (w.empty())
       throw Error("sigma, k-point (" + std::to_string(k.k[0]) + ", " + std::to_string(k.k[1]) + ", " + std::to_string(k.k[2]) +
@@ -139,20 +147,9 @@ DysonRoots dyson_self_consistent(int nb, const std::vector<cplx>& h0, const std:
 void solve_dyson_grid(std::vector<SigmaK>& sigma, const SigmaParams& p) {
   if (p.grid_nw < 2) return;
   const int nb = p.band_max - p.band_min + 1;
-  const std::size_t nb2 = static_cast<std::size_t>(nb) * nb;
   for (auto& k : sigma) {
-    // H0 = E_mf - Vxc (Vxc of the other triangle by conjugation when sigma_matrix computed one).
-    std::vector<cplx> h0(nb2);
-    std::vector<bool> given(nb2, false);
-    for (const auto& e : k.offdiag) {
-      const std::size_t at = static_cast<std::size_t>(e.n - p.band_min) * nb + (e.m - p.band_min);
-      h0[at] = -1.0 * e.vxc;
-      given[at] = true;
-    }
-    for (int i = 0; i < nb; ++i)
-      for (int j = 0; j < nb; ++j)
-        if (!given[static_cast<std::size_t>(i) * nb + j]) h0[static_cast<std::size_t>(i) * nb + j] = conj(h0[static_cast<std::size_t>(j) * nb + i]);
-    for (const auto& b : k.bands) h0[(b.n - p.band_min) * (static_cast<std::size_t>(nb) + 1)] += b.emf;
+    // H0 = E_mf - Vxc; Sigma(E) comes from the grid.
+    const auto h0 = quasiparticle_matrix(k, p, false);
     const auto roots = dyson_self_consistent(nb, h0, k.grid_omega, k.grid_sigma);
     if (!roots.failure.empty())
       throw Error("sigma, k-point (" + std::to_string(k.k[0]) + ", " + std::to_string(k.k[1]) + ", " + std::to_string(k.k[2]) +

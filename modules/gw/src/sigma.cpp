@@ -566,17 +566,16 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
     // The off-diagonal elements, eV, not band-averaged (as BerkeleyGW prints them). Two bands whose degenerate
     // sets (energies within 1e-6 Ry among the bands of the sum) differ in size belong to different irreducible
     // representations: their element is zero by symmetry and set so, as BerkeleyGW does.
-    auto degeneracy = [&](int band) {
-      int count = 0;
-      for (int j = 0; j < p.nbands; ++j) count += std::abs(inner.energy(ik, j) - inner.energy(ik, band - 1)) < 1e-6;
-      return count;
-    };
+    std::vector<int> set_size(nn, 0);  // per band of the window, the size of its degenerate set
+    for (int n = 0; n < nn; ++n)
+      for (int j = 0; j < p.nbands; ++j) set_size[n] += std::abs(inner.energy(ik, j) - inner.energy(ik, p.band_min - 1 + n)) < 1e-6;
+    auto zero_by_symmetry = [&](int n, int n2) { return p.offdiag_symmetry && set_size[n - p.band_min] != set_size[n2 - p.band_min]; };
     for (std::size_t j = 0; j < grid_at.size(); ++j) {
       r.grid_omega.push_back(omega[grid_at[j]]);
       for (int n = 0; n < nn; ++n)
         for (int n2 = 0; n2 < nn; ++n2) {
           const std::size_t at = static_cast<std::size_t>(n) * nn + n2;
-          const bool zero = p.offdiag_symmetry && degeneracy(p.band_min + n) != degeneracy(p.band_min + n2);
+          const bool zero = zero_by_symmetry(p.band_min + n, p.band_min + n2);
           r.grid_sigma.push_back(zero ? cplx() : (x_mat[at] + sx_mat[grid_at[j] * nn2 + at] + ch_mat[grid_at[j] * nn2 + at]) * ry);
           if (!std::isfinite(r.grid_sigma.back().re) || !std::isfinite(r.grid_sigma.back().im))
             throw Error("sigma, k-point (" + std::to_string(r.k[0]) + ", " + std::to_string(r.k[1]) + ", " + std::to_string(r.k[2]) + "), <" +
@@ -592,7 +591,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       o.l = e.l;
       o.eo = e_eval[2 * (e.l - p.band_min)];
       o.vxc = vxc.element(r.k, e.n, e.m);
-      if (p.offdiag_symmetry && degeneracy(e.n) != degeneracy(e.m)) {
+      if (zero_by_symmetry(e.n, e.m)) {
         r.offdiag.push_back(o);
         continue;
       }
