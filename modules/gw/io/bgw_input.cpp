@@ -82,6 +82,13 @@ const std::map<std::string, Refused>& refused_keywords() {
     for (const char* k : {"spherical_truncation", "cell_wire_truncation", "cell_box_truncation", "cell_slab_truncation",
                           "supercell_box_truncation", "coulomb_truncation_x", "coulomb_truncation_radius"})
       r[k] = {trunc};
+    const std::string subspace = "the static subspace approximation is not implemented yet (full frequency runs in the full G basis)";
+    for (const char* k : {"chi_eigenvalue_cutoff", "eps_trunc_eigen", "nbasis_subspace", "do_sigma_subspace", "subspace_dont_keep_full_eps_omega0",
+                          "write_subspace_epsinv", "subspace_use_elpa"})
+      r[k] = {subspace};
+    const std::string eval_grid = "quanta implements frequency_grid_shift 2: Sigma on delta_frequency_eval steps within max_frequency_eval of each E_mf";
+    r["init_frequency_eval"] = {eval_grid};
+    r["number_frequency_eval"] = {eval_grid};
     return r;
   }();
   return m;
@@ -220,8 +227,19 @@ EpsilonParams read_epsilon_inp(const std::filesystem::path& f) {
   add_common(known);
   known["epsilon_cutoff"] = {Kind::Real, 1e-12, kHuge, "a positive cutoff in Ry (at most the density's cutoff of WFN)"};
   known["number_bands"] = {Kind::Integer, 2, 2e9, "an integer >= 2 (valence and conduction bands)"};
-  known["frequency_dependence"] = {Kind::Integer, 0, 0, "0 (static screening; the only one implemented)"};
+  known["frequency_dependence"] = {Kind::Integer, 0, 2, "0 (static screening) or 2 (full frequency; 1 and 3 are not implemented)"};
+  known["frequency_dependence_method"] = {Kind::Integer, 2, 2, "2 (contour deformation; the real-axis methods 0 and 1 are not implemented)"};
+  known["broadening"] = {Kind::Real, 1e-6, kHuge, "a positive broadening in eV"};
+  known["init_frequency"] = {Kind::Real, 0, kHuge, "a frequency >= 0 in eV"};
+  known["delta_frequency"] = {Kind::Real, 1e-6, kHuge, "a positive step in eV"};
+  known["frequency_low_cutoff"] = {Kind::Real, 0, kHuge, "a frequency >= 0 in eV (the end of the real-axis grid)"};
+  known["frequency_high_cutoff"] = {Kind::Real, 0, kHuge, "a frequency >= 0 in eV (not used by contour deformation)"};
+  known["delta_frequency_step"] = {Kind::Real, 0, kHuge, "a step >= 0 in eV (not used by contour deformation)"};
+  known["number_imaginary_freqs"] = {Kind::Integer, 2, 100000, "an integer >= 2 (points on the imaginary axis)"};
+  known["plasma_freq"] = {Kind::Real, 1e-6, kHuge, "a positive frequency in eV (the scale of the imaginary-axis grid)"};
   EpsilonParams p;
+  bool has_delta = false;
+  std::vector<std::string> ff_given;  // full-frequency keywords, which need frequency_dependence 2
   int nq0 = 0;
   auto qpoints = [&](const Line&, const std::vector<Line>& rows) {
         for (const auto& r : rows) {
@@ -243,7 +261,31 @@ EpsilonParams read_epsilon_inp(const std::filesystem::path& f) {
     if (l.keyword == "epsilon_cutoff") p.ecut = number(f, l, 0, l.keyword);
     else if (l.keyword == "number_bands") p.nbands = integer(f, l, 0, l.keyword);
     else if (l.keyword == "degeneracy_check_override") p.degeneracy_check_override = true;
+    else if (l.keyword == "frequency_dependence") p.frequency_dependence = integer(f, l, 0, l.keyword);
+    else if (l.keyword == "frequency_dependence_method") ff_given.push_back(l.keyword);
+    else if (l.keyword == "frequency_high_cutoff" || l.keyword == "delta_frequency_step") {
+      ff_given.push_back(l.keyword);
+      warn("gw", f.string() + ": line " + std::to_string(l.number) + ": " + l.keyword +
+                     " belongs to the real-axis grid of frequency_dependence_method 0 and 1; contour deformation does not use it, as in BerkeleyGW");
+    } else {
+      FrequencyGrid& g = p.frequencies;
+      const double x = l.keyword == "number_imaginary_freqs" ? integer(f, l, 0, l.keyword) : number(f, l, 0, l.keyword);
+      ff_given.push_back(l.keyword);
+      if (l.keyword == "broadening") g.broadening = x;
+      else if (l.keyword == "init_frequency") g.init = x;
+      else if (l.keyword == "delta_frequency") { g.delta = x; has_delta = true; }
+      else if (l.keyword == "frequency_low_cutoff") g.low_cutoff = x;
+      else if (l.keyword == "number_imaginary_freqs") g.n_imag = static_cast<int>(x);
+      else if (l.keyword == "plasma_freq") g.plasma = x;
+    }
   });
+  if (!has_delta) p.frequencies.delta = p.frequencies.broadening;  // BerkeleyGW's default
+  if (p.frequency_dependence != 2 && !ff_given.empty())
+    throw InputError(f.string(), ff_given.front() + " is given but frequency_dependence is " + std::to_string(p.frequency_dependence) +
+                                     ": expected frequency_dependence 2 (full frequency) with the full-frequency keywords");
+  if (p.frequency_dependence == 2 && p.frequencies.low_cutoff < p.frequencies.init)
+    throw InputError(f.string(), "frequency_low_cutoff " + std::to_string(p.frequencies.low_cutoff) + " eV is below init_frequency " +
+                                     std::to_string(p.frequencies.init) + " eV: expected the end of the real-axis grid above its start");
   if (!(p.ecut > 0)) throw InputError(f.string(), "epsilon_cutoff: missing (expected the cutoff in Ry)");
   if (p.nbands < 1) throw InputError(f.string(), "number_bands: missing (expected the bands of the sum)");
   if (p.qpoints.empty()) throw InputError(f.string(), "no 'begin qpoints' block (expected the q-points)");
@@ -261,7 +303,12 @@ SigmaParams read_sigma_inp(const std::filesystem::path& f) {
   known["bare_coulomb_cutoff"] = {Kind::Real, 0, kHuge, "a cutoff >= 0 in Ry (0: the wavefunctions')"};
   known["finite_difference_spacing"] = {Kind::Real, 1e-12, kHuge, "a positive spacing in eV"};
   known["finite_difference_form"] = {Kind::Integer, 2, 2, "2 (forward difference; the only one implemented)"};
-  known["frequency_dependence"] = {Kind::Integer, 1, 1, "1 (generalized plasmon pole; the only one implemented)"};
+  known["frequency_dependence"] = {Kind::Integer, 1, 2, "1 (generalized plasmon pole) or 2 (full frequency; 0 and 3 are not implemented)"};
+  known["frequency_dependence_method"] = {Kind::Integer, 2, 2, "2 (contour deformation; the real-axis method 0 is not implemented)"};
+  known["cd_integration_method"] = {Kind::Integer, 0, 2, "0 (piecewise constant) or 2 (piecewise quadratic); 1 does not exist and 3 is not implemented"};
+  known["frequency_grid_shift"] = {Kind::Integer, 2, 2, "2 (the evaluation grid centred on each E_mf; 0 and 1 are not implemented)"};
+  known["delta_frequency_eval"] = {Kind::Real, 1e-6, kHuge, "a positive step in eV"};
+  known["max_frequency_eval"] = {Kind::Real, 0, kHuge, "a half-width >= 0 in eV"};
   known["no_symmetries_q_grid"] = {Kind::Flag, 0, 0, ""};
   known["use_symmetries_q_grid"] = {Kind::Flag, 0, 0, ""};
   known["number_sigma_pools"] = {Kind::Integer, 1, 2e9, "a positive integer (pools of processes over the bands n; a divisor of the processes)"};
@@ -275,7 +322,7 @@ SigmaParams read_sigma_inp(const std::filesystem::path& f) {
                                                             "energies widened by margin >= 0 eV on both sides (with sigma_matrix)"};
   SigmaParams p;
   bool has_min = false, has_max = false;
-  int number_offdiag = -1, matrix_line = 0, offdiag_line = 0, grid_line = 0;
+  int number_offdiag = -1, matrix_line = 0, offdiag_line = 0, grid_line = 0, ff_line = 0;
   std::vector<SigmaParams::OffdiagElement> offdiag_rows;
   std::vector<int> offdiag_row_lines;
   auto kpoints = [&](const Line&, const std::vector<Line>& rows) {
@@ -316,6 +363,10 @@ SigmaParams read_sigma_inp(const std::filesystem::path& f) {
     else if (l.keyword == "number_offdiag") number_offdiag = integer(f, l, 0, l.keyword);
     else if (l.keyword == "dont_use_vxcdat") p.use_vxc_dat = false;
     else if (l.keyword == "no_symmetries_offdiagonals") p.offdiag_symmetry = false;
+    else if (l.keyword == "frequency_dependence") p.frequency_dependence = integer(f, l, 0, l.keyword);
+    else if (l.keyword == "cd_integration_method") { p.cd_integration_method = integer(f, l, 0, l.keyword); ff_line = l.number; }
+    else if (l.keyword == "delta_frequency_eval") { p.delta_frequency_eval = number(f, l, 0, l.keyword); ff_line = l.number; }
+    else if (l.keyword == "max_frequency_eval") { p.max_frequency_eval = number(f, l, 0, l.keyword); ff_line = l.number; }
     else if (l.keyword == "sigma_matrix_frequency_grid") {
       p.grid_nw = integer(f, l, 0, "sigma_matrix_frequency_grid nw");
       p.grid_margin = number(f, l, 1, "sigma_matrix_frequency_grid margin");
@@ -338,7 +389,17 @@ SigmaParams read_sigma_inp(const std::filesystem::path& f) {
     throw InputError(f.string(), "band_index_max " + std::to_string(p.band_max) + " exceeds number_bands " + std::to_string(p.nbands) +
                                      ": expected 1 <= band_index_min <= band_index_max <= number_bands");
   if (p.kpoints.empty()) throw InputError(f.string(), "no 'begin kpoints' block (expected the k-points of Sigma)");
+  if (p.cd_integration_method == 1) throw InputError(f.string(), ff_line, "cd_integration_method", "1", "0 (piecewise constant) or 2 (piecewise quadratic)");
+  if (ff_line > 0 && p.frequency_dependence != 2)
+    throw InputError(f.string(), ff_line, "frequency_dependence", std::to_string(p.frequency_dependence),
+                     "2 (full frequency) with cd_integration_method, delta_frequency_eval and max_frequency_eval");
+  if (p.frequency_dependence == 2 && p.eval_points() > 100001)
+    throw InputError(f.string(), ff_line, "max_frequency_eval", std::to_string(p.max_frequency_eval),
+                     "at most 50000 steps of delta_frequency_eval " + std::to_string(p.delta_frequency_eval) + " eV");
   read_offdiag_elements(f, p, matrix_line, number_offdiag, offdiag_line, offdiag_rows, offdiag_row_lines);
+  if (p.frequency_dependence == 2 && (p.sigma_matrix_l != 0 || !p.offdiag.empty()))
+    throw InputError(f.string(), matrix_line > 0 ? matrix_line : offdiag_line, matrix_line > 0 ? "sigma_matrix" : "begin offdiag",
+                     "off-diagonal elements with frequency_dependence 2", "the diagonal only (off-diagonal full-frequency Sigma is not implemented)");
   if (grid_line > 0 && p.sigma_matrix_l == 0)
     throw InputError(f.string(), grid_line, "sigma_matrix_frequency_grid", "no sigma_matrix", "sigma_matrix l t (the matrix whose Dyson equation is solved)");
   if (!p.offdiag.empty() && p.q_symmetry) {

@@ -23,7 +23,8 @@ void write_sigma_hp_log(const std::filesystem::path& file, const Crystal& c, con
                         bool complex_flavour) {
   io::AtomicFile f(file);
   auto& o = f.stream();
-  o << "\n frequency_dependence   1\n\n";
+  const bool ff = p.frequency_dependence == 2;
+  o << format("\n frequency_dependence   %d\n\n", p.frequency_dependence);
   o << format(" band_index%6d%6d\n", p.band_min, p.band_max);
   o << format(" sigma_matrix%6d%4d\n\n", p.sigma_matrix_l, p.sigma_matrix_t);
   o << format(" finite_difference_form%4d\n", 2);
@@ -39,6 +40,23 @@ void write_sigma_hp_log(const std::filesystem::path& file, const Crystal& c, con
   for (std::size_t ik = 0; ik < sigma.size(); ++ik) {
     const auto& k = sigma[ik];
     o << format("       k =%10.6f%10.6f%10.6f ik =%4d spin = 1\n", k.k[0], k.k[1], k.k[2], k.ik);
+    if (ff) {
+      // BerkeleyGW's contour-deformation table: Res (residues) and Int (imaginary-axis integral) at E_mf, Cor =
+      // Res + Int, Eqp1 the root on the evaluation grid; a second line with the imaginary parts.
+      o << "\n";
+      o << format("%6s%12s%12s%12s%12s%12s%12s%12s%12s%12s%12s%12s\n", "n", "Emf", "Eo", "X", "Re Res", "Re Int", "Re Sig", "Re Cor", "Vxc", "Re Eqp0",
+                  "Re Eqp1", "Znk");
+      o << format("%6s%12s%12s%12s%12s%12s%12s%12s%12s%12s%12s\n", "", "", "", "", "Im Res", "Im Int", "Im Sig", "Im Cor", "", "Im Eqp0", "Im Eqp1");
+      for (const auto& b : k.bands) {
+        const std::size_t c = b.ff_omega.size() / 2;
+        const cplx res = b.ff_res[c], in = b.ff_int[c];
+        o << format("%6d%12.6f%12.6f%12.6f%12.6f%12.6f%12.6f%12.6f%12.6f%12.6f%12.6f%12.6f\n", b.n, b.emf, b.eo, b.x, res.re, in.re, b.x + res.re + in.re,
+                    res.re + in.re, b.vxc, b.eqp0, b.eqp1, b.znk);
+        o << format("%6s%12s%12s%12s%12.6f%12.6f%12.6f%12.6f%12s%12.6f\n", "", "", "", "", res.im, in.im, res.im + in.im, res.im + in.im, "", res.im + in.im);
+      }
+      o << " \n";
+      continue;
+    }
     o << "\n   n         Emf          Eo           X        SX-X          CH         Sig         Vxc        Eqp0        Eqp1       Znk\n";
     for (const auto& b : k.bands)
       o << format("%4d%12.6f%12.6f%12.6f%12.6f%12.6f%12.6f%12.6f%12.6f%12.6f%10.6f\n", b.n, b.emf, b.eo, b.x, b.sx_x[0], b.ch[0], b.sig, b.vxc,
@@ -112,7 +130,7 @@ void write_eqp(const std::filesystem::path& file, const std::vector<SigmaK>& sig
   auto& o = f.stream();
   for (const auto& k : sigma) {
     o << format("%13.9f%13.9f%13.9f%8d\n", k.k[0], k.k[1], k.k[2], static_cast<int>(k.bands.size()));
-    for (const auto& b : k.bands) o << format("%8d%8d%15.9f%15.9f\n", 1, b.n, b.emf, which == 0 ? b.eqp0 : b.eqp1);
+    for (const auto& b : k.bands) o << format("%8d%8d%15.9f%15.9f\n", 1, b.n, b.emf, which == 0 ? b.eqp0 : which == 1 ? b.eqp1 : b.eqp_lin);
   }
   f.commit();
 }
@@ -166,6 +184,24 @@ void write_gw_h5(const std::filesystem::path& file, const std::vector<Dielectric
       for (int i = 0; i < 10; ++i) {
         f.write(std::string("sigma/") + names[i], cols[i], {nk, nb});
         f.write_attribute(std::string("sigma/") + names[i], "units", i == 9 ? "1" : "eV");
+      }
+      // Full frequency: Sigma's parts on each band's evaluation grid, and the linearized solution.
+      if (!sigma[0].bands.empty() && !sigma[0].bands[0].ff_omega.empty()) {
+        const std::size_t nw = sigma[0].bands[0].ff_omega.size();
+        std::vector<double> w, res, in, lin;
+        for (const auto& s : sigma)
+          for (const auto& b : s.bands) {
+            w.insert(w.end(), b.ff_omega.begin(), b.ff_omega.end());
+            for (std::size_t e = 0; e < nw; ++e) res.insert(res.end(), {b.ff_res[e].re, b.ff_res[e].im}), in.insert(in.end(), {b.ff_int[e].re, b.ff_int[e].im});
+            lin.push_back(b.eqp_lin);
+          }
+        f.write("sigma/full_frequency/omega", w, {nk, nb, nw});
+        f.write("sigma/full_frequency/res", res, {nk, nb, nw, 2});
+        f.write("sigma/full_frequency/int", in, {nk, nb, nw, 2});
+        f.write("sigma/full_frequency/eqp_lin", lin, {nk, nb});
+        f.write_attribute("sigma/full_frequency/res", "layout", "[k][band][omega][re, im]: the residue part of Sigma_c(omega), eV");
+        f.write_attribute("sigma/full_frequency/int", "layout", "[k][band][omega][re, im]: the imaginary-axis integral of Sigma_c(omega), eV");
+        f.write_attribute("sigma/full_frequency/eqp_lin", "layout", "[k][band]: E_mf + Znk (Re Sigma(E_mf) - Vxc), eV");
       }
       // Off-diagonal elements <n|Sigma(E_l)|m>: complex values as [re, im]; SX-X and CH at E_l and E_l + spacing.
       const std::size_t noff = sigma[0].offdiag.size();

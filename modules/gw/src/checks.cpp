@@ -141,6 +141,24 @@ void check_sigma_inputs(const std::filesystem::path& input, const SigmaParams& p
   if (bare < screened)
     throw InputError(input.string(), std::string(p.ecut_bare > 0 ? "bare_coulomb_cutoff " : "the bare cutoff (the wavefunctions' ecutwfc) ") + str(bare) +
                                          " Ry is below the screened cutoff " + str(screened) + " Ry: expected bare_coulomb_cutoff >= " + str(screened));
+  // Full-frequency Sigma needs full-frequency matrices, the plasmon-pole model static ones.
+  if (p.frequency_dependence == 2 && ep.frequency_dependence != 2)
+    throw InputError(input.string(), "frequency_dependence 2 (full frequency) needs Epsilon's full-frequency matrices: expected frequency_dependence 2 in "
+                                     "epsilon.inp (BerkeleyGW's eps0mat.h5 files are read as static matrices only)");
+  if (p.frequency_dependence == 1 && ep.frequency_dependence != 0)
+    throw InputError(input.string(), "frequency_dependence 1 (generalized plasmon pole) needs the static matrices: expected frequency_dependence 0 in epsilon.inp");
+  if (p.frequency_dependence == 2 && ep.frequencies.init > 0)
+    throw InputError(input.string(), "frequency_dependence 2: the residues need W on the real axis from 0 eV, but epsilon.inp's init_frequency is " +
+                                         str(ep.frequencies.init) + " eV (expected 0)");
+  if (p.frequency_dependence == 2) {
+    const FrequencyGrid& g = ep.frequencies;
+    const auto real = g.real_axis();
+    const double reach = cd_real_axis_reach(inner, p), have = real.empty() ? 0 : real.back();
+    if (reach > have + 1e-9)
+      throw InputError(input.string(), "the residues of bands " + std::to_string(p.band_min) + ".." + std::to_string(p.band_max) + " within max_frequency_eval " +
+                                           str(p.max_frequency_eval) + " eV reach " + str(reach) + " eV along the real axis, but epsilon.inp's grid ends at " +
+                                           str(have) + " eV: expected frequency_low_cutoff >= " + str(std::ceil(reach)) + " eV");
+  }
   // The q-points of the dielectric matrices must generate WFN_inner's k-grid.
   std::vector<Vec3> qirr;
   for (const auto& q : ep.qpoints) qirr.push_back(q.q0 ? Vec3{0, 0, 0} : q.q);

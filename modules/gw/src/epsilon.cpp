@@ -9,6 +9,7 @@
 #include <exception>
 #include <memory>
 
+#include "../kernels/chi_freq.hpp"
 #include "../kernels/chi_sum.hpp"
 #include "../kernels/invert.hpp"
 #include "../kernels/mtxel.hpp"
@@ -20,6 +21,7 @@
 #include "quanta/core/timer.hpp"
 #include "quanta/core/units.hpp"
 #include "quanta/gw/epsilon.hpp"
+#include "quanta/gw/sigma.hpp"  // kRydbergEV
 #include "region_failure.hpp"
 #include "states.hpp"
 
@@ -72,9 +74,69 @@ namespace {
 // Saturating, as bytes_of: an absurd size stays absurd instead of wrapping to a small one.
 std::size_t add_bytes(std::size_t a, std::size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
 
+// The polarizability of one q being summed: static (CHI_SUM, weights w) or at every frequency of a full-frequency
+// run (the stacked product, transition energies de).
+struct ChiAccumulator {
+  std::unique_ptr<kernels::ChiSumEngine> statics;
+  std::unique_ptr<kernels::ChiFreqEngine> frequencies;
+  ChiAccumulator(Backend backend, int ng, const EpsilonParams& p, double prefactor, std::size_t budget) {
+    if (p.frequency_dependence == 2) {
+      std::vector<cplx> z;  // Ry, as the energies
+      for (const cplx zf : p.frequencies.all()) z.push_back(zf / kRydbergEV);
+      frequencies = std::make_unique<kernels::ChiFreqEngine>(backend, ng, z, prefactor / 2, budget);  // 2 / (N_k Omega)
+    } else {
+      statics = std::make_unique<kernels::ChiSumEngine>(backend, ng, budget);
+    }
+  }
+  // np pairs of M (host m or device m_dev): static weights w, transition energies de (Ry).
+  void add(int np, int ng, const cplx* m, cplx* m_dev, const double* w, const double* de) {
+    if (statics) {
+      kernels::ChiSumJob cj;
+      cj.npairs = np;
+      cj.ng = ng;
+      cj.m = m;
+      cj.m_device = m_dev;
+      cj.w = w;
+      statics->add(cj);
+    } else {
+      kernels::ChiFreqJob fj;
+      fj.npairs = np;
+      fj.ng = ng;
+      fj.m = m;
+      fj.m_device = m_dev;
+      fj.de = de;
+      frequencies->add(fj);
+    }
+  }
+  // chi0, [ng][ng], or [nf][ng][ng] at the frequencies.
+  std::vector<cplx> result() const { return statics ? statics->result() : frequencies->result(); }
+};
+
 }  // namespace
 
 double max_epsilon_cutoff(const Wavefunctions& wfn) { return wfn.ecutrho; }
+
+std::vector<double> FrequencyGrid::real_axis() const {
+  std::vector<double> w;
+  for (long i = 0; init + i * delta <= low_cutoff + 1e-9 * delta; ++i) w.push_back(init + i * delta);
+  return w;
+}
+
+std::vector<double> FrequencyGrid::imaginary_axis() const {
+  std::vector<double> w;
+  for (int j = 0; j < n_imag; ++j) {
+    const double z = static_cast<double>(j) / n_imag;
+    w.push_back(plasma * z / (1 - z));
+  }
+  return w;
+}
+
+std::vector<cplx> FrequencyGrid::all() const {
+  std::vector<cplx> z;
+  for (const double w : real_axis()) z.push_back({w, broadening});
+  for (const double w : imaginary_axis()) z.push_back({0, w});
+  return z;
+}
 
 std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wavefunctions* wfnq, const EpsilonParams& p,
                                               EpsilonTimings* timings) {
@@ -114,15 +176,19 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
   double total_work = 0;
   const double fft_work = 5.0 * box.size() * std::log2(static_cast<double>(box.size()));
   auto pair_work = [&](int ng) { return fft_work + 4.0 * ng * ng; };
+  const bool full_frequency = p.frequency_dependence == 2;
+  const std::size_t nf = full_frequency ? p.frequencies.all().size() : 1;
   for (const auto& qp : p.qpoints) {
     spheres.push_back(g_sphere(crystal, wfn.gvec_rho, qp.q0 ? Vec3{0, 0, 0} : qp.q, p.ecut));
     const std::size_t ng = spheres.back().size();
     total_work += static_cast<double>(kfull.size()) * nv * nc * pair_work(static_cast<int>(ng));
     // chi0, eps and eps^-1, the inversion's work copy, one chi0 per thread on the CPU, and each
     // thread's MTXEL arrays (the states and one product on the box, M of a block).
+    // Full frequency: chi0 and eps^-1 at every frequency, per thread the stacked chi0 and 64 MiB of products.
     const std::size_t per_thread =
-        add_bytes(add_bytes(bytes_of(sizeof(cplx), ng, ng), bytes_of(sizeof(cplx), box.size(), nv + nc + 1)), bytes_of(sizeof(cplx), nv, nc, ng));
-    require_host_memory(add_bytes(bytes_of(sizeof(cplx), ng, ng, 4), on_device ? 0 : bytes_of(per_thread, threads)),
+        add_bytes(add_bytes(bytes_of(sizeof(cplx), ng, ng, nf), bytes_of(sizeof(cplx), box.size(), nv + nc + 1)),
+                  add_bytes(bytes_of(sizeof(cplx), nv, nc, ng), full_frequency ? std::size_t{64} << 20 : 0));
+    require_host_memory(add_bytes(bytes_of(sizeof(cplx), ng, ng, 2 * nf + 2), on_device ? 0 : bytes_of(per_thread, threads)),
                         "epsilon at q-point " + std::to_string(spheres.size()) + " (" + std::to_string(ng) + " G-vectors within " +
                             std::to_string(p.ecut) + " Ry, FFT box " + std::to_string(box.n[0]) + "x" + std::to_string(box.n[1]) + "x" +
                             std::to_string(box.n[2]) + ", " + std::to_string(threads) + " threads)");
@@ -174,7 +240,7 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
     };
 
     // One item: the states at k (conduction) and k+q (valence block), MTXEL, CHI_SUM into `chi`.
-    auto run_item = [&](long item, kernels::MtxelEngine& mtxel, kernels::ChiSumEngine& chi, std::vector<cplx>& m, EpsilonTimings& tt) {
+    auto run_item = [&](long item, kernels::MtxelEngine& mtxel, ChiAccumulator& chi, std::vector<cplx>& m, EpsilonTimings& tt) {
       const Vec3& k = kfull[item / nblocks];
       const int v0 = static_cast<int>(item % nblocks) * block;
       const int nvb = std::min(block, nv - v0);
@@ -183,13 +249,14 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
       const StateSet val = valence_source.at({k[0] + qp.q[0], k[1] + qp.q[1], k[2] + qp.q[2]}, v0 + nvb);
       const auto where_v = box_indexes(box, val.gvec);
       const auto where_c = box_indexes(box, cond.gvec);
-      std::vector<double> w(static_cast<std::size_t>(nvb) * nc);
+      std::vector<double> w(static_cast<std::size_t>(nvb) * nc), des(w.size());
       for (int v = 0; v < nvb; ++v)
         for (int c = 0; c < nc; ++c) {
           const double de = cond.energy[nv + c] - val.energy[v0 + v];
           if (!(de > 0))
             throw InputError(wfn.file, "E_c - E_v = " + std::to_string(de) + " Ry at a k-point: expected a gap (insulators only)");
           w[static_cast<std::size_t>(v) * nc + c] = prefactor / de;
+          des[static_cast<std::size_t>(v) * nc + c] = de;
         }
       tt.states += ts.seconds();
 
@@ -213,19 +280,13 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
       tt.ffts += nvb + nc + static_cast<double>(nvb) * nc;
 
       WallTimer tc;
-      kernels::ChiSumJob cj;
-      cj.npairs = nvb * nc;
-      cj.ng = ng;
-      if (on_device) cj.m_device = mtxel.device_result();
-      else cj.m = m.data();
-      cj.w = w.data();
-      chi.add(cj);
+      chi.add(nvb * nc, ng, on_device ? nullptr : m.data(), on_device ? mtxel.device_result() : nullptr, w.data(), des.data());
       tt.chi_sum += tc.seconds();
-      tt.chi_sum_flops += 4.0 * ng * (ng + 1.0) * cj.npairs;
+      tt.chi_sum_flops += full_frequency ? 8.0 * nf * ng * ng * nvb * nc : 4.0 * ng * (ng + 1.0) * nvb * nc;
     };
 
     if (on_device) {
-      kernels::ChiSumEngine chi(p.backend, ng, half_budget);
+      ChiAccumulator chi(p.backend, ng, p, prefactor, half_budget);
       std::vector<cplx> unused;
       for (const long item : mine) {
         run_item(item, *device_mtxel, chi, unused, t);
@@ -233,10 +294,10 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
       }
       // One process: chi0 stays on the device, where eps is formed and inverted (unless the matrices are kept or
       // the device lacks the memory for the inversion).
-      if (comm.size() == 1 && !p.keep_matrices) {
+      if (comm.size() == 1 && !p.keep_matrices && chi.statics) {
         WallTimer ti;
         cplx head;
-        d.epsinv = chi.epsilon_inverse(v, "q-point " + std::to_string(out.size() + 1), &head);
+        d.epsinv = chi.statics->epsilon_inverse(v, "q-point " + std::to_string(out.size() + 1), &head);
         d.eps_head = head.re;
         t.inversion += ti.seconds();
       }
@@ -249,7 +310,7 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
     } else {
       // Threads over the items, each with its own engines and chi0 (FFTs and BLAS single-threaded
       // inside), summed at the end. Stage times are thread-seconds over the thread count.
-      d.chi0.assign(static_cast<std::size_t>(ng) * ng, cplx());
+      d.chi0.assign(static_cast<std::size_t>(ng) * ng * nf, cplx());
       std::vector<EpsilonTimings> tt(threads);
       RegionFailure failure;
       {
@@ -258,11 +319,11 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
         {
           const int id = omp_get_thread_num();
           std::unique_ptr<kernels::MtxelEngine> mtxel;
-          std::unique_ptr<kernels::ChiSumEngine> chi;
+          std::unique_ptr<ChiAccumulator> chi;
           std::vector<cplx> m;
           failure.run([&] {
             mtxel = std::make_unique<kernels::MtxelEngine>(Backend::Cpu, box);
-            chi = std::make_unique<kernels::ChiSumEngine>(Backend::Cpu, ng);
+            chi = std::make_unique<ChiAccumulator>(Backend::Cpu, ng, p, prefactor, 0);
           });
 #pragma omp for schedule(dynamic)
           for (std::size_t i = 0; i < mine.size(); ++i)
@@ -297,29 +358,49 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
         t.chi0_sum += tr.seconds();
         t.chi_sum += tr.seconds();
       }
-      WallTimer ti;
-      d.eps.resize(d.chi0.size());
+      // eps = 1 - v chi0 and its inverse at each frequency (one for a static run).
+      const std::size_t n2 = static_cast<std::size_t>(ng) * ng;
+      for (std::size_t f = 0; f < nf; ++f) {
+        WallTimer ti;
+        std::vector<cplx> eps(n2);
+        const cplx* chi0 = d.chi0.data() + f * n2;
 #pragma omp parallel for schedule(static) num_threads(max_threads())
-      for (int j = 0; j < ng; ++j)
-        for (int i = 0; i < ng; ++i) {
-          const std::size_t ij = i + static_cast<std::size_t>(ng) * j;
-          d.eps[ij] = (i == j ? cplx(1.0) : cplx()) - v[i] * d.chi0[ij];
+        for (int j = 0; j < ng; ++j)
+          for (int i = 0; i < ng; ++i) {
+            const std::size_t ij = i + static_cast<std::size_t>(ng) * j;
+            eps[ij] = (i == j ? cplx(1.0) : cplx()) - v[i] * chi0[ij];
+          }
+        t.eps_form += ti.seconds();
+        const std::string what = "q-point " + std::to_string(out.size() + 1) +
+                                 (full_frequency ? ", frequency " + std::to_string(f + 1) + " of " + std::to_string(nf) : std::string());
+        auto inv = kernels::invert(p.backend, eps, ng, what);
+        if (f == 0) {
+          d.eps_head = eps[0].re;
+          d.epsinv = inv;
+          if (p.keep_matrices) d.eps = eps;
         }
-      t.eps_form += ti.seconds();
-      d.eps_head = d.eps[0].re;
-      d.epsinv = kernels::invert(p.backend, d.eps, ng, "q-point " + std::to_string(out.size() + 1));
-      t.inversion += ti.seconds();
-      if (!p.keep_matrices) d.chi0 = {}, d.eps = {};  // 3 ng^2 complex numbers held otherwise
+        if (full_frequency) d.epsinv_ff.insert(d.epsinv_ff.end(), inv.begin(), inv.end());
+        t.inversion += ti.seconds();
+      }
+      if (full_frequency) {
+        d.freq = p.frequencies.all();
+        d.n_real = static_cast<int>(p.frequencies.real_axis().size());
+      }
+      if (p.keep_matrices) d.chi0.resize(n2);  // the first frequency's
+      else d.chi0 = {};  // 3 ng^2 complex numbers held otherwise
     }
     // A non-finite eps^-1 (a NaN carried in from the states, an overflow) stops the run here, not in Sigma's sums.
-    std::size_t bad = d.epsinv.size();
+    const auto& all = full_frequency ? d.epsinv_ff : d.epsinv;
+    std::size_t bad = all.size();
 #pragma omp parallel for reduction(min : bad) num_threads(max_threads())
-    for (std::size_t i = 0; i < d.epsinv.size(); ++i)
-      if (!std::isfinite(d.epsinv[i].re) || !std::isfinite(d.epsinv[i].im)) bad = std::min(bad, i);
-    if (bad < d.epsinv.size() || !std::isfinite(d.eps_head))
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (!std::isfinite(all[i].re) || !std::isfinite(all[i].im)) bad = std::min(bad, i);
+    const std::size_t n2 = static_cast<std::size_t>(ng) * ng;
+    if (bad < all.size() || !std::isfinite(d.eps_head))
       throw Error("epsilon, q-point " + std::to_string(out.size() + 1) + ": a non-finite element of " +
-                  (bad < d.epsinv.size() ? "eps^-1 at (G " + std::to_string(bad % ng + 1) + ", G' " + std::to_string(bad / ng + 1) + ")"
-                                         : std::string("eps at the head")));
+                  (bad < all.size() ? "eps^-1 at (G " + std::to_string(bad % n2 % ng + 1) + ", G' " + std::to_string(bad % n2 / ng + 1) + ")" +
+                                          (full_frequency ? " at frequency " + std::to_string(bad / n2 + 1) : std::string())
+                                    : std::string("eps at the head")));
     out.push_back(std::move(d));
   }
   progress.finish();

@@ -162,7 +162,9 @@ RunSummary run(const RunOptions& o) {
   // Epsilon's matrices in BerkeleyGW's files, as its epsilon.x writes them: Sigma can be run again from them
   // (--eps0mat, --epsmat), by quanta or by BerkeleyGW.
   WallTimer tw;
-  if (!eps_from_files && comm.root()) {
+  if (!eps_from_files && comm.root() && ep.frequency_dependence == 2) {
+    say("quanta gw: eps0mat.h5 and epsmat.h5 are not written for full frequency (BerkeleyGW's full-frequency layout is not implemented)\n");
+  } else if (!eps_from_files && comm.root()) {
     std::filesystem::create_directories(out_dir);
     for (const bool q0 : {true, false}) {
       const auto file = out_dir / (q0 ? "eps0mat.h5" : "epsmat.h5");
@@ -195,6 +197,7 @@ RunSummary run(const RunOptions& o) {
   if (sp.grid_nw >= 2) write_eqp_dyson(out_dir / "eqp_dyson.dat", sp, sigma);
   write_eqp(out_dir / "eqp0.dat", sigma, 0);
   write_eqp(out_dir / "eqp1.dat", sigma, 1);
+  if (sp.frequency_dependence == 2) write_eqp(out_dir / "eqp_lin.dat", sigma, 2);
   RunMetadata meta;
   meta.backend = s.backend;
   meta.device = device_description(backend);
@@ -213,7 +216,7 @@ RunSummary run(const RunOptions& o) {
                   {"sigma_gpp_kernel", st.gpp_kernel}, {"epsilon_files", seconds_eps_files}, {"sigma_setup_modes", st.setup_modes},
                   {"sigma_setup", st.setup}, {"sigma_states", st.states}, {"sigma_mtxel", st.mtxel}, {"sigma_exchange", st.exchange},
                   {"sigma_gpp", st.gpp}, {"sigma_gpp_matrix", st.gpp_matrix},
-                  {"sigma_gpp_matrix_kernel", st.gpp_matrix_kernel}, {"epsilon_total", s.seconds_epsilon}, {"sigma_total", s.seconds_sigma}};
+                  {"sigma_gpp_matrix_kernel", st.gpp_matrix_kernel}, {"sigma_cd_kernel", st.cd_kernel}, {"epsilon_total", s.seconds_epsilon}, {"sigma_total", s.seconds_sigma}};
   write_gw_h5(s.results, eps, o.write_epsinv, sigma, meta);
   return s;
 }

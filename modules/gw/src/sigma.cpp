@@ -6,8 +6,10 @@
 #include <array>
 #include <cstdint>
 #include <cmath>
+#include <limits>
 #include <map>
 
+#include "../kernels/cd.hpp"
 #include "../kernels/gpp.hpp"
 #include "../kernels/gpp_matrix.hpp"
 #include "../kernels/mtxel.hpp"
@@ -21,6 +23,7 @@
 #include "quanta/core/units.hpp"
 #include "quanta/gw/sigma.hpp"
 #include "blas.hpp"
+#include "contour.hpp"
 #include "states.hpp"
 
 namespace quanta::gw {
@@ -83,7 +86,56 @@ struct Screening {
   std::vector<double> v;      // [ngs] v(q+G) with the zone weight
 };
 
+// Full frequency: Eqp0 from Sigma at E_mf; Eqp1 the root of E_mf + Re Sigma(E) - Vxc - E on the evaluation grid
+// (linear between neighbouring points; of several, the one nearest Eqp0; with none, the line through the two
+// end points nearest the sign change it heads for, with a warning), as BerkeleyGW's full-frequency Sigma finds it;
+// Znk and the linearized solution from the central difference of Re Sigma at E_mf.
+void full_frequency_energies(SigmaBand& b, const Vec3& k, double step) {
+  const int ne = static_cast<int>(b.ff_omega.size()), c = ne / 2;
+  std::vector<double> f(ne);
+  for (int e = 0; e < ne; ++e) f[e] = b.emf + b.x + (b.ff_res[e] + b.ff_int[e]).re - b.vxc - b.ff_omega[e];
+  b.sig = b.x + b.sx_x[0] + b.ch[0];
+  b.eqp0 = b.emf - b.vxc + b.sig;
+  double best = std::numeric_limits<double>::quiet_NaN();
+  for (int e = 1; e < ne; ++e)
+    if (f[e - 1] > 0 && f[e] <= 0) {
+      const double root = b.ff_omega[e - 1] + f[e - 1] * step / (f[e - 1] - f[e]);
+      if (std::isnan(best) || std::abs(root - b.eqp0) < std::abs(best - b.eqp0)) best = root;
+    }
+  const std::string where = "sigma, k-point (" + std::to_string(k[0]) + ", " + std::to_string(k[1]) + ", " + std::to_string(k[2]) + "), band " + std::to_string(b.n);
+  if (std::isnan(best) && ne >= 2) {
+    const int lo = f[0] < 0 ? 0 : ne - 2;  // all below zero: the root lies below the grid; all above: above it
+    best = b.ff_omega[lo] + f[lo] * step / (f[lo] - f[lo + 1]);
+    warn("gw", where + ": E_mf + Sigma(E) - Vxc = E has no root on the evaluation grid " + std::to_string(b.ff_omega.front()) + " .. " +
+                   std::to_string(b.ff_omega.back()) + " eV; Eqp1 " + std::to_string(best) + " eV is extrapolated (raise max_frequency_eval)");
+  }
+  b.eqp1 = ne >= 2 ? best : b.eqp0;
+  double slope = 0;
+  if (ne >= 3) slope = ((b.ff_res[c + 1] + b.ff_int[c + 1]).re - (b.ff_res[c - 1] + b.ff_int[c - 1]).re) / (2 * step);
+  b.znk = 1.0 / (1.0 - slope);
+  b.eqp_lin = b.emf + b.znk * (b.sig - b.vxc);
+  for (const double v : {b.x, b.sig, b.eqp0, b.eqp1, b.znk, b.eqp_lin})
+    if (!std::isfinite(v)) throw Error(where + ": a non-finite value among X, Sigma, Eqp0, Eqp1 and Znk (full frequency)");
+}
+
 }  // namespace
+
+double cd_real_axis_reach(const Wavefunctions& inner, const SigmaParams& p) {
+  const int nocc = occupied_bands(inner);
+  double vbm = -1e300, cbm = 1e300;
+  for (int k = 0; k < inner.nk(); ++k) {
+    vbm = std::max(vbm, inner.energy(k, nocc - 1) * kRydbergEV);
+    cbm = std::min(cbm, inner.energy(k, nocc) * kRydbergEV);
+  }
+  double need = 0;
+  for (const auto& k : p.kpoints)
+    for (int i = 0; i < inner.nk(); ++i)
+      if (same_k(inner.kpoints[i], k))
+        for (int n = p.band_min - 1; n < p.band_max; ++n)
+          for (const double e : {inner.energy(i, n) * kRydbergEV - p.max_frequency_eval, inner.energy(i, n) * kRydbergEV + p.max_frequency_eval})
+            need = std::max({need, vbm - e, e - cbm});
+  return need;
+}
 
 std::string sigma_pools_problem(int processes, int pools, int nbands) {
   if (processes <= 1 || pools == 0 || (processes % pools == 0 && pools <= nbands)) return {};
@@ -122,6 +174,29 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
     throw Error("band_index_min/max " + std::to_string(p.band_min) + ".." + std::to_string(p.band_max) + ": expected 1 <= min <= max <= number_bands");
   if (eps.empty() || !eps[0].q.q0) throw Error("sigma: the first dielectric matrix must be the q0 point");
   const int nocc = occupied_bands(inner);
+  // Full frequency (contour deformation): every dielectric matrix carries eps^-1 on Epsilon's frequencies, and the
+  // residues need W on the real axis up to the largest |E - E_m| of an evaluation energy E and a band m on the other
+  // side of the gap: checked now, not after hours of sums.
+  const bool full_frequency = p.frequency_dependence == 2;
+  const int ne = full_frequency ? p.eval_points() : 2;
+  std::vector<double> w_imag;
+  double w_real0 = 0, w_real_step = 1;
+  int n_real = 0;
+  if (full_frequency) {
+    for (const auto& d : eps)
+      if (d.freq.empty() || d.n_real < 1 || d.nfreq() - d.n_real < 2)
+        throw Error("sigma: frequency_dependence 2 needs Epsilon's full-frequency eps^-1 (frequency_dependence 2 in epsilon.inp, at least one real and "
+                    "two imaginary frequencies)");
+    const auto& d = eps[0];
+    n_real = d.n_real;
+    w_real0 = d.freq[0].re;
+    w_real_step = n_real > 1 ? d.freq[1].re - d.freq[0].re : 1.0;
+    for (int f = n_real; f < d.nfreq(); ++f) w_imag.push_back(d.freq[f].im);
+    const double need = cd_real_axis_reach(inner, p), have = w_real0 + (n_real - 1) * w_real_step;
+    if (need > have + 1e-9)
+      throw Error("sigma: the residues need W on the real axis up to " + std::to_string(need) + " eV, but Epsilon's real-axis frequencies end at " +
+                  std::to_string(have) + " eV: raise frequency_low_cutoff in epsilon.inp to at least " + std::to_string(std::ceil(need)) + " eV");
+  }
 
   // The q grid: the irreducible q of the dielectric matrices (q0 taken as 0) unfolded.
   std::vector<Vec3> qirr;
@@ -244,6 +319,88 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
   progress.set_total_work(total_work / comm.size());
   t.setup = tsetup.seconds();
 
+  // Full frequency, one (k, q): the band-pair values of W_c at the imaginary frequencies (every pair (n, m)) and at the
+  // real ones the residues reach (the pairs with a band m across an evaluation energy), then per (n, E) the
+  // imaginary-axis integral (into ch) and the residues (into sx), in Ry, weighted by the q-point's multiplicity.
+  auto full_frequency_sums = [&](const auto& rotated, const std::vector<cplx>& ms, const std::vector<double>& e_m, const std::vector<int>& columns,
+                                 const std::vector<double>& v, double weight, const std::vector<double>& e_eval, int n_lo, int pn,
+                                 std::vector<cplx>& sx, std::vector<cplx>& ch, const Vec3& q) {
+    const int ng = static_cast<int>(v.size()), ncol = static_cast<int>(columns.size()), nm = p.nbands;
+    const int nfi = static_cast<int>(w_imag.size());
+    const std::size_t mat = static_cast<std::size_t>(ng) * ncol;
+    auto contract = [&](const std::vector<cplx>& mats, int nmat, const cplx* rows, int nrows, std::vector<cplx>& out) {
+      out.assign(static_cast<std::size_t>(nrows) * nmat, cplx());
+      kernels::CdContractJob cj;
+      cj.ng = ng;
+      cj.ngp = ncol;
+      cj.gp_index = columns.data();
+      cj.nmat = nmat;
+      cj.mats = mats.data();
+      cj.v = v.data();
+      cj.nrows = nrows;
+      cj.m = rows;
+      cj.s = out.data();
+      cj.kernel_seconds = &t.cd_kernel;
+      if (nrows > 0 && ncol > 0) kernels::cd_contract(p.backend, cj, half_budget);
+      t.cd_flops += cj.flops();
+    };
+    // The imaginary axis, every pair.
+    std::vector<cplx> mats(mat * nfi), s_imag;
+    for (int j = 0; j < nfi; ++j) rotated(n_real + j, mats.data() + j * mat);
+    contract(mats, nfi, ms.data(), pn * nm, s_imag);
+    // The residues: which pairs, how far along the real axis.
+    std::vector<int> res_rows;
+    double reach = 0;
+    for (int n = 0; n < pn; ++n)
+      for (int m = 0; m < nm; ++m) {
+        bool any = false;
+        for (int e = 0; e < ne; ++e) {
+          const double x = e_eval[ne * (n_lo + n) + e] - e_m[m];
+          if (cd_residue_factor(m < nocc, x) != 0) {
+            any = true;
+            reach = std::max(reach, std::abs(x));
+          }
+        }
+        if (any) res_rows.push_back(n * nm + m);
+      }
+    const int nr = res_rows.empty() ? 0 : std::min(n_real, static_cast<int>(std::ceil((reach - w_real0) / w_real_step)) + 2);
+    std::vector<cplx> m_res(res_rows.size() * static_cast<std::size_t>(ng)), s_real;
+    for (std::size_t r = 0; r < res_rows.size(); ++r)
+      std::copy(ms.begin() + static_cast<std::size_t>(res_rows[r]) * ng, ms.begin() + static_cast<std::size_t>(res_rows[r] + 1) * ng, m_res.begin() + r * ng);
+    mats.assign(mat * nr, cplx());
+    for (int f = 0; f < nr; ++f) rotated(f, mats.data() + f * mat);
+    contract(mats, nr, m_res.data(), static_cast<int>(res_rows.size()), s_real);
+    // The sums per (n, E).
+    const std::string what = "sigma (full frequency), q-point (" + std::to_string(q[0]) + ", " + std::to_string(q[1]) + ", " + std::to_string(q[2]) + ")";
+    std::vector<int> real_row(nm);
+    std::vector<cplx> res(ne), integral(ne);
+    for (int n = 0; n < pn; ++n) {
+      CdBand b;
+      b.nm = nm;
+      b.nocc = nocc;
+      b.e_m = e_m.data();
+      b.ne = ne;
+      b.e_eval = e_eval.data() + ne * (n_lo + n);
+      b.method = p.cd_integration_method;
+      b.nfi = nfi;
+      b.w_imag = w_imag.data();
+      b.s_imag = s_imag.data() + static_cast<std::size_t>(n) * nm * nfi;
+      b.nr = nr;
+      b.w0 = w_real0;
+      b.dw = w_real_step;
+      b.s_real = s_real.data();
+      for (int m = 0; m < nm; ++m) real_row[m] = -1;
+      for (std::size_t r = 0; r < res_rows.size(); ++r)
+        if (res_rows[r] / nm == n) real_row[res_rows[r] % nm] = static_cast<int>(r);
+      b.real_row = real_row.data();
+      cd_band_sums(b, res.data(), integral.data(), what);
+      for (int e = 0; e < ne; ++e) {
+        sx[ne * (n_lo + n) + e] += weight * res[e];
+        ch[ne * (n_lo + n) + e] += weight * integral[e];
+      }
+    }
+  };
+
   std::vector<SigmaK> out;
   for (std::size_t ki = 0; ki < p.kpoints.size(); ++ki) {
     const int ik = k_index[ki];
@@ -252,14 +409,17 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
     std::vector<cplx> a_coeffs(at_k.coeffs.begin() + static_cast<std::size_t>(p.band_min - 1 + share.n_lo) * at_k.gvec.size(),
                                at_k.coeffs.begin() + static_cast<std::size_t>(p.band_min - 1 + share.n_hi) * at_k.gvec.size());
     const auto where_a = box_indexes(box, at_k.gvec);
-    std::vector<double> e_eval(static_cast<std::size_t>(nn) * 2);
+    // The energies Sigma is evaluated at, per band n: E_mf and E_mf + finite_difference_spacing (GPP), or the
+    // full-frequency grid of ne points centred on E_mf.
+    std::vector<double> e_eval(static_cast<std::size_t>(nn) * ne);
     for (int n = 0; n < nn; ++n) {
       const double eo = at_k.energy[p.band_min - 1 + n] * ry;
-      e_eval[2 * n] = eo;
-      e_eval[2 * n + 1] = eo + p.fd_spacing;
+      for (int e = 0; e < ne; ++e) e_eval[ne * n + e] = full_frequency ? eo + (e - ne / 2) * p.delta_frequency_eval : eo + e * p.fd_spacing;
     }
     std::vector<double> x(nn, 0.0);
-    std::vector<cplx> sx(2 * nn), ch(2 * nn);  // complex sums of the GPP kernel; Sigma's diagonal keeps the real parts
+    // Complex sums per (n, evaluation energy): the GPP kernel's SX-X and CH, or full frequency's residue and
+    // imaginary-axis integral. Sigma's diagonal keeps the real parts (and full frequency's values whole).
+    std::vector<cplx> sx(ne * nn), ch(ne * nn);
     // Off-diagonal elements: the distinct frequencies E_l and E_l + spacing they need, and per frequency the
     // matrices over band_index_min..max (X once, SX-X and CH per frequency).
     std::vector<double> omega;
@@ -267,7 +427,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
     for (const auto& e : p.offdiag) {
       std::array<int, 2> at{};
       for (int f = 0; f < 2; ++f) {
-        const double w = e_eval[2 * (e.l - p.band_min) + f];
+        const double w = e_eval[ne * (e.l - p.band_min) + f];
         auto it = std::find(omega.begin(), omega.end(), w);
         at[f] = static_cast<int>(it - omega.begin());
         if (it == omega.end()) omega.push_back(w);
@@ -347,13 +507,13 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       const int b_hi = static_cast<int>(static_cast<long>(ngs) * (share.member + 1) / share.pool_size);
       const int ncol = b_hi - b_lo;
       WallTimer tmodes;
-      s.i_eps.resize(static_cast<std::size_t>(ngs) * ncol);
-      s.wt.resize(s.i_eps.size());
       s.v.resize(ngs);
       for (int a = 0; a < ngs; ++a) s.v[a] = vbar[s.where[a]] * fact;
-      // Arithmetic on memory already held: nothing in the loop throws.
+      s.i_eps.resize(full_frequency ? 0 : static_cast<std::size_t>(ngs) * ncol);
+      s.wt.resize(s.i_eps.size());
+      // Arithmetic on memory already held: nothing in the loop throws. (Full frequency has no modes.)
 #pragma omp parallel for schedule(static)
-      for (int b = b_lo; b < b_hi; ++b)
+      for (int b = full_frequency ? b_hi : b_lo; b < b_hi; ++b)
         for (int a = 0; a < ngs; ++a) {
           const std::size_t ab = a + static_cast<std::size_t>(ngs) * (b - b_lo);
           cplx e = einv(keep[a], keep[b]) * phase[a] * conj(phase[b]);
@@ -453,6 +613,27 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       for (int b = 0; b < p.nbands; ++b) e_m[b] = kq.energy[b] * ry;
       std::vector<int> columns(ncol);
       for (int c = 0; c < ncol; ++c) columns[c] = b_lo + c;
+      if (full_frequency) {
+        // W_c = (eps^-1 - 1) v at Epsilon's frequencies, rotated to q as the static matrix is (a time-reversed image
+        // takes the transpose: reciprocity, eps^-1(-q; G, G') = eps^-1(q; -G', -G), which is the conjugate for the
+        // Hermitian static and imaginary-axis matrices), wings fixed, on this process's columns.
+        auto rotated = [&](int f, cplx* out) {
+          const cplx* raw = d.epsinv_at(f);
+          const std::size_t ld = ngs_all;
+#pragma omp parallel for schedule(static)
+          for (int b = b_lo; b < b_hi; ++b)
+            for (int a = 0; a < ngs; ++a) {
+              const int ka = keep[a], kb = keep[b];
+              const cplx e = image->time_reversed ? raw[kb + ld * ka] * conj(phase[a]) * phase[b] : raw[ka + ld * kb] * phase[a] * conj(phase[b]);
+              const double wing = ka == i0 && kb != i0 ? wing_row : kb == i0 && ka != i0 ? wing_col : 1.0;
+              out[a + static_cast<std::size_t>(ngs) * (b - b_lo)] = e * wing - (a == b ? cplx(1.0) : cplx());
+            }
+        };
+        full_frequency_sums(rotated, ms, e_m, columns, s.v, star.weight, e_eval, share.n_lo, pn, sx, ch, q);
+        t.gpp += tg.seconds();
+        progress.advance(0, q_work(q));
+        continue;
+      }
       kernels::GppJob g;
       g.ng = ngs;
       g.ngp = ncol;
@@ -462,14 +643,14 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       g.v = s.v.data();
       g.nn = pn;
       g.nm = p.nbands;
-      g.ne = 2;
+      g.ne = ne;
       g.nocc = nocc;
       g.m = ms.data();
       g.e_m = e_m.data();
-      g.e_eval = e_eval.data() + 2 * share.n_lo;
+      g.e_eval = e_eval.data() + ne * share.n_lo;
       g.weight = star.weight;
-      g.sx = sx.data() + 2 * share.n_lo;
-      g.ch = ch.data() + 2 * share.n_lo;
+      g.sx = sx.data() + ne * share.n_lo;
+      g.ch = ch.data() + ne * share.n_lo;
       g.kernel_seconds = &t.gpp_kernel;
       if (pn > 0 && ncol > 0) kernels::gpp(p.backend, g, half_budget);
       t.gpp_terms += static_cast<double>(pn) * p.nbands * g.ne * ngs * ncol;
@@ -516,12 +697,19 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
     for (int n = 0; n < nn; ++n) {
       SigmaBand b;
       b.n = p.band_min + n;
-      b.emf = b.eo = e_eval[2 * n];
+      b.emf = b.eo = e_eval[ne * n + (full_frequency ? ne / 2 : 0)];
       b.vxc = vxc.diagonal(r.k, b.n);
       b.x = x[n] * ry;
+      const int e0 = full_frequency ? ne / 2 : 0;  // E_mf and the next evaluation energy
       for (int e = 0; e < 2; ++e) {
-        b.sx_x[e] = sx[2 * n + e].re * ry;
-        b.ch[e] = ch[2 * n + e].re * ry;
+        const int at = std::min(e0 + e, ne - 1);
+        b.sx_x[e] = sx[ne * n + at].re * ry;
+        b.ch[e] = ch[ne * n + at].re * ry;
+      }
+      for (int e = 0; e < ne && full_frequency; ++e) {
+        b.ff_omega.push_back(e_eval[ne * n + e]);
+        b.ff_res.push_back(sx[ne * n + e] * ry);
+        b.ff_int.push_back(ch[ne * n + e] * ry);
       }
       r.bands.push_back(b);
     }
@@ -537,6 +725,12 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
           avg.sx_x[e] += r.bands[i].sx_x[e];
           avg.ch[e] += r.bands[i].ch[e];
         }
+        avg.ff_res.resize(r.bands[i].ff_res.size());
+        avg.ff_int.resize(r.bands[i].ff_int.size());
+        for (std::size_t e = 0; e < r.bands[i].ff_res.size(); ++e) {
+          avg.ff_res[e] += r.bands[i].ff_res[e];
+          avg.ff_int[e] += r.bands[i].ff_int[e];
+        }
       }
       const double inv = 1.0 / (last - first);
       for (int i = first; i < last; ++i) {
@@ -547,10 +741,18 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
           b.sx_x[e] = avg.sx_x[e] * inv;
           b.ch[e] = avg.ch[e] * inv;
         }
+        for (std::size_t e = 0; e < b.ff_res.size(); ++e) {
+          b.ff_res[e] = avg.ff_res[e] * inv;
+          b.ff_int[e] = avg.ff_int[e] * inv;
+        }
       }
       first = last;
     }
     for (auto& b : r.bands) {
+      if (full_frequency) {
+        full_frequency_energies(b, r.k, p.delta_frequency_eval);
+        continue;
+      }
       const double sig0 = b.x + b.sx_x[0] + b.ch[0];
       const double sig1 = b.x + b.sx_x[1] + b.ch[1];
       b.sig = sig0;
@@ -589,7 +791,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       o.n = e.n;
       o.m = e.m;
       o.l = e.l;
-      o.eo = e_eval[2 * (e.l - p.band_min)];
+      o.eo = e_eval[ne * (e.l - p.band_min)];
       o.vxc = vxc.element(r.k, e.n, e.m);
       if (zero_by_symmetry(e.n, e.m)) {
         r.offdiag.push_back(o);

@@ -15,12 +15,27 @@ struct QPoint {
   bool q0 = false;   // the small shift that stands for q -> 0 (valence states from WFNq)
 };
 
+// The frequencies of a full-frequency Epsilon (BerkeleyGW's frequency_dependence 2 with the contour-deformation
+// method, frequency_dependence_method 2): the real axis from init_frequency to frequency_low_cutoff in steps of
+// delta_frequency, each broadened by +i broadening (the retarded response), then number_imaginary_freqs points
+// i w_j on the imaginary axis, w_j = plasma_freq z / (1 - z) with z = j / number_imaginary_freqs, j = 0, 1, ...
+// (BerkeleyGW's grid). All in eV.
+struct FrequencyGrid {
+  double broadening = 0.25, init = 0, delta = 0.25, low_cutoff = 10, plasma = 27.21138506;
+  int n_imag = 15;
+  std::vector<double> real_axis() const;       // w_i
+  std::vector<double> imaginary_axis() const;  // w_j (the points are i w_j)
+  std::vector<cplx> all() const;               // w_i + i broadening, then i w_j
+};
+
 struct EpsilonParams {
   double ecut = 0;            // epsilon_cutoff, Ry
   int nbands = 0;             // number_bands: valence + conduction bands in the sum
   std::vector<QPoint> qpoints;
   bool degeneracy_check_override = false;  // number_bands may split a degenerate set (warned, not refused)
   int valence_block = 0;
+  int frequency_dependence = 0;  // 0: static; 2: full frequency (contour deformation) on `frequencies`
+  FrequencyGrid frequencies;
   bool quiet = false;         // no progress lines
   // chi0 and eps kept in the DielectricMatrix. Else only eps^-1 and the head of eps are kept, and on one device
   // (one process, CUDA) chi0 and eps never leave it: eps is formed and inverted there.
@@ -37,6 +52,13 @@ struct DielectricMatrix {
   std::vector<cplx> eps;      // [ng][ng] eps(G,G') = delta - 8 pi / |q+G|^2 chi0(G,G') (empty unless keep_matrices)
   std::vector<cplx> epsinv;   // [ng][ng]
   double eps_head = std::numeric_limits<double>::quiet_NaN();  // Re eps(0, 0); NaN when only eps^-1 is known (files)
+  // Full frequency: eps^-1 at each of the frequencies `freq` (eV; FrequencyGrid::all(), n_real on the real axis
+  // first), [nf][ng][ng] column-major per frequency. epsinv is then the first of them (w = init_frequency).
+  std::vector<cplx> freq;
+  int n_real = 0;
+  std::vector<cplx> epsinv_ff;
+  int nfreq() const { return static_cast<int>(freq.size()); }
+  const cplx* epsinv_at(int f) const { return epsinv_ff.data() + static_cast<std::size_t>(f) * ng() * ng(); }
   int nk = 0;                 // k-points of the full zone summed
   int ng() const { return static_cast<int>(gvec.size()); }
   cplx at(const std::vector<cplx>& m, int i, int j) const { return m[i + static_cast<std::size_t>(ng()) * j]; }

@@ -21,7 +21,7 @@ void write_offdiag_log(const std::filesystem::path& file, const SigmaParams& par
 // With sigma_matrix_frequency_grid: the self-consistent solutions of Dyson's equation in eqp.dat's layout (the
 // i-th mean-field energy of the window and the real part of the i-th solution, both by increasing energy).
 void write_eqp_dyson(const std::filesystem::path& file, const SigmaParams& params, const std::vector<SigmaK>& sigma);
-// which = 0: Eqp0, 1: Eqp1.
+// which = 0: Eqp0, 1: Eqp1, 2: full frequency's linearized solution (SigmaBand::eqp_lin).
 void write_eqp(const std::filesystem::path& file, const std::vector<SigmaK>& sigma, int which);
 
 struct RunMetadata {

@@ -2,6 +2,7 @@
 // The diagonal G0W0 self-energy in the generalized plasmon-pole model (Hybertsen-Louie, BerkeleyGW's
 // static GPP): bare exchange X, the screened-exchange remainder SX-X and the Coulomb hole CH at the
 // mean-field energy and one step above it, the quasiparticle energies Eqp0, Eqp1 and the renormalization Znk.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,14 @@ struct SigmaParams {
   // (eV), and the self-consistent eigenvalues of E_mf + Sigma(E) - Vxc (solve_dyson_grid). 0: none.
   int grid_nw = 0;
   double grid_margin = 0;
+  // frequency_dependence: 1, the generalized plasmon pole; 2, full frequency by contour deformation
+  // (frequency_dependence_method 2) from Epsilon's full-frequency eps^-1: Sigma(E) on BerkeleyGW's evaluation grid
+  // (frequency_grid_shift 2) of 2 round(max_frequency_eval / delta_frequency_eval) + 1 energies centred on each
+  // E_mf, the imaginary-axis integral by cd_integration_method 0 (piecewise constant) or 2 (piecewise quadratic).
+  int frequency_dependence = 1;
+  int cd_integration_method = 0;
+  double delta_frequency_eval = 0.2, max_frequency_eval = 2.0;  // eV
+  int eval_points() const { return 2 * static_cast<int>(std::lround(max_frequency_eval / delta_frequency_eval)) + 1; }
   int pools = 0;                   // number_sigma_pools (0: chosen from the processes and the (k, q) pairs)
   bool quiet = false;              // no progress lines
   Backend backend = Backend::Cpu;
@@ -52,6 +61,14 @@ struct SigmaBand {
   double sx_x[2] = {0, 0};         // at Eo and Eo + spacing
   double ch[2] = {0, 0};
   double sig = 0, eqp0 = 0, eqp1 = 0, znk = 0;
+  // Full frequency: Sigma(E) = X + residue (SX-X's column) + integral (CH's column) on the evaluation grid
+  // E_mf + (i - (npts - 1) / 2) delta_frequency_eval, complex; sx_x[0], ch[0] and sig are their real parts at E_mf,
+  // eqp1 the root of E_mf + Re Sigma(E) - Vxc - E on the grid (linear between its points, the one nearest Eqp0,
+  // as BerkeleyGW finds it; NaN when there is none), znk and eqp_lin from the slope of Re Sigma at E_mf (the
+  // grid's central difference): eqp_lin = E_mf + znk (Re Sigma(E_mf) - Vxc), the linearized solution.
+  std::vector<double> ff_omega;
+  std::vector<cplx> ff_res, ff_int;
+  double eqp_lin = 0;
 };
 
 // One off-diagonal element <n|Sigma(E)|m> at E = E_l (and E_l + spacing), eV; complex in general (real, up to
@@ -88,6 +105,8 @@ struct SigmaTimings {
   double gpp_matrix = 0;      // the off-diagonal elements' GPP matrices (prep + ZGEMMs + transfers), seconds
   double gpp_matrix_kernel = 0;  // of gpp_matrix: the device work alone (CUDA events; 0 on the CPU)
   double gpp_matrix_flops = 0;   // of their ZGEMMs, as the seed's eq. 8 counts them
+  double cd_kernel = 0;       // full frequency: the device work of the contractions alone (CUDA events; 0 on the CPU)
+  double cd_flops = 0;        // of the contractions' products: 8 rows ng ng' per frequency (kernels/cd.hpp)
 };
 
 // How the P processes of a run share Sigma's work. With number_sigma_pools N (BerkeleyGW's keyword), the
@@ -104,6 +123,11 @@ struct SigmaShare {
 SigmaShare sigma_share(int processes, int rank, int pools, std::size_t pairs, int nbands);
 // What is wrong with number_sigma_pools for P processes and the bands of band_index_min..max ("" if nothing).
 std::string sigma_pools_problem(int processes, int pools, int nbands);
+
+// Full frequency: how far along the real axis (eV) the residues of band_index_min..max reach, from each evaluation
+// energy across the gap (to the highest valence or lowest conduction energy of WFN_inner): frequency_low_cutoff must
+// reach it.
+double cd_real_axis_reach(const Wavefunctions& inner, const SigmaParams& params);
 
 // The diagonal <nk|Vxc|nk> (eV) for the k-points and bands of a Sigma run, from BerkeleyGW's binary VXC
 // (read_vxc): what Sigma uses when there is no vxc.dat.

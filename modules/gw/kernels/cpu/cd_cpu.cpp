@@ -1,0 +1,51 @@
+#include <algorithm>
+#include <vector>
+
+#include "../../src/blas.hpp"
+#include "../cd.hpp"
+#include "quanta/core/error.hpp"
+
+namespace quanta::gw::kernels {
+
+// Y^T in chunks of rows of at most 64 MiB, one ZGEMM (threaded BLAS) each; the row dots threaded over rows.
+void cd_contract_cpu(const CdContractJob& j) {
+  if (j.nrows == 0 || j.nmat == 0) return;
+  const std::size_t ng = j.ng, ngp = j.ngp, cols = ngp * j.nmat;
+  if (cols == 0) {
+    std::fill(j.s, j.s + static_cast<std::size_t>(j.nrows) * j.nmat, cplx());
+    return;
+  }
+  const int chunk = static_cast<int>(std::clamp<std::size_t>((std::size_t{64} << 20) / (cols * sizeof(cplx)), 1, j.nrows));
+  std::vector<cplx> y(static_cast<std::size_t>(chunk) * cols);
+  std::vector<int> gp(ngp);
+  for (std::size_t c = 0; c < ngp; ++c) gp[c] = j.gp_index ? j.gp_index[c] : static_cast<int>(c);
+  const cplx one(1.0), zero;
+  for (int r0 = 0; r0 < j.nrows; r0 += chunk) {
+    const int nr = std::min(chunk, j.nrows - r0);
+    const int mm = static_cast<int>(cols), nn = nr, kk = j.ng, lda = j.ng, ldb = j.ng, ldc = static_cast<int>(cols);
+    // Y^T (cols x nr) = B^T A, B = the matrices (ng x cols), A = M (ng x nr): each row's values contiguous.
+    zgemm_("T", "N", &mm, &nn, &kk, &one, j.mats, &lda, j.m + r0 * ng, &ldb, &zero, y.data(), &ldc);
+#pragma omp parallel for schedule(static)
+    for (int r = 0; r < nr; ++r) {
+      const cplx* mr = j.m + (r0 + r) * ng;
+      for (int f = 0; f < j.nmat; ++f) {
+        cplx acc;
+        const cplx* yr = y.data() + r * cols + f * ngp;
+        for (std::size_t c = 0; c < ngp; ++c) acc += yr[c] * (conj(mr[gp[c]]) * j.v[gp[c]]);
+        j.s[static_cast<std::size_t>(r0 + r) * j.nmat + f] = acc;
+      }
+    }
+  }
+}
+
+void cd_contract(Backend backend, const CdContractJob& job, std::size_t device_budget) {
+#if QUANTA_GW_CUDA
+  if (backend == Backend::Cuda) return cd_contract_cuda(job, device_budget);
+#else
+  (void)device_budget;
+#endif
+  if (backend == Backend::Cuda) throw Error("cd_contract: this build has no CUDA backend");
+  cd_contract_cpu(job);
+}
+
+}  // namespace quanta::gw::kernels

@@ -1,0 +1,45 @@
+#pragma once
+// The pieces of the contour-deformation self-energy (BerkeleyGW's frequency_dependence 2, method 2) that act on one
+// band pair (n, m) with x = E - E_m (eV):
+//   Sigma_c(E) = sum_m [ residue_m(E) - (1/pi) int_0^inf W_nm(i w) x / (x^2 + w^2) dw ],
+//   residue_m(E) = +W^r_nm(|x|) for an empty m below E, -W^r_nm(|x|) for an occupied m above E, half of it at x = 0,
+// W_nm(z) = sum_{G,G'} M(G) conj(M(G')) (eps^-1(z) - 1)(G, G') v(q+G') (kernels/cd.hpp's s).
+#include <string>
+
+#include "quanta/core/complex.hpp"
+
+namespace quanta::gw {
+
+// int_0^inf y(w) x / (x^2 + w^2) dw for y given at the imaginary-axis points w[0] = 0 < w[1] < ... < w[n-1]:
+// method 0, y piecewise constant on intervals around each point (the first from w[0], the last ending half an
+// interval past w[n-1]); method 2, y piecewise quadratic (the first segment y0 + c2 w^2, each later one through its
+// two ends and the point before). Each piece is integrated exactly (arctan and log terms). 0 at x = 0.
+cplx cd_imaginary_integral(int method, const double* w, const cplx* y, int n, double x);
+
+// The factor of W^r(|x|) in the residue term: +1 (empty m, x > 0), -1 (occupied m, x < 0), +-1/2 at |x| < 1e-9 eV, else 0.
+double cd_residue_factor(bool occupied, double x);
+
+// y on the uniform real-axis grid w_i = w0 + i dw (i = 0..n-1), linearly interpolated at w; throws Error with
+// `what` when w lies outside the grid.
+cplx cd_real_axis_value(const cplx* y, int n, double w0, double dw, double w, const std::string& what);
+
+// One band n: at each of its ne evaluation energies E, the residues sum_m factor W^r_nm(|E - E_m|) and the integral
+// -(1/pi) sum_m int_0^inf W_nm(i w) x / (x^2 + w^2) dw, from the band-pair values W_nm at the imaginary frequencies
+// (s_imag, [nm][nfi]) and at the first nr real ones (s_real, [row][nr]; real_row[m] its row, -1 for a band m without
+// residues). Complex, in the units of s. `what` names the place for errors.
+struct CdBand {
+  int nm = 0, nocc = 0;
+  const double* e_m = nullptr;     // [nm] eV
+  int ne = 0;
+  const double* e_eval = nullptr;  // [ne] eV
+  int method = 0, nfi = 0;
+  const double* w_imag = nullptr;  // [nfi] eV
+  const cplx* s_imag = nullptr;
+  int nr = 0;
+  double w0 = 0, dw = 1;           // the real-axis grid, eV
+  const cplx* s_real = nullptr;
+  const int* real_row = nullptr;
+};
+void cd_band_sums(const CdBand& b, cplx* residue, cplx* integral, const std::string& what);
+
+}  // namespace quanta::gw

@@ -1,0 +1,152 @@
+// Full frequency (contour deformation) against closed forms:
+// - the imaginary-axis quadratures integrate what they assume exactly (a constant for method 0 over its intervals,
+//   an even quadratic for method 2);
+// - the full-frequency CHI_SUM at z = 0 is the static CHI_SUM (same weights, -4 / (N_k Omega D));
+// - Sigma_c by contour deformation of a plasmon-pole screened interaction, eps^-1(z) - 1 = -I wt^2 / (wt^2 - z^2) per
+//   element, equals the GPP kernel's closed-form sums for the same I and wt. This fixes every sign and factor of the
+//   residues, the integral and the contraction; the bound (2e-5 of the largest sum) is the quadrature's: real-axis
+//   step 0.01 eV with linear interpolation and broadening 1e-4 eV, 400 imaginary points with the piecewise quadratic.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "../kernels/cd.hpp"
+#include "../kernels/chi_freq.hpp"
+#include "../kernels/chi_sum.hpp"
+#include "../kernels/gpp.hpp"
+#include "../src/contour.hpp"
+#include "quanta/core/buffer.hpp"
+#include "quanta/core/error.hpp"
+
+using namespace quanta;
+using namespace quanta::gw;
+
+namespace {
+
+std::vector<double> bgw_imaginary_grid(int n, double plasma) {
+  std::vector<double> w;
+  for (int j = 0; j < n; ++j) w.push_back(plasma * (static_cast<double>(j) / n) / (1 - static_cast<double>(j) / n));
+  return w;
+}
+
+cplx inverse(cplx z) { return conj(z) / norm2(z); }
+
+}  // namespace
+
+TEST(GwContour, QuadraturesExactForWhatTheyAssume) {
+  const auto w = bgw_imaginary_grid(15, 27.2);
+  for (const double x : {-3.0, -0.2, 0.05, 1.0, 7.5}) {
+    // Method 2, y = a + b w^2: exact on [0, w_last].
+    const cplx a(0.7, -0.2), b(-0.003, 0.001);
+    std::vector<cplx> y;
+    for (const double wj : w) y.push_back(a + b * (wj * wj));
+    const double last = w.back();
+    const cplx exact = b * (x * last) + (a - b * (x * x)) * std::atan(last / x);
+    EXPECT_LT(abs(cd_imaginary_integral(2, w.data(), y.data(), static_cast<int>(w.size()), x) - exact), 1e-11 * abs(exact)) << "x " << x;
+    // Method 0, a constant: its intervals run from 0 to half a step past the last point.
+    std::vector<cplx> c(w.size(), a);
+    const double end = 0.5 * (3 * w.back() - w[w.size() - 2]);
+    EXPECT_LT(abs(cd_imaginary_integral(0, w.data(), c.data(), static_cast<int>(w.size()), x) - a * std::atan(end / x)), 1e-12) << "x " << x;
+  }
+  EXPECT_EQ(abs(cd_imaginary_integral(2, w.data(), std::vector<cplx>(15, cplx(1)).data(), 15, 0.0)), 0.0);
+  EXPECT_EQ(cd_residue_factor(true, -1.0), -1.0);
+  EXPECT_EQ(cd_residue_factor(true, 1.0), 0.0);
+  EXPECT_EQ(cd_residue_factor(false, 1.0), 1.0);
+  EXPECT_EQ(cd_residue_factor(false, -1.0), 0.0);
+  EXPECT_EQ(cd_residue_factor(true, 0.0), -0.5);
+  EXPECT_EQ(cd_residue_factor(false, 0.0), 0.5);
+  const cplx y[3] = {1, 2, 4};
+  EXPECT_NEAR(cd_real_axis_value(y, 3, 0, 0.5, 0.75, "t").re, 3.0, 1e-14);
+  EXPECT_THROW(cd_real_axis_value(y, 3, 0, 0.5, 1.2, "t"), Error);
+}
+
+TEST(GwContour, FullFrequencyChiAtZeroIsTheStaticChi) {
+  const int ng = 7, np = 12;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<cplx> m(static_cast<std::size_t>(ng) * np);
+  for (auto& x : m) x = {u(rng), u(rng)};
+  std::vector<double> de(np), w(np);
+  const double pref = 0.37;  // 4 / (N_k Omega)
+  for (int p = 0; p < np; ++p) de[p] = 0.2 + 0.1 * p, w[p] = pref / de[p];
+  kernels::ChiSumEngine stat(Backend::Cpu, ng);
+  kernels::ChiSumJob sj;
+  sj.npairs = np, sj.ng = ng, sj.m = m.data(), sj.w = w.data();
+  stat.add(sj);
+  kernels::ChiFreqEngine ff(Backend::Cpu, ng, {cplx(0, 0), cplx(0, 0.3)}, pref / 2);
+  kernels::ChiFreqJob fj;
+  fj.npairs = np, fj.ng = ng, fj.m = m.data(), fj.de = de.data();
+  ff.add(fj);
+  const auto a = stat.result(), b = ff.result();
+  ASSERT_EQ(b.size(), 2 * a.size());
+  double big = 0, diff = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) big = std::max(big, abs(a[i])), diff = std::max(diff, abs(a[i] - b[i]));
+  EXPECT_LT(diff, 1e-13 * big);
+  // On the imaginary axis the matrix is Hermitian and each pair enters with -2 s D / (D^2 + w^2).
+  for (int i = 0; i < ng; ++i)
+    for (int j = 0; j < ng; ++j) {
+      cplx want;
+      for (int p = 0; p < np; ++p) want += (-pref * de[p] / (de[p] * de[p] + 0.09)) * (m[p * ng + i] * conj(m[p * ng + j]));
+      EXPECT_LT(abs(b[a.size() + i + ng * j] - want), 1e-13 * big);
+    }
+}
+
+TEST(GwContour, PlasmonPoleScreeningGivesTheGppSums) {
+  const int ng = 6, nn = 2, nm = 7, nocc = 3, ne = 5;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1, 1), wdist(8, 15);
+  std::vector<cplx> I(ng * ng), m(static_cast<std::size_t>(nn) * nm * ng);
+  std::vector<double> wt(ng * ng), v(ng);
+  for (auto& x : I) x = {0.3 * u(rng), 0.1 * u(rng)};
+  for (auto& x : wt) x = wdist(rng);
+  for (auto& x : v) x = 0.5 + 0.5 * u(rng);
+  for (auto& x : m) x = {u(rng), u(rng)};
+  // Bands m on both sides of the evaluation energies, which stay within 4 eV of every E_m (the GPP kernel's main
+  // branch for every term: |w - wt| > 4 eV).
+  const std::vector<double> e_m = {-2.0, -1.3, -0.4, 0.9, 1.5, 2.2, 1.1};
+  std::vector<double> e_eval(nn * ne);
+  for (int n = 0; n < nn; ++n)
+    for (int e = 0; e < ne; ++e) e_eval[n * ne + e] = (n == 0 ? -0.4 : 0.9) + 0.2 * (e - ne / 2);
+  // GPP.
+  std::vector<cplx> sx(nn * ne), ch(nn * ne);
+  kernels::GppJob g;
+  g.ng = ng, g.i_eps = I.data(), g.wt = wt.data(), g.v = v.data(), g.nn = nn, g.nm = nm, g.ne = ne, g.nocc = nocc, g.m = m.data(),
+  g.e_m = e_m.data(), g.e_eval = e_eval.data(), g.sx = sx.data(), g.ch = ch.data();
+  kernels::gpp_cpu(g);
+  // Contour deformation of the same model.
+  const double dw = 0.01, eta = 1e-4;
+  const int nr = 501;  // 0 .. 5 eV
+  const auto wi = bgw_imaginary_grid(400, 27.2);
+  const int nfi = static_cast<int>(wi.size());
+  auto model = [&](cplx z, std::vector<cplx>& out) {
+    for (int i = 0; i < ng * ng; ++i) out.push_back(-1.0 * I[i] * (wt[i] * wt[i]) * inverse(cplx(wt[i] * wt[i]) - z * z));
+  };
+  std::vector<cplx> mats_i, mats_r;
+  for (const double w : wi) model({0, w}, mats_i);
+  for (int f = 0; f < nr; ++f) model({f * dw, eta}, mats_r);
+  std::vector<cplx> s_imag(nn * nm * nfi), s_real(nn * nm * nr);
+  for (auto [mats, nmat, s] : {std::tuple{&mats_i, nfi, &s_imag}, std::tuple{&mats_r, nr, &s_real}}) {
+    kernels::CdContractJob cj;
+    cj.ng = ng, cj.ngp = ng, cj.nmat = nmat, cj.mats = mats->data(), cj.v = v.data(), cj.nrows = nn * nm, cj.m = m.data(), cj.s = s->data();
+    kernels::cd_contract(Backend::Cpu, cj, 0);
+  }
+  double big = 0;
+  for (int i = 0; i < nn * ne; ++i) big = std::max(big, abs(sx[i] + ch[i]));
+  std::vector<int> rows(nm);
+  for (int n = 0; n < nn; ++n) {
+    for (int r = 0; r < nm; ++r) rows[r] = r;
+    CdBand b;
+    b.nm = nm, b.nocc = nocc, b.e_m = e_m.data(), b.ne = ne, b.e_eval = e_eval.data() + n * ne, b.method = 2, b.nfi = nfi, b.w_imag = wi.data(),
+    b.s_imag = s_imag.data() + n * nm * nfi, b.nr = nr, b.w0 = 0, b.dw = dw, b.s_real = s_real.data() + n * nm * nr, b.real_row = rows.data();
+    std::vector<cplx> res(ne), in(ne);
+    cd_band_sums(b, res.data(), in.data(), "test");
+    for (int e = 0; e < ne; ++e) {
+      const cplx gpp = sx[n * ne + e] + ch[n * ne + e], cd = res[e] + in[e];
+      std::printf("n %d E %+.2f: GPP (%.8f, %.8f) contour deformation (%.8f, %.8f) difference %.2e\n", n, e_eval[n * ne + e], gpp.re, gpp.im, cd.re, cd.im,
+                  abs(gpp - cd));
+      EXPECT_LT(abs(gpp - cd), 2e-5 * big) << "n " << n << " e " << e;
+    }
+  }
+}
