@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "../kernels/cd.hpp"
+#include "../kernels/chi_freq.hpp"
 #include "../kernels/chi_sum.hpp"
 #include "../kernels/gpp.hpp"
 #include "../kernels/gpp_matrix.hpp"
@@ -123,6 +125,67 @@ TEST(GwParity, ChiSumCudaMatchesCpuAcrossCallsAndPairChunks) {
   // A budget for chi0 and 50 pairs: five chunks per call.
   for (std::size_t budget : {std::size_t(0), (std::size_t(ng) * ng + 50 * ng) * sizeof(cplx) + 50 * sizeof(double)})
     EXPECT_LT(rel_diff(run(Backend::Cuda, budget), cpu), 1e-10) << "budget " << budget;
+}
+
+// The full-frequency CHI_SUM: complex weights at real (broadened) and imaginary frequencies, several calls, M from the
+// host in one chunk and in several.
+TEST(GwParity, ChiFreqCudaMatchesCpuAcrossCallsAndPairChunks) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
+  std::mt19937_64 rng(21);
+  std::uniform_real_distribution<double> u(0.05, 1.0);
+  const int ng = 97, calls = 3, npairs = 131;
+  const std::vector<cplx> z = {{0, 0.007}, {0.2, 0.007}, {0.45, 0.007}, {0, 0}, {0, 0.3}, {0, 2.0}};
+  std::vector<std::vector<cplx>> m;
+  std::vector<std::vector<double>> de;
+  for (int c = 0; c < calls; ++c) {
+    m.push_back(random_cplx(static_cast<std::size_t>(npairs) * ng, rng));
+    de.emplace_back(npairs);
+    for (double& x : de.back()) x = u(rng);
+  }
+  auto run = [&](Backend b, std::size_t budget) {
+    kernels::ChiFreqEngine engine(b, ng, z, 0.02, budget);
+    for (int c = 0; c < calls; ++c) {
+      kernels::ChiFreqJob j;
+      j.npairs = npairs, j.ng = ng, j.m = m[c].data(), j.de = de[c].data();
+      engine.add(j);
+    }
+    return engine.result();
+  };
+  const auto cpu = run(Backend::Cpu, 0);
+  const std::size_t stack = z.size() * ng * ng * sizeof(cplx), per_pair = ((z.size() + 1) * ng + z.size()) * sizeof(cplx);
+  for (std::size_t budget : {std::size_t(0), stack + 40 * per_pair})  // the second: four chunks per call
+    EXPECT_LT(rel_diff(run(Backend::Cuda, budget), cpu), 1e-10) << "budget " << budget;
+}
+
+// The full-frequency contraction: all columns and a subset, one chunk of matrices and rows and several.
+TEST(GwParity, CdContractCudaMatchesCpuAcrossChunks) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
+  std::mt19937_64 rng(22);
+  const int ng = 113, nmat = 9, nrows = 157;
+  const auto mats_all = random_cplx(static_cast<std::size_t>(ng) * ng * nmat, rng);
+  const auto m = random_cplx(static_cast<std::size_t>(nrows) * ng, rng);
+  std::vector<double> v(ng);
+  for (int i = 0; i < ng; ++i) v[i] = 1.0 / (1 + i);
+  for (const bool subset : {false, true}) {
+    std::vector<int> cols;
+    for (int c = subset ? 40 : 0; c < (subset ? 90 : ng); ++c) cols.push_back(c);
+    const int ngp = static_cast<int>(cols.size());
+    std::vector<cplx> mats;  // [nmat][ngp][ng]
+    for (int f = 0; f < nmat; ++f)
+      for (int c : cols) mats.insert(mats.end(), mats_all.begin() + (static_cast<std::size_t>(f) * ng + c) * ng, mats_all.begin() + (static_cast<std::size_t>(f) * ng + c + 1) * ng);
+    auto run = [&](Backend b, std::size_t budget) {
+      std::vector<cplx> s(static_cast<std::size_t>(nrows) * nmat);
+      kernels::CdContractJob j;
+      j.ng = ng, j.ngp = ngp, j.gp_index = cols.data(), j.nmat = nmat, j.mats = mats.data(), j.v = v.data(), j.nrows = nrows, j.m = m.data(), j.s = s.data();
+      kernels::cd_contract(b, j, budget);
+      return s;
+    };
+    const auto cpu = run(Backend::Cpu, 0);
+    // The second budget: matrices in chunks of 2, rows in chunks of about 30.
+    const std::size_t mat = static_cast<std::size_t>(ng) * ngp * sizeof(cplx);
+    for (std::size_t budget : {std::size_t(0), 2 * (2 * mat + 30 * (ng + 2 * ngp + 2) * sizeof(cplx))})
+      EXPECT_LT(rel_diff(run(Backend::Cuda, budget), cpu), 1e-10) << "subset " << subset << " budget " << budget;
+  }
 }
 
 // Random I and mode frequencies spread over every branch of the GPP terms: energies of bands m straddle the
@@ -282,4 +345,39 @@ TEST(GwParity, SiliconChiAndSigmaCudaMatchCpu) {
     for (std::size_t i = c; i < cols[0].size(); i += 7) a.push_back(cols[1][i]), b.push_back(cols[0][i]);
     EXPECT_LT(rel_diff(a, b), 1e-10) << "column " << c;
   }
+}
+
+// Full frequency on the silicon example (a short grid): eps^-1 at every frequency and Sigma's residue and integral on
+// the evaluation grid, CUDA against CPU.
+TEST(GwParity, SiliconFullFrequencyCudaMatchesCpu) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
+  EpsilonParams ep = read_epsilon_inp(kSi + "bgw-inputs/epsilon.inp");
+  SigmaParams sp = read_sigma_inp(kSi + "bgw-inputs/sigma.inp");
+  ep.frequency_dependence = 2;
+  ep.frequencies.delta = 0.5, ep.frequencies.low_cutoff = 14, ep.frequencies.n_imag = 8;
+  sp.frequency_dependence = 2, sp.cd_integration_method = 2, sp.band_min = 1, sp.band_max = 8, sp.max_frequency_eval = 0.4;
+  sp.kpoints.resize(2);
+  const auto wfn = read_wfn(kSi + "mean-field/02-wfn/WFN", ep.nbands);
+  const auto wfnq = read_wfn(kSi + "mean-field/03-wfnq/WFNq");
+  const auto inner = read_wfn(kSi + "mean-field/04-wfn_co/WFN_co", sp.nbands);
+  const auto rho = read_rho(kSi + "mean-field/04-wfn_co/RHO");
+  const auto vxc = read_vxc_dat(kSi + "mean-field/04-wfn_co/vxc.dat");
+  std::vector<std::vector<DielectricMatrix>> eps;
+  std::vector<std::vector<SigmaK>> sigma;
+  for (Backend b : {Backend::Cpu, Backend::Cuda}) {
+    ep.backend = sp.backend = b;
+    eps.push_back(compute_epsilon(wfn, &wfnq, ep));
+    sigma.push_back(compute_sigma(inner, rho, vxc, eps[0], sp));
+  }
+  for (std::size_t iq = 0; iq < eps[0].size(); ++iq) EXPECT_LT(rel_diff(eps[1][iq].epsinv_ff, eps[0][iq].epsinv_ff), 1e-10) << "q-point " << iq + 1;
+  std::vector<cplx> a, b;
+  for (int i = 0; i < 2; ++i)
+    for (const auto& k : sigma[i])
+      for (const auto& band : k.bands) {
+        auto& out = i == 0 ? a : b;
+        out.insert(out.end(), band.ff_res.begin(), band.ff_res.end());
+        out.insert(out.end(), band.ff_int.begin(), band.ff_int.end());
+      }
+  ASSERT_EQ(a.size(), b.size());
+  EXPECT_LT(rel_diff(b, a), 1e-10);
 }
