@@ -82,10 +82,7 @@ const std::map<std::string, Refused>& refused_keywords() {
     for (const char* k : {"spherical_truncation", "cell_wire_truncation", "cell_box_truncation", "cell_slab_truncation",
                           "supercell_box_truncation", "coulomb_truncation_x", "coulomb_truncation_radius"})
       r[k] = {trunc};
-    const std::string subspace = "the static subspace approximation is not implemented yet (full frequency runs in the full G basis)";
-    for (const char* k : {"chi_eigenvalue_cutoff", "eps_trunc_eigen", "nbasis_subspace", "do_sigma_subspace", "subspace_dont_keep_full_eps_omega0",
-                          "write_subspace_epsinv", "subspace_use_elpa"})
-      r[k] = {subspace};
+    r["subspace_use_elpa"] = {"quanta diagonalizes the static chi0 with LAPACK (zheev) on the host; ELPA is not used"};
     const std::string eval_grid = "quanta implements frequency_grid_shift 2: Sigma on delta_frequency_eval steps within max_frequency_eval of each E_mf";
     r["init_frequency_eval"] = {eval_grid};
     r["number_frequency_eval"] = {eval_grid};
@@ -237,6 +234,11 @@ EpsilonParams read_epsilon_inp(const std::filesystem::path& f) {
   known["delta_frequency_step"] = {Kind::Real, 0, kHuge, "a step >= 0 in eV (not used by contour deformation)"};
   known["number_imaginary_freqs"] = {Kind::Integer, 2, 100000, "an integer >= 2 (points on the imaginary axis)"};
   known["plasma_freq"] = {Kind::Real, 1e-6, kHuge, "a positive frequency in eV (the scale of the imaginary-axis grid)"};
+  known["chi_eigenvalue_cutoff"] = {Kind::Real, 0, 1, "a cutoff 0..1 on |eigenvalue| / the largest |eigenvalue| of the static chi0"};
+  known["eps_trunc_eigen"] = known["chi_eigenvalue_cutoff"];
+  known["nbasis_subspace"] = {Kind::Integer, -1, 2e9, "the most eigenvectors kept (-1 or 0: no limit but the cutoff)"};
+  known["subspace_dont_keep_full_eps_omega0"] = {Kind::Flag, 0, 0, ""};
+  known["write_subspace_epsinv"] = {Kind::Flag, 0, 0, ""};
   EpsilonParams p;
   bool has_delta = false;
   std::vector<std::string> ff_given;  // full-frequency keywords, which need frequency_dependence 2
@@ -263,6 +265,22 @@ EpsilonParams read_epsilon_inp(const std::filesystem::path& f) {
     else if (l.keyword == "degeneracy_check_override") p.degeneracy_check_override = true;
     else if (l.keyword == "frequency_dependence") p.frequency_dependence = integer(f, l, 0, l.keyword);
     else if (l.keyword == "frequency_dependence_method") ff_given.push_back(l.keyword);
+    else if (l.keyword == "chi_eigenvalue_cutoff" || l.keyword == "eps_trunc_eigen") {
+      p.subspace = true;
+      p.subspace_cutoff = number(f, l, 0, l.keyword);
+      ff_given.push_back(l.keyword);
+    } else if (l.keyword == "nbasis_subspace") {
+      p.subspace = true;
+      p.subspace_nbasis = integer(f, l, 0, l.keyword);
+      ff_given.push_back(l.keyword);
+    } else if (l.keyword == "subspace_dont_keep_full_eps_omega0") {
+      p.subspace_keep_full_static = false;
+      ff_given.push_back(l.keyword);
+    } else if (l.keyword == "write_subspace_epsinv") {
+      ff_given.push_back(l.keyword);
+      warn("gw", f.string() + ": line " + std::to_string(l.number) +
+                     ": write_subspace_epsinv has no effect: quanta does not write full-frequency eps0mat.h5/epsmat.h5 files (Sigma uses the matrices in memory)");
+    }
     else if (l.keyword == "frequency_high_cutoff" || l.keyword == "delta_frequency_step") {
       ff_given.push_back(l.keyword);
       warn("gw", f.string() + ": line " + std::to_string(l.number) + ": " + l.keyword +
@@ -309,6 +327,7 @@ SigmaParams read_sigma_inp(const std::filesystem::path& f) {
   known["frequency_grid_shift"] = {Kind::Integer, 2, 2, "2 (the evaluation grid centred on each E_mf; 0 and 1 are not implemented)"};
   known["delta_frequency_eval"] = {Kind::Real, 1e-6, kHuge, "a positive step in eV"};
   known["max_frequency_eval"] = {Kind::Real, 0, kHuge, "a half-width >= 0 in eV"};
+  known["do_sigma_subspace"] = {Kind::Flag, 0, 0, ""};
   known["no_symmetries_q_grid"] = {Kind::Flag, 0, 0, ""};
   known["use_symmetries_q_grid"] = {Kind::Flag, 0, 0, ""};
   known["number_sigma_pools"] = {Kind::Integer, 1, 2e9, "a positive integer (pools of processes over the bands n; a divisor of the processes)"};
@@ -364,7 +383,10 @@ SigmaParams read_sigma_inp(const std::filesystem::path& f) {
     else if (l.keyword == "dont_use_vxcdat") p.use_vxc_dat = false;
     else if (l.keyword == "no_symmetries_offdiagonals") p.offdiag_symmetry = false;
     else if (l.keyword == "frequency_dependence") p.frequency_dependence = integer(f, l, 0, l.keyword);
-    else if (l.keyword == "cd_integration_method") { p.cd_integration_method = integer(f, l, 0, l.keyword); ff_line = l.number; }
+    else if (l.keyword == "do_sigma_subspace") {
+      p.subspace = true;
+      ff_line = l.number;
+    } else if (l.keyword == "cd_integration_method") { p.cd_integration_method = integer(f, l, 0, l.keyword); ff_line = l.number; }
     else if (l.keyword == "delta_frequency_eval") { p.delta_frequency_eval = number(f, l, 0, l.keyword); ff_line = l.number; }
     else if (l.keyword == "max_frequency_eval") { p.max_frequency_eval = number(f, l, 0, l.keyword); ff_line = l.number; }
     else if (l.keyword == "sigma_matrix_frequency_grid") {
@@ -392,7 +414,7 @@ SigmaParams read_sigma_inp(const std::filesystem::path& f) {
   if (p.cd_integration_method == 1) throw InputError(f.string(), ff_line, "cd_integration_method", "1", "0 (piecewise constant) or 2 (piecewise quadratic)");
   if (ff_line > 0 && p.frequency_dependence != 2)
     throw InputError(f.string(), ff_line, "frequency_dependence", std::to_string(p.frequency_dependence),
-                     "2 (full frequency) with cd_integration_method, delta_frequency_eval and max_frequency_eval");
+                     "2 (full frequency) with cd_integration_method, delta_frequency_eval, max_frequency_eval and do_sigma_subspace");
   if (p.frequency_dependence == 2 && p.eval_points() > 100001)
     throw InputError(f.string(), ff_line, "max_frequency_eval", std::to_string(p.max_frequency_eval),
                      "at most 50000 steps of delta_frequency_eval " + std::to_string(p.delta_frequency_eval) + " eV");

@@ -145,6 +145,8 @@ void check_sigma_inputs(const std::filesystem::path& input, const SigmaParams& p
   if (p.frequency_dependence == 2 && ep.frequency_dependence != 2)
     throw InputError(input.string(), "frequency_dependence 2 (full frequency) needs Epsilon's full-frequency matrices: expected frequency_dependence 2 in "
                                      "epsilon.inp (BerkeleyGW's eps0mat.h5 files are read as static matrices only)");
+  if (p.subspace && !ep.subspace)
+    throw InputError(input.string(), "do_sigma_subspace needs Epsilon's static subspace: expected chi_eigenvalue_cutoff or nbasis_subspace in epsilon.inp");
   if (p.frequency_dependence == 1 && ep.frequency_dependence != 0)
     throw InputError(input.string(), "frequency_dependence 1 (generalized plasmon pole) needs the static matrices: expected frequency_dependence 0 in epsilon.inp");
   if (p.frequency_dependence == 2 && ep.frequencies.init > 0)

@@ -17,7 +17,12 @@ cplx quadratic_piece(cplx c0, cplx c1, cplx c2, double a, double b, double x) {
 }  // namespace
 
 cplx cd_imaginary_integral(int method, const double* w, const cplx* y, int n, double x) {
-  if (x == 0 || n < 1) return {};
+  if (n < 1) return {};
+  // At x = 0 the kernel x / (x^2 + w^2) is a half delta at w = 0: its limit x -> 0+, pi/2 y(0).
+  if (std::abs(x) < kSameEnergy) {
+    if (w[0] != 0) throw Error("cd_imaginary_integral: the imaginary-axis grid must start at w = 0 (it starts at " + std::to_string(w[0]) + " eV)");
+    return 1.5707963267948966 * y[0];
+  }
   if (method == 0) {
     cplx sum;
     for (int j = 0; j < n; ++j) {
@@ -45,7 +50,7 @@ cplx cd_imaginary_integral(int method, const double* w, const cplx* y, int n, do
 }
 
 double cd_residue_factor(bool occupied, double x) {
-  if (std::abs(x) < 1e-9) return occupied ? -0.5 : 0.5;
+  if (std::abs(x) < kSameEnergy) return occupied ? 0.0 : 1.0;  // E = E_m taken as E -> E_m from above
   if (occupied) return x < 0 ? -1.0 : 0.0;
   return x > 0 ? 1.0 : 0.0;
 }

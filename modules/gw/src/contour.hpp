@@ -2,8 +2,11 @@
 // The pieces of the contour-deformation self-energy (BerkeleyGW's frequency_dependence 2, method 2) that act on one
 // band pair (n, m) with x = E - E_m (eV):
 //   Sigma_c(E) = sum_m [ residue_m(E) - (1/pi) int_0^inf W_nm(i w) x / (x^2 + w^2) dw ],
-//   residue_m(E) = +W^r_nm(|x|) for an empty m below E, -W^r_nm(|x|) for an occupied m above E, half of it at x = 0,
-// W_nm(z) = sum_{G,G'} M(G) conj(M(G')) (eps^-1(z) - 1)(G, G') v(q+G') (kernels/cd.hpp's s).
+//   residue_m(E) = +W^r_nm(|x|) for an empty m below E, -W^r_nm(|x|) for an occupied m above E,
+// W_nm(z) = sum_{G,G'} M(G) conj(M(G')) (eps^-1(z) - 1)(G, G') v(q+G') (kernels/cd.hpp's s). At x = 0 (E = E_m, within
+// kSameEnergy) E is taken just above E_m, as BerkeleyGW's Sigma takes it: the integral's limit -W(i0)/2 (the imaginary
+// axis's first point) for every band, and an empty band's residue W^r(0); Sigma is -W/2 (occupied) or +W/2 (empty)
+// there, to the broadening's O(eta^2) difference between W^r(0 + i eta) and W(i0).
 #include <string>
 
 #include "quanta/core/complex.hpp"
@@ -13,10 +16,12 @@ namespace quanta::gw {
 // int_0^inf y(w) x / (x^2 + w^2) dw for y given at the imaginary-axis points w[0] = 0 < w[1] < ... < w[n-1]:
 // method 0, y piecewise constant on intervals around each point (the first from w[0], the last ending half an
 // interval past w[n-1]); method 2, y piecewise quadratic (the first segment y0 + c2 w^2, each later one through its
-// two ends and the point before). Each piece is integrated exactly (arctan and log terms). 0 at x = 0.
+// two ends and the point before). Each piece is integrated exactly (arctan and log terms). At |x| < kSameEnergy the
+// limit x -> 0+, (pi/2) y[0] (w[0] must be 0).
+inline constexpr double kSameEnergy = 1e-9;  // eV
 cplx cd_imaginary_integral(int method, const double* w, const cplx* y, int n, double x);
 
-// The factor of W^r(|x|) in the residue term: +1 (empty m, x > 0), -1 (occupied m, x < 0), +-1/2 at |x| < 1e-9 eV, else 0.
+// The factor of W^r(|x|) in the residue term: +1 (empty m, x >= 0), -1 (occupied m, x < 0), else 0.
 double cd_residue_factor(bool occupied, double x);
 
 // y on the uniform real-axis grid w_i = w0 + i dw (i = 0..n-1), linearly interpolated at w; throws Error with

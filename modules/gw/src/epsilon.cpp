@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <cmath>
 #include <exception>
+#include <functional>
 #include <memory>
 
 #include "../kernels/chi_freq.hpp"
+#include "blas.hpp"
 #include "../kernels/chi_sum.hpp"
 #include "../kernels/invert.hpp"
 #include "../kernels/mtxel.hpp"
@@ -23,6 +25,9 @@
 #include "quanta/gw/epsilon.hpp"
 #include "quanta/gw/sigma.hpp"  // kRydbergEV
 #include "region_failure.hpp"
+
+extern "C" void zheev_(const char* jobz, const char* uplo, const int* n, void* a, const int* lda, double* w, void* work, const int* lwork,
+                       double* rwork, int* info);
 #include "states.hpp"
 
 namespace quanta::gw {
@@ -76,15 +81,23 @@ std::size_t add_bytes(std::size_t a, std::size_t b) { return a > SIZE_MAX - b ? 
 
 // The polarizability of one q being summed: static (CHI_SUM, weights w) or at every frequency of a full-frequency
 // run (the stacked product, transition energies de).
+// Mode: what the run asks for (static or full frequency), or one of them (the static subspace's two passes); with a
+// basis (ng x nb), the frequencies in that subspace.
 struct ChiAccumulator {
+  enum Mode { Run, Static, Frequencies };
   std::unique_ptr<kernels::ChiSumEngine> statics;
   std::unique_ptr<kernels::ChiFreqEngine> frequencies;
-  ChiAccumulator(Backend backend, int ng, const EpsilonParams& p, double prefactor, std::size_t budget) {
-    if (p.frequency_dependence == 2) {
+  double per_pair = 0;  // the products' operations per pair
+  ChiAccumulator(Backend backend, int ng, const EpsilonParams& p, double prefactor, std::size_t budget, Mode mode = Run,
+                 std::vector<cplx> basis = {}, int nb = 0) {
+    if (mode == Frequencies || (mode == Run && p.frequency_dependence == 2)) {
       std::vector<cplx> z;  // Ry, as the energies
       for (const cplx zf : p.frequencies.all()) z.push_back(zf / kRydbergEV);
-      frequencies = std::make_unique<kernels::ChiFreqEngine>(backend, ng, z, prefactor / 2, budget);  // 2 / (N_k Omega)
+      const int n = basis.empty() ? ng : nb;
+      per_pair = 8.0 * z.size() * n * n + (basis.empty() ? 0.0 : 8.0 * ng * nb);
+      frequencies = std::make_unique<kernels::ChiFreqEngine>(backend, ng, z, prefactor / 2, budget, std::move(basis), nb);  // 2 / (N_k Omega)
     } else {
+      per_pair = 4.0 * ng * (ng + 1.0);
       statics = std::make_unique<kernels::ChiSumEngine>(backend, ng, budget);
     }
   }
@@ -111,6 +124,92 @@ struct ChiAccumulator {
   // chi0, [ng][ng], or [nf][ng][ng] at the frequencies.
   std::vector<cplx> result() const { return statics ? statics->result() : frequencies->result(); }
 };
+
+using Make = std::function<std::unique_ptr<ChiAccumulator>(Backend, std::size_t)>;
+
+// The static subspace approximation for one q (EpsilonParams::subspace), with `sum(make, report)` the items' chi0
+// summed by accumulators from `make` (on the host, over the processes) and `make_basis(backend, budget, basis, nb)` an
+// accumulator of the static chi0 (no basis) or of chi0 at the frequencies projected on a basis:
+// 1. the static chi0 in the G basis; its eps^-1(0); the eigenvectors B of v^1/2 chi0 v^1/2 (Hermitian) kept by
+//    |eigenvalue| / the largest >= subspace_cutoff, at most subspace_nbasis;
+// 2. chi_s(z) = B^H v^1/2 chi0(z) v^1/2 B at every frequency, from each pair's projection M~ = (v^1/2 B)^H M;
+// 3. C(z) = (1 - chi_s(z))^-1 - 1, and eps^-1(z) = eps^-1(0) + v^1/2 B [C(z) - C(0)] B^H v^-1/2 (keep_full_static;
+//    C(0) from the imaginary axis's z = 0) or 1 + v^1/2 B C(z) B^H v^-1/2 (eps = 1 - v chi0 = v^1/2 (1 - v^1/2 chi0
+//    v^1/2) v^-1/2). With every eigenvector kept, both are the G basis's eps^-1 to rounding.
+void subspace_epsilon(DielectricMatrix& d, const std::vector<double>& v, const EpsilonParams& p, const std::string& where, EpsilonTimings& t,
+                      const std::function<std::vector<cplx>(const Make&, bool)>& sum,
+                      const std::function<std::unique_ptr<ChiAccumulator>(Backend, std::size_t, std::vector<cplx>, int)>& make_basis) {
+  const int ng = d.ng();
+  const std::size_t n2 = static_cast<std::size_t>(ng) * ng;
+  // 1. The static chi0, its eps^-1 and the basis.
+  const auto chi0 = sum([&](Backend b, std::size_t budget) { return make_basis(b, budget, {}, 0); }, false);
+  WallTimer ts;
+  std::vector<cplx> eps(n2), sym(n2);
+  std::vector<double> sv(ng);
+  for (int i = 0; i < ng; ++i) sv[i] = std::sqrt(v[i]);
+  for (int j = 0; j < ng; ++j)
+    for (int i = 0; i < ng; ++i) {
+      const std::size_t ij = i + static_cast<std::size_t>(ng) * j;
+      eps[ij] = (i == j ? cplx(1.0) : cplx()) - v[i] * chi0[ij];
+      sym[ij] = sv[i] * chi0[ij] * sv[j];
+    }
+  d.eps_head = eps[0].re;
+  const auto einv0 = kernels::invert(p.backend, eps, ng, where + ", static");
+  std::vector<double> lambda(ng), rwork(std::max(1, 3 * ng - 2));
+  int info = 0, lwork = -1;
+  cplx query;
+  zheev_("V", "L", &ng, sym.data(), &ng, lambda.data(), &query, &lwork, rwork.data(), &info);
+  lwork = std::max(1, static_cast<int>(query.re));
+  std::vector<cplx> work(lwork);
+  zheev_("V", "L", &ng, sym.data(), &ng, lambda.data(), work.data(), &lwork, rwork.data(), &info);
+  if (info != 0) throw Error(where + ": the eigen decomposition of the static chi0 failed (LAPACK zheev info " + std::to_string(info) + ")");
+  std::vector<int> order(ng);
+  for (int i = 0; i < ng; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return std::abs(lambda[a]) > std::abs(lambda[b]); });
+  const double largest = std::abs(lambda[order[0]]);
+  int nb = 0;
+  while (nb < ng && std::abs(lambda[order[nb]]) >= p.subspace_cutoff * largest && (p.subspace_nbasis <= 0 || nb < p.subspace_nbasis)) ++nb;
+  nb = std::max(nb, 1);
+  std::vector<cplx> B(static_cast<std::size_t>(ng) * nb), P(B.size());
+  for (int c = 0; c < nb; ++c)
+    for (int g = 0; g < ng; ++g) {
+      B[g + static_cast<std::size_t>(ng) * c] = sym[g + static_cast<std::size_t>(ng) * order[c]];
+      P[g + static_cast<std::size_t>(ng) * c] = sv[g] * B[g + static_cast<std::size_t>(ng) * c];
+    }
+  d.subspace_nbasis = nb;
+  t.subspace += ts.seconds();
+  // 2. chi0 at the frequencies in the subspace.
+  const auto chis = sum([&](Backend b, std::size_t budget) { return make_basis(b, budget, P, nb); }, true);
+  // 3. C(z) and eps^-1(z) in the G basis.
+  WallTimer te;
+  const std::size_t b2 = static_cast<std::size_t>(nb) * nb;
+  const int nf = static_cast<int>(chis.size() / b2), f0 = static_cast<int>(p.frequencies.real_axis().size());  // z = 0 on the imaginary axis
+  std::vector<cplx> c(chis.size());
+  for (int f = 0; f < nf; ++f) {
+    std::vector<cplx> e(b2);
+    for (std::size_t i = 0; i < b2; ++i) e[i] = (i % (nb + 1) == 0 ? cplx(1.0) : cplx()) - chis[f * b2 + i];
+    auto inv = kernels::invert_cpu(std::move(e), nb, where + ", subspace, frequency " + std::to_string(f + 1) + " of " + std::to_string(nf));
+    for (std::size_t i = 0; i < b2; ++i) c[f * b2 + i] = inv[i] - (i % (nb + 1) == 0 ? cplx(1.0) : cplx());
+  }
+  d.epsinv_ff.resize(n2 * nf);
+  std::vector<cplx> diff(b2), tmp(static_cast<std::size_t>(ng) * nb), expanded(n2);
+  const cplx one(1.0), zero;
+  for (int f = 0; f < nf; ++f) {
+    for (std::size_t i = 0; i < b2; ++i) diff[i] = c[f * b2 + i] - (p.subspace_keep_full_static ? c[f0 * b2 + i] : cplx());
+    zgemm_("N", "N", &ng, &nb, &nb, &one, B.data(), &ng, diff.data(), &nb, &zero, tmp.data(), &ng);
+    zgemm_("N", "C", &ng, &ng, &nb, &one, tmp.data(), &ng, B.data(), &ng, &zero, expanded.data(), &ng);
+    cplx* out = d.epsinv_ff.data() + f * n2;
+#pragma omp parallel for schedule(static) num_threads(max_threads())
+    for (int j = 0; j < ng; ++j)
+      for (int i = 0; i < ng; ++i) {
+        const std::size_t ij = i + static_cast<std::size_t>(ng) * j;
+        const cplx base = p.subspace_keep_full_static ? einv0[ij] : (i == j ? cplx(1.0) : cplx());
+        out[ij] = base + expanded[ij] * (sv[i] / sv[j]);
+      }
+  }
+  d.epsinv.assign(d.epsinv_ff.begin(), d.epsinv_ff.begin() + n2);
+  t.subspace += te.seconds();
+}
 
 }  // namespace
 
@@ -282,35 +381,23 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
       WallTimer tc;
       chi.add(nvb * nc, ng, on_device ? nullptr : m.data(), on_device ? mtxel.device_result() : nullptr, w.data(), des.data());
       tt.chi_sum += tc.seconds();
-      tt.chi_sum_flops += full_frequency ? 8.0 * nf * ng * ng * nvb * nc : 4.0 * ng * (ng + 1.0) * nvb * nc;
+      tt.chi_sum_flops += chi.per_pair * nvb * nc;
     };
 
-    if (on_device) {
-      ChiAccumulator chi(p.backend, ng, p, prefactor, half_budget);
-      std::vector<cplx> unused;
-      for (const long item : mine) {
-        run_item(item, *device_mtxel, chi, unused, t);
-        progress.advance(item % nblocks == nblocks - 1 ? 1 : 0, item_work(item));
+    // Every item of this process summed into accumulators made by `make`: on the device one, returned with its sum still
+    // there; on the CPU one per thread (FFTs and BLAS single-threaded inside), added into *host at the end (then nullptr
+    // is returned). Stage times are thread-seconds over the thread count. `report`: advance the progress.
+    auto sum_items = [&](const Make& make, bool report, std::vector<cplx>* host) -> std::unique_ptr<ChiAccumulator> {
+      if (on_device) {
+        auto chi = make(p.backend, half_budget);
+        std::vector<cplx> unused;
+        for (const long item : mine) {
+          run_item(item, *device_mtxel, *chi, unused, t);
+          if (report) progress.advance(item % nblocks == nblocks - 1 ? 1 : 0, item_work(item));
+        }
+        return chi;
       }
-      // One process: chi0 stays on the device, where eps is formed and inverted (unless the matrices are kept or
-      // the device lacks the memory for the inversion).
-      if (comm.size() == 1 && !p.keep_matrices && chi.statics) {
-        WallTimer ti;
-        cplx head;
-        d.epsinv = chi.statics->epsilon_inverse(v, "q-point " + std::to_string(out.size() + 1), &head);
-        d.eps_head = head.re;
-        t.inversion += ti.seconds();
-      }
-      if (d.epsinv.empty()) {
-        WallTimer tr;
-        d.chi0 = chi.result();
-        t.chi0_result += tr.seconds();
-        t.chi_sum += tr.seconds();
-      }
-    } else {
-      // Threads over the items, each with its own engines and chi0 (FFTs and BLAS single-threaded
-      // inside), summed at the end. Stage times are thread-seconds over the thread count.
-      d.chi0.assign(static_cast<std::size_t>(ng) * ng * nf, cplx());
+      host->clear();
       std::vector<EpsilonTimings> tt(threads);
       RegionFailure failure;
       {
@@ -323,20 +410,23 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
           std::vector<cplx> m;
           failure.run([&] {
             mtxel = std::make_unique<kernels::MtxelEngine>(Backend::Cpu, box);
-            chi = std::make_unique<ChiAccumulator>(Backend::Cpu, ng, p, prefactor, 0);
+            chi = make(Backend::Cpu, 0);
           });
 #pragma omp for schedule(dynamic)
           for (std::size_t i = 0; i < mine.size(); ++i)
             if (chi) failure.run([&] {
                 const long item = mine[i];
                 run_item(item, *mtxel, *chi, m, tt[id]);
-                progress.advance(item % nblocks == nblocks - 1 ? 1 : 0, item_work(item));
+                if (report) progress.advance(item % nblocks == nblocks - 1 ? 1 : 0, item_work(item));
               });
           if (chi)
             failure.run([&] {
               const auto part = chi->result();
 #pragma omp critical(gw_epsilon_sum)
-              for (std::size_t i = 0; i < part.size(); ++i) d.chi0[i] += part[i];
+              {
+                if (host->empty()) host->assign(part.size(), cplx());
+                for (std::size_t i = 0; i < part.size(); ++i) (*host)[i] += part[i];
+              }
             });
         }
       }
@@ -348,46 +438,88 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
         t.ffts += x.ffts;
         t.chi_sum_flops += x.chi_sum_flops;
       }
-    }
-
-    // The processes' parts of chi0 added (every process then holds the whole and inverts it itself).
-    if (d.epsinv.empty()) {  // chi0 on the host: added over the processes, eps formed, inverted
+      return nullptr;
+    };
+    // The sum on the host (brought from the device when it is there) and added over the processes (every process
+    // then holds the whole).
+    auto on_host = [&](std::unique_ptr<ChiAccumulator> chi, std::vector<cplx> host) {
+      if (chi) {
+        WallTimer tr;
+        host = chi->result();
+        t.chi0_result += tr.seconds();
+        t.chi_sum += tr.seconds();
+      }
       if (comm.size() > 1) {
         WallTimer tr;
-        comm.sum(reinterpret_cast<double*>(d.chi0.data()), 2 * d.chi0.size());
+        comm.sum(reinterpret_cast<double*>(host.data()), 2 * host.size());
         t.chi0_sum += tr.seconds();
         t.chi_sum += tr.seconds();
       }
-      // eps = 1 - v chi0 and its inverse at each frequency (one for a static run).
-      const std::size_t n2 = static_cast<std::size_t>(ng) * ng;
-      for (std::size_t f = 0; f < nf; ++f) {
+      return host;
+    };
+    const std::string where_q = "q-point " + std::to_string(out.size() + 1);
+    auto make_plain = [&](Backend b, std::size_t budget) { return std::make_unique<ChiAccumulator>(b, ng, p, prefactor, budget); };
+
+    if (full_frequency && p.subspace) {
+      subspace_epsilon(d, v, p, where_q, t, [&](const Make& make, bool report) {
+        std::vector<cplx> host;
+        auto chi = sum_items(make, report, &host);
+        return on_host(std::move(chi), std::move(host));
+      }, [&](Backend b, std::size_t budget, std::vector<cplx> basis, int nb) {
+        return std::make_unique<ChiAccumulator>(b, ng, p, prefactor, budget, ChiAccumulator::Mode(basis.empty() ? ChiAccumulator::Static : ChiAccumulator::Frequencies),
+                                                std::move(basis), nb);
+      });
+    } else {
+      std::vector<cplx> host;
+      auto chi = sum_items(make_plain, true, &host);
+      // One process on the device: chi0 stays there, where eps is formed and inverted (unless the matrices are kept
+      // or the device lacks the memory for the inversion).
+      if (chi && comm.size() == 1 && !p.keep_matrices) {
         WallTimer ti;
-        std::vector<cplx> eps(n2);
-        const cplx* chi0 = d.chi0.data() + f * n2;
-#pragma omp parallel for schedule(static) num_threads(max_threads())
-        for (int j = 0; j < ng; ++j)
-          for (int i = 0; i < ng; ++i) {
-            const std::size_t ij = i + static_cast<std::size_t>(ng) * j;
-            eps[ij] = (i == j ? cplx(1.0) : cplx()) - v[i] * chi0[ij];
+        if (chi->frequencies) {
+          std::vector<double> heads(nf);
+          d.epsinv_ff = chi->frequencies->epsilon_inverse(v, where_q, heads.data());
+          if (!d.epsinv_ff.empty()) {
+            d.epsinv.assign(d.epsinv_ff.begin(), d.epsinv_ff.begin() + static_cast<std::size_t>(ng) * ng);
+            d.eps_head = heads[0];
           }
-        t.eps_form += ti.seconds();
-        const std::string what = "q-point " + std::to_string(out.size() + 1) +
-                                 (full_frequency ? ", frequency " + std::to_string(f + 1) + " of " + std::to_string(nf) : std::string());
-        auto inv = kernels::invert(p.backend, eps, ng, what);
-        if (f == 0) {
-          d.eps_head = eps[0].re;
-          d.epsinv = inv;
-          if (p.keep_matrices) d.eps = eps;
+        } else {
+          cplx head;
+          d.epsinv = chi->statics->epsilon_inverse(v, where_q, &head);
+          d.eps_head = head.re;
         }
-        if (full_frequency) d.epsinv_ff.insert(d.epsinv_ff.end(), inv.begin(), inv.end());
         t.inversion += ti.seconds();
       }
-      if (full_frequency) {
-        d.freq = p.frequencies.all();
-        d.n_real = static_cast<int>(p.frequencies.real_axis().size());
+      if (d.epsinv.empty()) {  // chi0 on the host: eps formed and inverted at each frequency (one for a static run)
+        d.chi0 = on_host(std::move(chi), std::move(host));
+        const std::size_t n2 = static_cast<std::size_t>(ng) * ng;
+        for (std::size_t f = 0; f < nf; ++f) {
+          WallTimer ti;
+          std::vector<cplx> eps(n2);
+          const cplx* chi0 = d.chi0.data() + f * n2;
+#pragma omp parallel for schedule(static) num_threads(max_threads())
+          for (int j = 0; j < ng; ++j)
+            for (int i = 0; i < ng; ++i) {
+              const std::size_t ij = i + static_cast<std::size_t>(ng) * j;
+              eps[ij] = (i == j ? cplx(1.0) : cplx()) - v[i] * chi0[ij];
+            }
+          t.eps_form += ti.seconds();
+          auto inv = kernels::invert(p.backend, eps, ng, where_q + (full_frequency ? ", frequency " + std::to_string(f + 1) + " of " + std::to_string(nf) : std::string()));
+          if (f == 0) {
+            d.eps_head = eps[0].re;
+            d.epsinv = inv;
+            if (p.keep_matrices) d.eps = eps;
+          }
+          if (full_frequency) d.epsinv_ff.insert(d.epsinv_ff.end(), inv.begin(), inv.end());
+          t.inversion += ti.seconds();
+        }
+        if (p.keep_matrices) d.chi0.resize(n2);  // the first frequency's
+        else d.chi0 = {};  // 3 ng^2 complex numbers held otherwise
       }
-      if (p.keep_matrices) d.chi0.resize(n2);  // the first frequency's
-      else d.chi0 = {};  // 3 ng^2 complex numbers held otherwise
+    }
+    if (full_frequency) {
+      d.freq = p.frequencies.all();
+      d.n_real = static_cast<int>(p.frequencies.real_axis().size());
     }
     // A non-finite eps^-1 (a NaN carried in from the states, an overflow) stops the run here, not in Sigma's sums.
     const auto& all = full_frequency ? d.epsinv_ff : d.epsinv;

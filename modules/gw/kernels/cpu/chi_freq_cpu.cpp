@@ -29,17 +29,19 @@ std::vector<cplx> unstack_frequencies(const std::vector<cplx>& stack, int ng, in
   return out;
 }
 
-ChiFreqEngine::ChiFreqEngine(Backend backend, int ng, std::vector<cplx> z, double s, std::size_t device_budget)
-    : ng_(ng), z_(std::move(z)), s_(s) {
+ChiFreqEngine::ChiFreqEngine(Backend backend, int ng, std::vector<cplx> z, double s, std::size_t device_budget, std::vector<cplx> basis, int nb)
+    : ng_(ng), n_(basis.empty() ? ng : nb), z_(std::move(z)), basis_(std::move(basis)), s_(s) {
+  if (!basis_.empty() && (nb < 1 || basis_.size() != static_cast<std::size_t>(ng) * nb))
+    throw Error("chi_freq: a basis of " + std::to_string(basis_.size()) + " values for " + std::to_string(nb) + " vectors of " + std::to_string(ng));
   if (backend == Backend::Cuda) {
 #if QUANTA_GW_CUDA
-    cuda_.reset(make_chi_freq_cuda(ng, nf(), device_budget));
+    cuda_.reset(make_chi_freq_cuda(ng, n_, nf(), basis_, device_budget));
 #else
     (void)device_budget;
     throw Error("chi_freq: this build has no CUDA backend");
 #endif
   } else {
-    stack_.assign(static_cast<std::size_t>(nf()) * ng * ng, cplx());
+    stack_.assign(static_cast<std::size_t>(nf()) * n_ * n_, cplx());
   }
 }
 
@@ -50,39 +52,69 @@ void ChiFreqEngine::CudaDeleter::operator()(Cuda*) const {}
 #endif
 
 void ChiFreqEngine::add(const ChiFreqJob& job) {
+  if (spent_) throw Error("chi_freq: add() after epsilon_inverse() turned chi0 into eps");
   if (job.ng != ng_) throw Error("chi_freq: the job's G-sphere differs from the engine's");
   if (job.npairs == 0) return;
   const auto w = chi_freq_weights(z_, s_, job.de, job.npairs);
-  flops_ += 8.0 * nf() * static_cast<double>(ng_) * ng_ * job.npairs;
+  flops_ += (8.0 * nf() * n_ * n_ + (basis_.empty() ? 0.0 : 8.0 * ng_ * n_)) * job.npairs;
 #if QUANTA_GW_CUDA
   if (cuda_) return chi_freq_cuda(*cuda_, job, w);
 #endif
   if (job.m_device) throw Error("chi_freq: matrix elements on the device given to the CPU backend");
-  // S in chunks of pairs of at most 64 MiB.
+  // S in chunks of pairs of at most 64 MiB (with a basis, of the projected M~ = P^H M).
   const int nf_ = nf();
-  const std::size_t ng = ng_, rows = static_cast<std::size_t>(nf_) * ng;
+  const std::size_t n = n_, rows = static_cast<std::size_t>(nf_) * n;
   const int chunk = static_cast<int>(std::clamp<std::size_t>((std::size_t{64} << 20) / (rows * sizeof(cplx)), 1, job.npairs));
-  std::vector<cplx> S(rows * chunk);
-  const cplx one(1.0);
+  std::vector<cplx> S(rows * chunk), projected(basis_.empty() ? 0 : n * chunk);
+  const cplx one(1.0), zero;
   for (int p0 = 0; p0 < job.npairs; p0 += chunk) {
     const int np = std::min(chunk, job.npairs - p0);
+    const cplx* m = job.m + static_cast<std::size_t>(p0) * ng_;
+    if (!basis_.empty()) {
+      const int nb = n_, ng = ng_, k = np;
+      zgemm_("C", "N", &nb, &k, &ng, &one, basis_.data(), &ng, m, &ng, &zero, projected.data(), &nb);
+      m = projected.data();
+    }
     for (int p = 0; p < np; ++p)
       for (int f = 0; f < nf_; ++f) {
         const cplx wf = w[static_cast<std::size_t>(p0 + p) * nf_ + f];
-        const cplx* mp = job.m + (p0 + p) * ng;
-        cplx* sp = S.data() + p * rows + f * ng;
-        for (std::size_t g = 0; g < ng; ++g) sp[g] = wf * mp[g];
+        const cplx* mp = m + p * n;
+        cplx* sp = S.data() + p * rows + f * n;
+        for (std::size_t g = 0; g < n; ++g) sp[g] = wf * mp[g];
       }
-    const int m = static_cast<int>(rows), n = ng_, k = np, lds = static_cast<int>(rows), ldm = ng_;
-    zgemm_("N", "C", &m, &n, &k, &one, S.data(), &lds, job.m + p0 * ng, &ldm, &one, stack_.data(), &lds);
+    const int mm = static_cast<int>(rows), nn = n_, k = np, lds = static_cast<int>(rows), ldm = n_;
+    zgemm_("N", "C", &mm, &nn, &k, &one, S.data(), &lds, m, &ldm, &one, stack_.data(), &lds);
   }
 }
 
 std::vector<cplx> ChiFreqEngine::result() const {
+  if (spent_) throw Error("chi_freq: result() after epsilon_inverse() turned chi0 into eps");
 #if QUANTA_GW_CUDA
-  if (cuda_) return unstack_frequencies(chi_freq_cuda_result(*cuda_), ng_, nf());
+  if (cuda_) return chi_freq_cuda_result(*cuda_);
 #endif
-  return unstack_frequencies(stack_, ng_, nf());
+  return unstack_frequencies(stack_, n_, nf());
+}
+
+std::vector<cplx> ChiFreqEngine::epsilon_inverse(const std::vector<double>& v, const std::string& what, double* heads) {
+  if (v.size() != static_cast<std::size_t>(ng_)) throw Error("chi_freq: epsilon_inverse needs one v per G-vector");
+  if (!basis_.empty()) return {};  // the subspace's matrices are the caller's to invert and expand
+#if QUANTA_GW_CUDA
+  if (cuda_) {
+    if (spent_) throw Error("chi_freq: epsilon_inverse called twice");
+    try {
+      auto inv = chi_freq_cuda_epsilon_inverse(*cuda_, v, what, heads);
+      spent_ = true;
+      return inv;
+    } catch (const OutOfDeviceMemory&) {
+      // Only from the first frequency's buffers, before its chi0 was touched (later ones are Errors): the caller
+      // downloads chi0 and inverts elsewhere.
+    }
+  }
+#else
+  (void)what;
+  (void)heads;
+#endif
+  return {};
 }
 
 }  // namespace quanta::gw::kernels

@@ -36,6 +36,15 @@ struct EpsilonParams {
   int valence_block = 0;
   int frequency_dependence = 0;  // 0: static; 2: full frequency (contour deformation) on `frequencies`
   FrequencyGrid frequencies;
+  // The static subspace approximation (full frequency only; BerkeleyGW's chi_eigenvalue_cutoff, nbasis_subspace,
+  // subspace_dont_keep_full_eps_omega0): chi0 at the frequencies in the basis of the eigenvectors B of the symmetrized
+  // static chi0 v^1/2 chi0(0) v^1/2 whose eigenvalues reach subspace_cutoff times the largest in magnitude (at most
+  // subspace_nbasis of them, when > 0); eps^-1 expanded back to the G basis as eps^-1(0) + v^-1/2 B [C(z) - C(0)] B^H v^1/2
+  // with the whole static eps^-1(0) (keep_full_static) or as 1 + v^-1/2 B C(z) B^H v^1/2, C = (1 - chi_s)^-1 - 1.
+  bool subspace = false;
+  double subspace_cutoff = 1e-6;
+  int subspace_nbasis = -1;
+  bool subspace_keep_full_static = true;
   bool quiet = false;         // no progress lines
   // chi0 and eps kept in the DielectricMatrix. Else only eps^-1 and the head of eps are kept, and on one device
   // (one process, CUDA) chi0 and eps never leave it: eps is formed and inverted there.
@@ -57,6 +66,7 @@ struct DielectricMatrix {
   std::vector<cplx> freq;
   int n_real = 0;
   std::vector<cplx> epsinv_ff;
+  int subspace_nbasis = 0;    // the static subspace's basis size (0: the G basis)
   int nfreq() const { return static_cast<int>(freq.size()); }
   const cplx* epsinv_at(int f) const { return epsinv_ff.data() + static_cast<std::size_t>(f) * ng() * ng(); }
   int nk = 0;                 // k-points of the full zone summed
@@ -74,6 +84,7 @@ struct EpsilonTimings {
   double ffts = 0;            // 3D transforms on the box (states and products)
   std::size_t box_points = 0; // points of the FFT box
   double chi_sum_flops = 0;   // 4 ng (ng + 1) per pair (ZHERK: complex multiply-adds of the lower triangle), summed
+  double subspace = 0;        // the static subspace: the eigen decomposition and the expansion of eps^-1 (of it, in inversion)
 };
 
 // The largest epsilon_cutoff a wavefunction file allows, Ry: the cutoff of its density's G-vectors, from

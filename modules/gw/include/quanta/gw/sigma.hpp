@@ -46,6 +46,9 @@ struct SigmaParams {
   // E_mf, the imaginary-axis integral by cd_integration_method 0 (piecewise constant) or 2 (piecewise quadratic).
   int frequency_dependence = 1;
   int cd_integration_method = 0;
+  // do_sigma_subspace: Epsilon's matrices must come from the static subspace approximation; Sigma uses them expanded
+  // to the G basis (its sums run there).
+  bool subspace = false;
   double delta_frequency_eval = 0.2, max_frequency_eval = 2.0;  // eV
   int eval_points() const { return 2 * static_cast<int>(std::lround(max_frequency_eval / delta_frequency_eval)) + 1; }
   int pools = 0;                   // number_sigma_pools (0: chosen from the processes and the (k, q) pairs)

@@ -1,0 +1,233 @@
+// Full frequency (contour deformation) end to end on BerkeleyGW's silicon example: `quanta gw` with frequency_dependence 2
+// in epsilon.inp and sigma.inp (bgw-ff/: broadening 0.1 eV, real axis 0-11 eV in 0.2 eV steps, 15 imaginary
+// frequencies, cd_integration_method 2, bands 2-8 at Gamma and (0, 0.4, 0.4)) against
+// - BerkeleyGW 3.0's own full-frequency run on the same inputs and mean field (bgw-ff/sigma_hp.log): every column of
+//   the table, real and imaginary parts;
+// - ABINIT 9.6's contour-deformation run on the same mean field (abinit/): the band edges and gaps.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "quanta/gw/epsilon.hpp"
+#include "quanta/gw/inputs.hpp"
+#include "quanta/gw/mean_field.hpp"
+#include "quanta/gw/run.hpp"
+#include "quanta/test/data.hpp"
+
+namespace fs = std::filesystem;
+using namespace quanta::gw;
+
+namespace {
+
+const std::string kSi = quanta::test::data_path("gw/si-bgw").string() + "/";
+
+using Key = std::pair<int, int>;  // (k-point in the file's order, band)
+
+// BerkeleyGW's full-frequency sigma_hp.log (and quanta's): per band the line "n Emf Eo X Re-Res Re-Int Re-Sig Re-Cor Vxc
+// Re-Eqp0 Re-Eqp1 ..." and the next "Im-Res Im-Int Im-Sig Im-Cor Im-Eqp0 [Im-Eqp1]". Returns the 9 real columns after
+// n, then Im Res, Im Int, Im Sig.
+std::map<Key, std::vector<double>> ff_rows(const std::string& file) {
+  std::map<Key, std::vector<double>> rows;
+  std::ifstream in(file);
+  EXPECT_TRUE(in.good()) << file;
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  int ik = -1;
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+    if (lines[i].find("k =") != std::string::npos && lines[i].find("ik =") != std::string::npos) ++ik;
+    std::istringstream s(lines[i]);
+    int n;
+    std::vector<double> v;
+    if (!(s >> n)) continue;
+    for (double x; v.size() < 10 && s >> x;) v.push_back(x);
+    if (v.size() != 10) continue;
+    std::istringstream t(lines[i + 1]);
+    std::vector<double> im;
+    for (double x; t >> x;) im.push_back(x);
+    if (im.size() < 3) continue;
+    v.insert(v.end(), im.begin(), im.begin() + 3);
+    rows[{ik, n}] = v;
+  }
+  return rows;
+}
+
+// eqp*.dat: (k-point index in the file's order, band) -> energy, eV. A k-point's line starts with its coordinates
+// (decimals), a band's with the spin (an integer).
+std::map<Key, double> eqp(const std::string& file) {
+  std::map<Key, double> out;
+  std::ifstream in(file);
+  EXPECT_TRUE(in.good()) << file;
+  int ik = -1;
+  for (std::string l; std::getline(in, l);) {
+    std::istringstream s(l);
+    std::string first;
+    if (!(s >> first)) continue;
+    if (first.find('.') != std::string::npos) {
+      ++ik;
+      continue;
+    }
+    int band;
+    double emf, e;
+    if (s >> band >> emf >> e) out[{ik, band}] = e;
+  }
+  return out;
+}
+
+// ABINIT's _GW file: per k-point "kx ky kz", the band count, then "band E_QP E_QP-E0 Im"; (k index, band) -> E_QP, eV.
+std::map<Key, double> abinit_gw(const std::string& file) {
+  std::map<Key, double> out;
+  std::ifstream in(file);
+  int nk = 0, spin = 0;
+  in >> nk >> spin;
+  for (int k = 0; k < nk; ++k) {
+    double kx, ky, kz;
+    int nb;
+    in >> kx >> ky >> kz >> nb;
+    for (int b = 0; b < nb; ++b) {
+      int n;
+      double e, de, im;
+      in >> n >> e >> de >> im;
+      out[{k, n}] = e;
+    }
+  }
+  return out;
+}
+
+class GwFullFrequency : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    out = fs::temp_directory_path() / ("quanta-gw-ff-" + std::to_string(::getpid()));
+    RunOptions o;
+    o.input_dir = kSi + "bgw-ff";
+    o.wfn = kSi + "mean-field/02-wfn/WFN";
+    o.wfnq = kSi + "mean-field/03-wfnq/WFNq";
+    o.wfn_inner = kSi + "mean-field/04-wfn_co/WFN_co";
+    o.rho = kSi + "mean-field/04-wfn_co/RHO";
+    o.vxc = kSi + "mean-field/04-wfn_co/vxc.dat";
+    o.output_dir = out;
+    o.backend = quanta::Backend::Auto;
+    o.quiet = true;
+    run(o);
+  }
+  static void TearDownTestSuite() { fs::remove_all(out); }
+  static fs::path out;
+};
+fs::path GwFullFrequency::out;
+
+// Every column of both k-points' tables (7 bands each). BerkeleyGW prints 6 decimals; the sums are the same in another
+// order, the frequencies and quadratures the same: held to 2e-5 eV (the GPP path's agreement with BerkeleyGW).
+TEST_F(GwFullFrequency, TableMatchesBerkeleyGW) {
+  const auto ours = ff_rows((out / "sigma_hp.log").string());
+  const auto ref = ff_rows(kSi + "bgw-ff/sigma_hp.log");
+  ASSERT_EQ(ref.size(), 14u);
+  ASSERT_EQ(ours.size(), ref.size());
+  const char* names[13] = {"Emf", "Eo", "X", "Re Res", "Re Int", "Re Sig", "Re Cor", "Vxc", "Re Eqp0", "Re Eqp1", "Im Res", "Im Int", "Im Sig"};
+  double worst[13] = {};
+  for (const auto& [key, r] : ref) {
+    const auto it = ours.find(key);
+    ASSERT_NE(it, ours.end()) << "k " << key.first << " band " << key.second;
+    for (int c = 0; c < 13; ++c) {
+      EXPECT_NEAR(it->second[c], r[c], 2e-5) << names[c] << ", k " << key.first + 1 << ", band " << key.second;
+      worst[c] = std::max(worst[c], std::abs(it->second[c] - r[c]));
+    }
+  }
+  std::printf("  full frequency, largest |quanta - BerkeleyGW| (eV):");
+  for (int c = 0; c < 13; ++c) std::printf(" %s %.1e%s", names[c], worst[c], c < 12 ? "," : "\n");
+}
+
+// The band edges (VBM: band 4 at Gamma; band 5 at Gamma; CBM: band 5 at (0, 0.4, 0.4)) and the two gaps, from the
+// linearized solution E_mf + Z (Re Sigma(E_mf) - Vxc) as ABINIT solves it, against ABINIT's full frequency (its energy
+// zero 0.1401 eV above Quantum ESPRESSO's). Bound 0.04 eV: the codes' different q -> 0 treatments (abinit/README.md)
+// move absolute energies by a few 0.01 eV; their plasmon-pole gaps differ by 0.067 eV. Printed as well: the
+// full-frequency minus plasmon-pole shifts, quanta's (against BerkeleyGW's GPP, bgw-reference/eqp1.dat, which
+// quanta's GPP reproduces to 1e-5 eV) beside ABINIT's (against its Hybertsen-Louie model).
+TEST_F(GwFullFrequency, BandEdgesAgainstAbinit) {
+  const auto lin = eqp((out / "eqp_lin.dat").string());
+  const auto ff = abinit_gw(kSi + "abinit/si_bgw_gw_ffo_DS9_GW"), hl = abinit_gw(kSi + "abinit/si_bgw_gw_ffo_DS5_GW");
+  const auto gpp = eqp(kSi + "bgw-reference/eqp1.dat");
+  constexpr double kZero = 0.1401;  // ABINIT's energy zero above QE's
+  // (quanta k index in bgw-ff/sigma.inp, band), (ABINIT and bgw-reference k index: Gamma 0, (0, .4, .4) 7, band).
+  struct Edge {
+    const char* name;
+    Key ours, theirs;
+  } edges[3] = {{"VBM (Gamma, 4)", {0, 4}, {0, 4}}, {"Gamma_c (Gamma, 5)", {0, 5}, {0, 5}}, {"CBM ((0,.4,.4), 5)", {1, 5}, {7, 5}}};
+  double q[3], a[3], sq[3], sa[3];
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(lin.count(edges[i].ours) && ff.count(edges[i].theirs) && hl.count(edges[i].theirs) && gpp.count(edges[i].theirs)) << edges[i].name;
+    q[i] = lin.at(edges[i].ours);
+    a[i] = ff.at(edges[i].theirs) - kZero;
+    sq[i] = q[i] - gpp.at(edges[i].theirs);
+    sa[i] = ff.at(edges[i].theirs) - hl.at(edges[i].theirs);
+    std::printf("  %-20s quanta FF %.4f  ABINIT FF %.4f  difference %+.4f eV | FF - PPM: quanta %+.4f, ABINIT %+.4f\n", edges[i].name, q[i], a[i],
+                q[i] - a[i], sq[i], sa[i]);
+    EXPECT_NEAR(q[i], a[i], 0.04) << edges[i].name;
+  }
+  const double gq[2] = {q[1] - q[0], q[2] - q[0]}, ga[2] = {a[1] - a[0], a[2] - a[0]};
+  const char* gaps[2] = {"direct gap at Gamma", "indirect gap"};
+  for (int i = 0; i < 2; ++i) {
+    std::printf("  %-20s quanta FF %.4f  ABINIT FF %.4f  difference %+.4f eV | FF - PPM: quanta %+.4f, ABINIT %+.4f\n", gaps[i], gq[i], ga[i], gq[i] - ga[i],
+                sq[i + 1] - sq[0], sa[i + 1] - sa[0]);
+    EXPECT_NEAR(gq[i], ga[i], 0.04) << gaps[i];
+  }
+}
+
+// The static subspace approximation converges to the G basis: eps^-1 at every frequency of a short grid, for q0 and
+// one other q-point, with the basis cut at 10 ... 80 eigenvectors of the static chi0 (of 137-150 G-vectors) and with
+// every eigenvector kept (then equal to the G basis's to 1e-10 relative: the same matrices through a unitary basis
+// change). The subspace's error is largest on the real axis near the absorption, where chi0 leaves the static
+// eigenvectors' span; it must fall as the basis grows.
+TEST(GwFullFrequencySubspace, ConvergesToTheFullBasis) {
+  EpsilonParams ep = read_epsilon_inp(kSi + "bgw-inputs/epsilon.inp");
+  ep.qpoints.resize(2);
+  ep.frequency_dependence = 2;
+  ep.frequencies.broadening = 0.25, ep.frequencies.delta = 1.0, ep.frequencies.low_cutoff = 8, ep.frequencies.n_imag = 6;
+  ep.backend = quanta::Backend::Auto;
+  const auto wfn = read_wfn(kSi + "mean-field/02-wfn/WFN", ep.nbands);
+  const auto wfnq = read_wfn(kSi + "mean-field/03-wfnq/WFNq");
+  const auto full = compute_epsilon(wfn, &wfnq, ep);
+  auto error = [&](const std::vector<DielectricMatrix>& s) {
+    double worst = 0;
+    for (std::size_t iq = 0; iq < full.size(); ++iq) {
+      double big = 0, diff = 0;
+      EXPECT_EQ(s[iq].epsinv_ff.size(), full[iq].epsinv_ff.size());
+      for (std::size_t i = 0; i < full[iq].epsinv_ff.size(); ++i) {
+        big = std::max(big, quanta::abs(full[iq].epsinv_ff[i]));
+        diff = std::max(diff, quanta::abs(s[iq].epsinv_ff[i] - full[iq].epsinv_ff[i]));
+      }
+      worst = std::max(worst, diff / big);
+    }
+    return worst;
+  };
+  ep.subspace = true;
+  ep.subspace_cutoff = 0;
+  for (const bool keep : {true, false}) {
+    ep.subspace_keep_full_static = keep;
+    const double e = error(compute_epsilon(wfn, &wfnq, ep));
+    std::printf("  subspace, every eigenvector%s: max |eps^-1 - G basis| / max |eps^-1| = %.2e\n", keep ? " (full static kept)" : "", e);
+    EXPECT_LT(e, 1e-10);
+  }
+  ep.subspace_keep_full_static = true;
+  double last = 1e300;
+  for (const int nb : {10, 20, 40, 80}) {
+    ep.subspace_nbasis = nb;
+    const auto s = compute_epsilon(wfn, &wfnq, ep);
+    EXPECT_EQ(s[0].subspace_nbasis, nb);
+    const double e = error(s);
+    std::printf("  subspace, %d eigenvectors: max |eps^-1 - G basis| / max |eps^-1| = %.2e\n", nb, e);
+    EXPECT_LT(e, last) << nb << " eigenvectors";
+    if (nb == 20) EXPECT_LT(e, 1.0) << "20 eigenvectors";
+    if (nb == 80) EXPECT_LT(e, 0.05) << "80 eigenvectors";  // measured 1.4e-2; 20 eigenvectors: 0.52
+    last = e;
+  }
+}
+
+}  // namespace
