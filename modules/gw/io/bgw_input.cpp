@@ -285,7 +285,8 @@ EpsilonParams read_epsilon_inp(const std::filesystem::path& f) {
       ff_given.push_back(l.keyword);
       warn("gw", f.string() + ": line " + std::to_string(l.number) + ": " + l.keyword +
                      " belongs to the real-axis grid of frequency_dependence_method 0 and 1; contour deformation does not use it, as in BerkeleyGW");
-    } else {
+    } else if (l.keyword == "broadening" || l.keyword == "init_frequency" || l.keyword == "delta_frequency" || l.keyword == "frequency_low_cutoff" ||
+               l.keyword == "number_imaginary_freqs" || l.keyword == "plasma_freq") {
       FrequencyGrid& g = p.frequencies;
       const double x = l.keyword == "number_imaginary_freqs" ? integer(f, l, 0, l.keyword) : number(f, l, 0, l.keyword);
       ff_given.push_back(l.keyword);
@@ -298,6 +299,9 @@ EpsilonParams read_epsilon_inp(const std::filesystem::path& f) {
     }
   });
   if (!has_delta) p.frequencies.delta = p.frequencies.broadening;  // BerkeleyGW's default
+  if (p.frequency_dependence == 1)
+    throw InputError(f.string(), "frequency_dependence 1: expected 0 (static screening) or 2 (full frequency) in epsilon.inp (the plasmon-pole model "
+                                 "is Sigma's frequency_dependence 1, built from the static matrices)");
   if (p.frequency_dependence != 2 && !ff_given.empty())
     throw InputError(f.string(), ff_given.front() + " is given but frequency_dependence is " + std::to_string(p.frequency_dependence) +
                                      ": expected frequency_dependence 2 (full frequency) with the full-frequency keywords");

@@ -26,8 +26,8 @@
 #include "quanta/gw/sigma.hpp"  // kRydbergEV
 #include "region_failure.hpp"
 
-extern "C" void zheev_(const char* jobz, const char* uplo, const int* n, void* a, const int* lda, double* w, void* work, const int* lwork,
-                       double* rwork, int* info);
+extern "C" void zheevd_(const char* jobz, const char* uplo, const int* n, void* a, const int* lda, double* w, void* work, const int* lwork,
+                        double* rwork, const int* lrwork, int* iwork, const int* liwork, int* info);
 #include "states.hpp"
 
 namespace quanta::gw {
@@ -130,7 +130,7 @@ using Make = std::function<std::unique_ptr<ChiAccumulator>(Backend, std::size_t)
 // The static subspace approximation for one q (EpsilonParams::subspace), with `sum(make, report)` the items' chi0
 // summed by accumulators from `make` (on the host, over the processes) and `make_basis(backend, budget, basis, nb)` an
 // accumulator of the static chi0 (no basis) or of chi0 at the frequencies projected on a basis:
-// 1. the static chi0 in the G basis; its eps^-1(0); the eigenvectors B of v^1/2 chi0 v^1/2 (Hermitian) kept by
+// 1. the static chi0 in the G basis; its eps^-1(0); the eigenvectors B of v^1/2 chi0 v^1/2 (Hermitian, LAPACK zheevd) kept by
 //    |eigenvalue| / the largest >= subspace_cutoff, at most subspace_nbasis;
 // 2. chi_s(z) = B^H v^1/2 chi0(z) v^1/2 B at every frequency, from each pair's projection M~ = (v^1/2 B)^H M;
 // 3. C(z) = (1 - chi_s(z))^-1 - 1, and eps^-1(z) = eps^-1(0) + v^1/2 B [C(z) - C(0)] B^H v^-1/2 (keep_full_static;
@@ -155,14 +155,17 @@ void subspace_epsilon(DielectricMatrix& d, const std::vector<double>& v, const E
     }
   d.eps_head = eps[0].re;
   const auto einv0 = kernels::invert(p.backend, eps, ng, where + ", static");
-  std::vector<double> lambda(ng), rwork(std::max(1, 3 * ng - 2));
-  int info = 0, lwork = -1;
+  std::vector<double> lambda(ng);
+  int info = 0, lwork = -1, lrwork = -1, liwork = -1, iquery = 0;
   cplx query;
-  zheev_("V", "L", &ng, sym.data(), &ng, lambda.data(), &query, &lwork, rwork.data(), &info);
-  lwork = std::max(1, static_cast<int>(query.re));
+  double rquery = 0;
+  zheevd_("V", "L", &ng, sym.data(), &ng, lambda.data(), &query, &lwork, &rquery, &lrwork, &iquery, &liwork, &info);
+  lwork = std::max(1, static_cast<int>(query.re)), lrwork = std::max(1, static_cast<int>(rquery)), liwork = std::max(1, iquery);
   std::vector<cplx> work(lwork);
-  zheev_("V", "L", &ng, sym.data(), &ng, lambda.data(), work.data(), &lwork, rwork.data(), &info);
-  if (info != 0) throw Error(where + ": the eigen decomposition of the static chi0 failed (LAPACK zheev info " + std::to_string(info) + ")");
+  std::vector<double> rwork(lrwork);
+  std::vector<int> iwork(liwork);
+  zheevd_("V", "L", &ng, sym.data(), &ng, lambda.data(), work.data(), &lwork, rwork.data(), &lrwork, iwork.data(), &liwork, &info);
+  if (info != 0) throw Error(where + ": the eigen decomposition of the static chi0 failed (LAPACK zheevd info " + std::to_string(info) + ")");
   std::vector<int> order(ng);
   for (int i = 0; i < ng; ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return std::abs(lambda[a]) > std::abs(lambda[b]); });

@@ -85,6 +85,44 @@ TEST(GwKeywords, VerbosityIsAcceptedInItsRangeAndRefusedOutsideIt) {
   expect_error<InputError>([&] { read_epsilon_inp(dir.write("e3.inp", "verbosity high\n" + base)); }, {"e3.inp:1", "verbosity", "'high'"});
 }
 
+// Full frequency: BerkeleyGW's contour-deformation keywords and defaults, their ranges, the static subspace's keywords,
+// and what is refused by name.
+TEST(GwKeywords, FullFrequencyKeywordsAndDefaults) {
+  TempDir dir;
+  const auto eps = slurp(si() / "bgw-inputs/epsilon.inp");
+  const auto sig = slurp(si() / "bgw-inputs/sigma.inp");
+  const auto e = read_epsilon_inp(dir.write("e.inp", eps + "frequency_dependence 2\n"));
+  EXPECT_EQ(e.frequency_dependence, 2);
+  EXPECT_EQ(e.frequencies.real_axis().size(), 41u);  // 0 .. 10 eV in steps of the broadening, 0.25 eV
+  ASSERT_EQ(e.frequencies.imaginary_axis().size(), 15u);
+  EXPECT_EQ(e.frequencies.imaginary_axis()[0], 0.0);
+  EXPECT_NEAR(e.frequencies.imaginary_axis()[14], 27.21138506 * 14, 1e-9);
+  EXPECT_FALSE(e.subspace);
+  const auto e2 = read_epsilon_inp(dir.write("e2.inp", eps + "frequency_dependence 2\nbroadening 0.1\nfrequency_low_cutoff 1.0\nnbasis_subspace 40\n"));
+  EXPECT_EQ(e2.frequencies.real_axis().size(), 11u);  // delta_frequency defaults to the broadening
+  EXPECT_TRUE(e2.subspace);
+  EXPECT_EQ(e2.subspace_nbasis, 40);
+  expect_error<InputError>([&] { read_epsilon_inp(dir.write("e3.inp", eps + "broadening 0.1\n")); }, {"e3.inp", "broadening", "frequency_dependence 2"});
+  expect_error<InputError>([&] { read_epsilon_inp(dir.write("e4.inp", eps + "frequency_dependence 1\n")); }, {"e4.inp:", "frequency_dependence", "0 (static screening) or 2"});
+  expect_error<InputError>([&] { read_epsilon_inp(dir.write("e5.inp", eps + "frequency_dependence 2\nfrequency_dependence_method 0\n")); },
+                           {"e5.inp:", "frequency_dependence_method", "contour deformation"});
+  expect_error<InputError>([&] { read_epsilon_inp(dir.write("e6.inp", eps + "frequency_dependence 2\nnumber_imaginary_freqs 1\n")); },
+                           {"e6.inp:", "number_imaginary_freqs", ">= 2"});
+  expect_error<InputError>([&] { read_epsilon_inp(dir.write("e7.inp", eps + "frequency_dependence 2\nsubspace_use_elpa\n")); },
+                           {"e7.inp:", "subspace_use_elpa", "not implemented", "zheev"});
+  const auto s = read_sigma_inp(dir.write("s.inp", sig + "frequency_dependence 2\ncd_integration_method 2\n"));
+  EXPECT_EQ(s.frequency_dependence, 2);
+  EXPECT_EQ(s.cd_integration_method, 2);
+  EXPECT_EQ(s.eval_points(), 21);
+  expect_error<InputError>([&] { read_sigma_inp(dir.write("s1.inp", sig + "frequency_dependence 2\ncd_integration_method 3\n")); },
+                           {"s1.inp:", "cd_integration_method", "3 is not implemented"});
+  expect_error<InputError>([&] { read_sigma_inp(dir.write("s2.inp", sig + "frequency_dependence 2\ninit_frequency_eval 0.0\n")); },
+                           {"s2.inp:", "init_frequency_eval", "frequency_grid_shift 2"});
+  expect_error<InputError>([&] { read_sigma_inp(dir.write("s3.inp", sig + "frequency_dependence 2\nsigma_matrix -1 0\n")); },
+                           {"s3.inp:", "sigma_matrix", "off-diagonal full-frequency Sigma is not implemented"});
+  expect_error<InputError>([&] { read_sigma_inp(dir.write("s4.inp", sig + "cd_integration_method 2\n")); }, {"s4.inp:", "frequency_dependence", "2 (full frequency)"});
+}
+
 TEST(GwKeywords, ScreeningSemiconductorIsAcceptedOtherScreeningsAndTruncationsRefusedByName) {
   TempDir dir;
   const auto eps = slurp(si() / "bgw-inputs/epsilon.inp");
