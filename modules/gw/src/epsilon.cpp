@@ -11,10 +11,10 @@
 #include <memory>
 
 #include "../kernels/chi_freq.hpp"
-#include "blas.hpp"
 #include "../kernels/chi_sum.hpp"
 #include "../kernels/invert.hpp"
 #include "../kernels/mtxel.hpp"
+#include "../kernels/subspace.hpp"
 #include "quanta/core/comm.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/host_memory.hpp"
@@ -26,8 +26,6 @@
 #include "quanta/gw/sigma.hpp"  // kRydbergEV
 #include "region_failure.hpp"
 
-extern "C" void zheevd_(const char* jobz, const char* uplo, const int* n, void* a, const int* lda, double* w, void* work, const int* lwork,
-                        double* rwork, const int* lrwork, int* iwork, const int* liwork, int* info);
 #include "states.hpp"
 
 namespace quanta::gw {
@@ -130,7 +128,7 @@ using Make = std::function<std::unique_ptr<ChiAccumulator>(Backend, std::size_t)
 // The static subspace approximation for one q (EpsilonParams::subspace), with `sum(make, report)` the items' chi0
 // summed by accumulators from `make` (on the host, over the processes) and `make_basis(backend, budget, basis, nb)` an
 // accumulator of the static chi0 (no basis) or of chi0 at the frequencies projected on a basis:
-// 1. the static chi0 in the G basis; its eps^-1(0); the eigenvectors B of v^1/2 chi0 v^1/2 (Hermitian, LAPACK zheevd) kept by
+// 1. the static chi0 in the G basis; its eps^-1(0); the eigenvectors B of v^1/2 chi0 v^1/2 (Hermitian) kept by
 //    |eigenvalue| / the largest >= subspace_cutoff, at most subspace_nbasis;
 // 2. chi_s(z) = B^H v^1/2 chi0(z) v^1/2 B at every frequency, from each pair's projection M~ = (v^1/2 B)^H M;
 // 3. C(z) = (1 - chi_s(z))^-1 - 1, and eps^-1(z) = eps^-1(0) + v^1/2 B [C(z) - C(0)] B^H v^-1/2 (keep_full_static;
@@ -155,17 +153,8 @@ void subspace_epsilon(DielectricMatrix& d, const std::vector<double>& v, const E
     }
   d.eps_head = eps[0].re;
   const auto einv0 = kernels::invert(p.backend, eps, ng, where + ", static");
-  std::vector<double> lambda(ng);
-  int info = 0, lwork = -1, lrwork = -1, liwork = -1, iquery = 0;
-  cplx query;
-  double rquery = 0;
-  zheevd_("V", "L", &ng, sym.data(), &ng, lambda.data(), &query, &lwork, &rquery, &lrwork, &iquery, &liwork, &info);
-  lwork = std::max(1, static_cast<int>(query.re)), lrwork = std::max(1, static_cast<int>(rquery)), liwork = std::max(1, iquery);
-  std::vector<cplx> work(lwork);
-  std::vector<double> rwork(lrwork);
-  std::vector<int> iwork(liwork);
-  zheevd_("V", "L", &ng, sym.data(), &ng, lambda.data(), work.data(), &lwork, rwork.data(), &lrwork, iwork.data(), &liwork, &info);
-  if (info != 0) throw Error(where + ": the eigen decomposition of the static chi0 failed (LAPACK zheevd info " + std::to_string(info) + ")");
+  std::vector<double> lambda;
+  kernels::hermitian_eigen(p.backend, sym, ng, lambda, where + ", the static chi0 v^1/2 chi0 v^1/2");
   std::vector<int> order(ng);
   for (int i = 0; i < ng; ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return std::abs(lambda[a]) > std::abs(lambda[b]); });
@@ -194,22 +183,10 @@ void subspace_epsilon(DielectricMatrix& d, const std::vector<double>& v, const E
     auto inv = kernels::invert_cpu(std::move(e), nb, where + ", subspace, frequency " + std::to_string(f + 1) + " of " + std::to_string(nf));
     for (std::size_t i = 0; i < b2; ++i) c[f * b2 + i] = inv[i] - (i % (nb + 1) == 0 ? cplx(1.0) : cplx());
   }
-  d.epsinv_ff.resize(n2 * nf);
-  std::vector<cplx> diff(b2), tmp(static_cast<std::size_t>(ng) * nb), expanded(n2);
-  const cplx one(1.0), zero;
-  for (int f = 0; f < nf; ++f) {
-    for (std::size_t i = 0; i < b2; ++i) diff[i] = c[f * b2 + i] - (p.subspace_keep_full_static ? c[f0 * b2 + i] : cplx());
-    zgemm_("N", "N", &ng, &nb, &nb, &one, B.data(), &ng, diff.data(), &nb, &zero, tmp.data(), &ng);
-    zgemm_("N", "C", &ng, &ng, &nb, &one, tmp.data(), &ng, B.data(), &ng, &zero, expanded.data(), &ng);
-    cplx* out = d.epsinv_ff.data() + f * n2;
-#pragma omp parallel for schedule(static) num_threads(max_threads())
-    for (int j = 0; j < ng; ++j)
-      for (int i = 0; i < ng; ++i) {
-        const std::size_t ij = i + static_cast<std::size_t>(ng) * j;
-        const cplx base = p.subspace_keep_full_static ? einv0[ij] : (i == j ? cplx(1.0) : cplx());
-        out[ij] = base + expanded[ij] * (sv[i] / sv[j]);
-      }
-  }
+  kernels::SubspaceExpansion x;
+  x.ng = ng, x.nb = nb, x.nf = nf, x.basis = B.data(), x.c = c.data(), x.f0 = f0, x.keep = p.subspace_keep_full_static, x.einv0 = einv0.data(),
+  x.sv = sv.data();
+  d.epsinv_ff = kernels::subspace_expand(p.backend, x);
   d.epsinv.assign(d.epsinv_ff.begin(), d.epsinv_ff.begin() + n2);
   t.subspace += te.seconds();
 }

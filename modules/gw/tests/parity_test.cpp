@@ -19,6 +19,7 @@
 #include "../kernels/gpp.hpp"
 #include "../kernels/gpp_matrix.hpp"
 #include "../kernels/mtxel.hpp"
+#include "../kernels/subspace.hpp"
 #include "quanta/core/buffer.hpp"
 #include "quanta/gw/epsilon.hpp"
 #include "quanta/gw/inputs.hpp"
@@ -185,6 +186,41 @@ TEST(GwParity, CdContractCudaMatchesCpuAcrossChunks) {
     const std::size_t mat = static_cast<std::size_t>(ng) * ngp * sizeof(cplx);
     for (std::size_t budget : {std::size_t(0), 2 * (2 * mat + 30 * (ng + 2 * ngp + 2) * sizeof(cplx))})
       EXPECT_LT(rel_diff(run(Backend::Cuda, budget), cpu), 1e-10) << "subset " << subset << " budget " << budget;
+  }
+}
+
+// The static subspace's linear algebra: the eigen decomposition of a Hermitian matrix (eigenvalues against the CPU's,
+// eigenvectors by their residual |A V - V diag(w)|, as their phases are free) and the expansion of eps^-1 (both forms).
+TEST(GwParity, SubspaceEigenAndExpansionCudaMatchCpu) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
+  std::mt19937_64 rng(23);
+  const int n = 151, nb = 37, nf = 5;
+  auto a = random_cplx(static_cast<std::size_t>(n) * n, rng);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j <= i; ++j) a[i + n * j] = j == i ? cplx(a[i + n * j].re) : a[i + n * j], a[j + n * i] = conj(a[i + n * j]);
+  std::vector<double> wc, wg;
+  auto vc = a, vg = a;
+  kernels::hermitian_eigen(Backend::Cpu, vc, n, wc, "cpu");
+  kernels::hermitian_eigen(Backend::Cuda, vg, n, wg, "cuda");
+  EXPECT_LT(rel_diff(wg, wc), 1e-10);
+  double res = 0, big = 0;
+  for (int c = 0; c < n; ++c)
+    for (int r = 0; r < n; ++r) {
+      cplx av;
+      for (int k = 0; k < n; ++k) av += a[r + n * k] * vg[k + n * c];
+      res = std::max(res, abs(av - wg[c] * vg[r + n * c]));
+      big = std::max(big, abs(a[r + n * c]));
+    }
+  std::printf("  eigenvectors on the device: max |A v - w v| / max |A| = %.2e\n", res / big);
+  EXPECT_LT(res / big, 1e-10);
+  const auto basis = random_cplx(static_cast<std::size_t>(n) * nb, rng), c = random_cplx(static_cast<std::size_t>(nb) * nb * nf, rng);
+  const auto einv0 = random_cplx(static_cast<std::size_t>(n) * n, rng);
+  std::vector<double> sv(n);
+  for (int i = 0; i < n; ++i) sv[i] = 0.5 + 0.01 * i;
+  for (const bool keep : {true, false}) {
+    kernels::SubspaceExpansion x;
+    x.ng = n, x.nb = nb, x.nf = nf, x.basis = basis.data(), x.c = c.data(), x.f0 = 3, x.keep = keep, x.einv0 = einv0.data(), x.sv = sv.data();
+    EXPECT_LT(rel_diff(kernels::subspace_expand(Backend::Cuda, x), kernels::subspace_expand(Backend::Cpu, x)), 1e-10) << "keep " << keep;
   }
 }
 
