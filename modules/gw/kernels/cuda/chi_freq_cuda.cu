@@ -102,24 +102,7 @@ void chi_freq_cuda(ChiFreqEngine::Cuda& ws, const ChiFreqJob& job, const std::ve
 }
 
 std::vector<cplx> chi_freq_cuda_epsilon_inverse(ChiFreqEngine::Cuda& ws, const std::vector<double>& v, const std::string& what, double* heads) {
-  const std::size_t n2 = static_cast<std::size_t>(ws.ng) * ws.ng;
-  std::vector<cplx> out;
-  out.reserve(n2 * ws.nf);
-  for (int f = 0; f < ws.nf; ++f) {
-    cplx head;
-    const std::string at = what + ", frequency " + std::to_string(f + 1) + " of " + std::to_string(ws.nf);
-    std::vector<cplx> inv;
-    try {
-      inv = epsilon_inverse_cuda(ws.stack.data() + f * n2, v, ws.ng, at, &head);
-    } catch (const OutOfDeviceMemory& e) {
-      if (f == 0) throw;  // nothing changed yet: the caller may read chi0 back
-      throw Error(at + ": the device ran out of memory after earlier frequencies' chi0 had become eps (" + std::string(e.what()) +
-                  "); run with a smaller --gpu-mem-limit or on the CPU");
-    }
-    heads[f] = head.re;
-    out.insert(out.end(), inv.begin(), inv.end());
-  }
-  return out;
+  return epsilon_inverse_cuda_many(ws.stack.data(), ws.nf, v, ws.ng, what, heads);
 }
 
 std::vector<cplx> chi_freq_cuda_result(const ChiFreqEngine::Cuda& ws) {

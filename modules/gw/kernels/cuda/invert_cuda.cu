@@ -32,8 +32,8 @@ struct Solver {
   ~Solver() { cusolverDnDestroy(h); }
 };
 
-// The buffers of one n x n inversion, allocated together (an OutOfDeviceMemory here changes nothing), and the
-// inversion of a matrix already on the device (overwritten by its LU factors).
+// The buffers of n x n inversions, allocated together (an OutOfDeviceMemory here changes nothing) and reused, and
+// the inversion of a matrix already on the device (overwritten by its LU factors), eps^-1 written to host memory.
 class Inversion {
  public:
   Inversion(cplx* a, int n)
@@ -43,7 +43,14 @@ class Inversion {
     QUANTA_CUDA_LIB_CHECK("cuSOLVER", cusolverDnZgetrf_bufferSize(s_.h, n, n, a_, n, &lwork));
     work_ = DeviceBuffer<cplx>(static_cast<std::size_t>(lwork), "cuSOLVER work area");
   }
+  // The next matrix (same n) to invert in the same buffers.
+  void set_matrix(cplx* a) { a_ = reinterpret_cast<cuDoubleComplex*>(a); }
   std::vector<cplx> run(const std::string& what) {
+    std::vector<cplx> out(static_cast<std::size_t>(n_) * n_);
+    run(what, out.data());
+    return out;
+  }
+  void run(const std::string& what, cplx* out) {
     QUANTA_CUDA_LIB_CHECK("cuSOLVER", cusolverDnZgetrf(s_.h, n_, n_, a_, n_, reinterpret_cast<cuDoubleComplex*>(work_.data()), piv_.data(),
                                                          info_.data()));
     int h_info = 0;
@@ -54,9 +61,7 @@ class Inversion {
     QUANTA_CUDA_LAUNCH_CHECK("invert identity_kernel");
     QUANTA_CUDA_LIB_CHECK("cuSOLVER", cusolverDnZgetrs(s_.h, CUBLAS_OP_N, n_, n_, a_, n_, piv_.data(),
                                                          reinterpret_cast<cuDoubleComplex*>(inv_.data()), n_, info_.data()));
-    std::vector<cplx> out(nn);
-    QUANTA_CUDA_CHECK(cudaMemcpy(out.data(), inv_.data(), nn * sizeof(cplx), cudaMemcpyDeviceToHost));
-    return out;
+    QUANTA_CUDA_CHECK(cudaMemcpy(out, inv_.data(), nn * sizeof(cplx), cudaMemcpyDeviceToHost));
   }
 
  private:
@@ -69,6 +74,30 @@ class Inversion {
 };
 
 }  // namespace
+
+std::vector<cplx> epsilon_inverse_cuda_many(cplx* chis, int nf, const std::vector<double>& v, int n, const std::string& what, double* heads) {
+  DeviceBuffer<double> vd(std::span<const double>(v.data(), v.size()), "8 pi / |q+G|^2");
+  Inversion inv(chis, n);
+  const std::size_t nn = static_cast<std::size_t>(n) * n;
+  std::vector<cplx> out(nn * nf);
+  for (int f = 0; f < nf; ++f) {
+    const std::string at = what + ", frequency " + std::to_string(f + 1) + " of " + std::to_string(nf);
+    cplx* chi = chis + f * nn;
+    try {
+      form_eps_kernel<<<static_cast<unsigned>((nn + 255) / 256), 256>>>(chi, vd.data(), n);
+      QUANTA_CUDA_LAUNCH_CHECK("invert form_eps_kernel");
+      cplx head;
+      QUANTA_CUDA_CHECK(cudaMemcpy(&head, chi, sizeof(cplx), cudaMemcpyDeviceToHost));
+      heads[f] = head.re;
+      inv.set_matrix(chi);
+      inv.run(at, out.data() + f * nn);
+    } catch (const OutOfDeviceMemory& e) {
+      throw Error(at + ": the device ran out of memory while inverting eps, after eps had replaced chi0 there (" + std::string(e.what()) +
+                  "); run with a smaller --gpu-mem-limit or on the CPU");
+    }
+  }
+  return out;
+}
 
 std::vector<cplx> invert_cuda(const std::vector<cplx>& a, int n, const std::string& what) {
   DeviceBuffer<cplx> lu(std::span<const cplx>(a.data(), static_cast<std::size_t>(n) * n), "eps (LU)");
