@@ -40,7 +40,7 @@ std::string slurp(const fs::path& f) {
 
 // The example's folder layout, the mean field linked, inputs reduced (degenerate sets split on purpose:
 // the override keyword lets the run go on, as in BerkeleyGW).
-fs::path make_case(const std::string& name, int pools, const std::string& extra = "") {
+fs::path make_case(const std::string& name, int pools, const std::string& extra = "", const std::string& eps_extra = "") {
   const fs::path dir = fs::temp_directory_path() / ("quanta-gw-mpi-" + name + "-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir / "bgw-inputs");
@@ -66,7 +66,7 @@ fs::path make_case(const std::string& name, int pools, const std::string& extra 
     else if (inside && ++k != 1 && k != 4) continue;
     kept += line + "\n";
   }
-  std::ofstream(dir / "bgw-inputs/epsilon.inp") << eps << "degeneracy_check_override\n";
+  std::ofstream(dir / "bgw-inputs/epsilon.inp") << eps << "degeneracy_check_override\n" << eps_extra;
   std::ofstream(dir / "bgw-inputs/sigma.inp") << kept << "degeneracy_check_override\n"
                                               << (pools ? "number_sigma_pools " + std::to_string(pools) + "\n" : "") << extra;
   return dir;
@@ -153,9 +153,34 @@ void compare_ranks_offdiag(const std::string& backend) {
   fs::remove_all(one);
 }
 
+// Full frequency (15 real and 6 imaginary frequencies), in the G basis and with the static subspace (20 eigenvectors):
+// 2 processes by (k, q) pairs, 3 in one pool (columns G' split three ways) and 2 pools of 1 (bands split) against one.
+void compare_ranks_full_frequency(const std::string& backend, bool subspace) {
+  if (!quanta::test::mpi_launcher_problem().empty()) GTEST_SKIP() << quanta::test::mpi_launcher_problem();
+  const std::string extra = "frequency_dependence 2\ncd_integration_method 2\n";
+  const std::string eps_extra = std::string("frequency_dependence 2\nbroadening 0.25\ndelta_frequency 1.0\nfrequency_low_cutoff 14.0\nnumber_imaginary_freqs 6\n") +
+                                (subspace ? "nbasis_subspace 20\n" : "");
+  const std::string tag = backend + (subspace ? "-subspace" : "-ff");
+  const fs::path one = make_case(tag + "-one", 0, extra, eps_extra);
+  ASSERT_EQ(run_quanta(one, 1, backend, "out"), 0) << slurp(one / "out.log");
+  for (const auto& [ranks, pools] : {std::pair{2, 0}, std::pair{3, 1}, std::pair{2, 2}}) {
+    const std::string name = tag + "-" + std::to_string(ranks) + "-pools" + std::to_string(pools);
+    const fs::path dir = make_case(name, pools, extra, eps_extra);
+    ASSERT_EQ(run_quanta(dir, ranks, backend, "out"), 0) << slurp(dir / "out.log");
+    expect_same(dir / "out", one / "out", name);
+    expect_same_datasets(dir / "out", one / "out", name, {"sigma/full_frequency/res", "sigma/full_frequency/int", "sigma/full_frequency/eqp_lin"});
+    fs::remove_all(dir);
+  }
+  fs::remove_all(one);
+}
+
 }  // namespace
 
 TEST(GwMpi, ProcessesMatchOneOnTheCpu) { compare_ranks("cpu"); }
+
+TEST(GwMpi, FullFrequencyProcessesMatchOneOnTheCpu) { compare_ranks_full_frequency("cpu", false); }
+
+TEST(GwMpi, SubspaceProcessesMatchOneOnTheCpu) { compare_ranks_full_frequency("cpu", true); }
 
 TEST(GwMpi, OffdiagonalProcessesMatchOneOnTheCpu) { compare_ranks_offdiag("cpu"); }
 
