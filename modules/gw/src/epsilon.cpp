@@ -186,8 +186,21 @@ void subspace_epsilon(DielectricMatrix& d, const std::vector<double>& v, const E
   kernels::SubspaceExpansion x;
   x.ng = ng, x.nb = nb, x.nf = nf, x.basis = B.data(), x.c = c.data(), x.f0 = f0, x.keep = p.subspace_keep_full_static, x.einv0 = einv0.data(),
   x.sv = sv.data();
-  d.epsinv_ff = kernels::subspace_expand(p.backend, x);
-  d.epsinv.assign(d.epsinv_ff.begin(), d.epsinv_ff.begin() + n2);
+  if (p.subspace_expand) {
+    d.epsinv_ff = kernels::subspace_expand(p.backend, x);
+    d.epsinv.assign(d.epsinv_ff.begin(), d.epsinv_ff.begin() + n2);
+  } else {
+    d.epsinv = einv0;
+  }
+  if (p.subspace_keep_basis) {
+    d.sub_basis = B;
+    d.sub_c.resize(c.size());
+    for (int f = 0; f < nf; ++f)
+      for (std::size_t i = 0; i < b2; ++i) d.sub_c[f * b2 + i] = c[f * b2 + i] - (p.subspace_keep_full_static ? c[f0 * b2 + i] : cplx());
+    d.sub_einv0 = einv0;
+    d.sub_sv = sv;
+    d.sub_keep = p.subspace_keep_full_static;
+  }
   t.subspace += te.seconds();
 }
 

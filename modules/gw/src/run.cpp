@@ -94,6 +94,9 @@ RunSummary run(const RunOptions& o) {
   }
   SigmaParams sp = read_sigma_inp(in(o.sigma_input));
   ep.backend = sp.backend = backend;
+  // do_sigma_subspace: Sigma's sums in the static subspace, from the basis instead of eps^-1 expanded to the G basis.
+  ep.subspace_keep_basis = sp.subspace;
+  ep.subspace_expand = !sp.subspace;
   ep.gpu_mem_limit = sp.gpu_mem_limit = o.gpu_mem_limit;
   ep.quiet = sp.quiet = o.quiet;
   bool need_q0 = false;

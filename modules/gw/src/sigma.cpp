@@ -118,6 +118,55 @@ void full_frequency_energies(SigmaBand& b, const Vec3& k, double step) {
     if (!std::isfinite(v)) throw Error(where + ": a non-finite value among X, Sigma, Eqp0, Eqp1 and Znk (full frequency)");
 }
 
+// The static subspace's rotation to one q (do_sigma_subspace), as Sigma builds it: eps^-1(z) - 1 on q's screened sphere
+// and this process's columns is static_part (eps^-1(0) - 1 rotated; empty without the whole static part) plus
+// L D'(z) R^H, D' = D or its transpose; the G = 0 row of L and R carry the wings, and the (G = 0, G = 0) element
+// gets head_fix times its unscaled value l0 D' r0^H added back.
+struct SubspaceRotation {
+  int nb = 0;
+  bool transposed = false;
+  std::vector<cplx> L, R, static_part, l0, r0;
+  int g0 = -1;
+  double head_fix = 0;
+};
+
+// s(r, f) = sum_{G, G'} M_r(G) conj(M_r(G')) W(G, G'; z_f0+f) v(G') for the static subspace's W: the static part by
+// `contract` (the G-basis contraction of one matrix), the dynamic part as alpha D' beta^H row by row with alpha = M L
+// (nrows x nb) and beta(r, j) = sum_c M_r(G'_c) v(G'_c) R(c, j) (host BLAS).
+template <class Contract>
+void subspace_values(const SubspaceRotation& sr, const DielectricMatrix& d, int f0, int nmat, const cplx* rows, int nrows, int ng,
+                     const std::vector<int>& columns, const std::vector<double>& v, std::vector<cplx>& out, const Contract& contract) {
+  out.assign(static_cast<std::size_t>(nrows) * nmat, cplx());
+  if (nrows == 0 || nmat == 0) return;
+  const int nb = sr.nb, ncol = static_cast<int>(columns.size());
+  std::vector<cplx> s0;
+  if (!sr.static_part.empty()) contract(sr.static_part, rows, nrows, s0);
+  std::vector<cplx> alpha(static_cast<std::size_t>(nrows) * nb), beta(alpha.size()), mv(static_cast<std::size_t>(ncol) * nrows), t(alpha.size());
+  const cplx one(1.0), zero;
+  zgemm_("T", "N", &nrows, &nb, &ng, &one, rows, &ng, sr.L.data(), &ng, &zero, alpha.data(), &nrows);
+  for (int r = 0; r < nrows; ++r)
+    for (int c = 0; c < ncol; ++c) mv[c + static_cast<std::size_t>(ncol) * r] = rows[static_cast<std::size_t>(r) * ng + columns[c]] * v[columns[c]];
+  if (ncol > 0) zgemm_("T", "N", &nrows, &nb, &ncol, &one, mv.data(), &ncol, sr.R.data(), &ncol, &zero, beta.data(), &nrows);
+  const std::size_t b2 = static_cast<std::size_t>(nb) * nb;
+  for (int f = 0; f < nmat; ++f) {
+    const cplx* dc = d.sub_c.data() + static_cast<std::size_t>(f0 + f) * b2;
+    zgemm_("N", sr.transposed ? "T" : "N", &nrows, &nb, &nb, &one, alpha.data(), &nrows, dc, &nb, &zero, t.data(), &nrows);
+    cplx head;  // l0 D' r0^H, the unscaled crossing
+    if (sr.head_fix != 0 && !sr.r0.empty())
+      for (int i = 0; i < nb; ++i)
+        for (int j = 0; j < nb; ++j) head += sr.l0[i] * (sr.transposed ? dc[j + static_cast<std::size_t>(nb) * i] : dc[i + static_cast<std::size_t>(nb) * j]) * conj(sr.r0[j]);
+    for (int r = 0; r < nrows; ++r) {
+      cplx acc = s0.empty() ? cplx() : s0[r];
+      for (int j = 0; j < nb; ++j) acc += t[r + static_cast<std::size_t>(nrows) * j] * conj(beta[r + static_cast<std::size_t>(nrows) * j]);
+      if (sr.head_fix != 0 && !sr.r0.empty()) {
+        const cplx m0 = rows[static_cast<std::size_t>(r) * ng + sr.g0];
+        acc += sr.head_fix * (m0 * conj(m0) * v[sr.g0]) * head;
+      }
+      out[static_cast<std::size_t>(r) * nmat + f] = acc;
+    }
+  }
+}
+
 }  // namespace
 
 double cd_real_axis_reach(const Wavefunctions& inner, const SigmaParams& p) {
@@ -184,9 +233,9 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
   int n_real = 0;
   if (full_frequency) {
     for (const auto& d : eps)
-      if (d.freq.empty() || d.n_real < 1 || d.nfreq() - d.n_real < 2)
+      if (d.freq.empty() || d.n_real < 1 || d.nfreq() - d.n_real < 2 || (p.subspace ? d.sub_basis.empty() : d.epsinv_ff.empty()))
         throw Error("sigma: frequency_dependence 2 needs Epsilon's full-frequency eps^-1 (frequency_dependence 2 in epsilon.inp, at least one real and "
-                    "two imaginary frequencies)");
+                    "two imaginary frequencies; with do_sigma_subspace, its static subspace basis)");
     const auto& d = eps[0];
     n_real = d.n_real;
     w_real0 = d.freq[0].re;
@@ -322,7 +371,8 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
   // Full frequency, one (k, q): the band-pair values of W_c at the imaginary frequencies (every pair (n, m)) and at the
   // real ones the residues reach (the pairs with a band m across an evaluation energy), then per (n, E) the
   // imaginary-axis integral (into ch) and the residues (into sx), in Ry, weighted by the q-point's multiplicity.
-  auto full_frequency_sums = [&](const auto& rotated, const std::vector<cplx>& ms, const std::vector<double>& e_m, const std::vector<int>& columns,
+  auto full_frequency_sums = [&](const auto& rotated, const DielectricMatrix& d, const SubspaceRotation& sr, const std::vector<cplx>& ms,
+                                 const std::vector<double>& e_m, const std::vector<int>& columns,
                                  const std::vector<double>& v, double weight, const std::vector<double>& e_eval, int n_lo, int pn,
                                  std::vector<cplx>& sx, std::vector<cplx>& ch, const Vec3& q) {
     const int ng = static_cast<int>(v.size()), ncol = static_cast<int>(columns.size()), nm = p.nbands;
@@ -344,10 +394,20 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       if (nrows > 0 && ncol > 0) kernels::cd_contract(p.backend, cj, half_budget);
       t.cd_flops += cj.flops();
     };
+    // The band-pair values at frequencies [f0, f0 + nmat) for nrows rows of M: in the G basis from the rotated matrices,
+    // or in the static subspace from L, R and D(z) (subspace_values).
+    std::vector<cplx> mats;
+    auto values = [&](int f0, int nmat, const cplx* rows, int nrows, std::vector<cplx>& out) {
+      if (sr.nb > 0) return subspace_values(sr, d, f0, nmat, rows, nrows, ng, columns, v, out, [&](const std::vector<cplx>& m1, const cplx* r, int n, std::vector<cplx>& o) {
+        contract(m1, 1, r, n, o);
+      });
+      mats.assign(mat * nmat, cplx());
+      for (int j = 0; j < nmat; ++j) rotated(f0 + j, mats.data() + j * mat);
+      contract(mats, nmat, rows, nrows, out);
+    };
     // The imaginary axis, every pair.
-    std::vector<cplx> mats(mat * nfi), s_imag;
-    for (int j = 0; j < nfi; ++j) rotated(n_real + j, mats.data() + j * mat);
-    contract(mats, nfi, ms.data(), pn * nm, s_imag);
+    std::vector<cplx> s_imag;
+    values(n_real, nfi, ms.data(), pn * nm, s_imag);
     // The residues: which pairs, how far along the real axis.
     std::vector<int> res_rows;
     double reach = 0;
@@ -367,9 +427,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
     std::vector<cplx> m_res(res_rows.size() * static_cast<std::size_t>(ng)), s_real;
     for (std::size_t r = 0; r < res_rows.size(); ++r)
       std::copy(ms.begin() + static_cast<std::size_t>(res_rows[r]) * ng, ms.begin() + static_cast<std::size_t>(res_rows[r] + 1) * ng, m_res.begin() + r * ng);
-    mats.assign(mat * nr, cplx());
-    for (int f = 0; f < nr; ++f) rotated(f, mats.data() + f * mat);
-    contract(mats, nr, m_res.data(), static_cast<int>(res_rows.size()), s_real);
+    values(0, nr, m_res.data(), static_cast<int>(res_rows.size()), s_real);
     // The sums per (n, E).
     const std::string what = "sigma (full frequency), q-point (" + std::to_string(q[0]) + ", " + std::to_string(q[1]) + ", " + std::to_string(q[2]) + ")";
     std::vector<int> real_row(nm);
@@ -617,8 +675,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
         // W_c = (eps^-1 - 1) v at Epsilon's frequencies, rotated to q as the static matrix is (a time-reversed image
         // takes the transpose: reciprocity, eps^-1(-q; G, G') = eps^-1(q; -G', -G), which is the conjugate for the
         // Hermitian static and imaginary-axis matrices), wings fixed, on this process's columns.
-        auto rotated = [&](int f, cplx* out) {
-          const cplx* raw = d.epsinv_at(f);
+        auto rotate = [&](const cplx* raw, cplx* out) {
           const std::size_t ld = ngs_all;
 #pragma omp parallel for schedule(static)
           for (int b = b_lo; b < b_hi; ++b)
@@ -629,7 +686,53 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
               out[a + static_cast<std::size_t>(ngs) * (b - b_lo)] = e * wing - (a == b ? cplx(1.0) : cplx());
             }
         };
-        full_frequency_sums(rotated, ms, e_m, columns, s.v, star.weight, e_eval, share.n_lo, pn, sx, ch, q);
+        auto rotated = [&](int f, cplx* out) { rotate(d.epsinv_at(f), out); };
+        // The static subspace's form of the same rotation (do_sigma_subspace): eps^-1(z) - 1 on q is
+        // [eps^-1(0) - 1 rotated] + L D'(z) R^H with L (ngs x nb), R (ncol x nb) and D' = D (or D^T for a time-reversed
+        // image, whose transpose swaps B's roles); the wings scale L's and R's G = 0 rows, which the head's correction
+        // (1 - wing_row wing_col) undoes for the crossing.
+        SubspaceRotation sr;
+        if (p.subspace) {
+          if (d.sub_basis.empty()) throw Error("sigma: do_sigma_subspace, but Epsilon kept no subspace basis for this q-point");
+          const int nb = d.subspace_nbasis;
+          sr.nb = nb;
+          sr.transposed = image->time_reversed;
+          sr.L.resize(static_cast<std::size_t>(ngs) * nb);
+          sr.R.resize(static_cast<std::size_t>(ncol) * nb);
+          for (int i = 0; i < nb; ++i) {
+            const cplx* bcol = d.sub_basis.data() + static_cast<std::size_t>(ngs_all) * i;
+            for (int a = 0; a < ngs; ++a) {
+              const int ka = keep[a];
+              sr.L[a + static_cast<std::size_t>(ngs) * i] =
+                  image->time_reversed ? conj(bcol[ka]) * conj(phase[a]) * (1.0 / d.sub_sv[ka]) : bcol[ka] * phase[a] * d.sub_sv[ka];
+            }
+            for (int b = b_lo; b < b_hi; ++b) {
+              const int kb = keep[b];
+              sr.R[(b - b_lo) + static_cast<std::size_t>(ncol) * i] =
+                  image->time_reversed ? conj(bcol[kb]) * conj(phase[b]) * d.sub_sv[kb] : bcol[kb] * phase[b] * (1.0 / d.sub_sv[kb]);
+            }
+          }
+          for (int a = 0; a < ngs; ++a)
+            if (keep[a] == i0) sr.g0 = a;
+          if (sr.g0 >= 0) {
+            sr.l0.assign(nb, cplx());
+            for (int i = 0; i < nb; ++i) sr.l0[i] = sr.L[sr.g0 + static_cast<std::size_t>(ngs) * i];
+            if (sr.g0 >= b_lo && sr.g0 < b_hi) {
+              sr.r0.assign(nb, cplx());
+              for (int i = 0; i < nb; ++i) sr.r0[i] = sr.R[(sr.g0 - b_lo) + static_cast<std::size_t>(ncol) * i];
+            }
+            for (int i = 0; i < nb; ++i) {
+              sr.L[sr.g0 + static_cast<std::size_t>(ngs) * i] *= wing_row;
+              if (!sr.r0.empty()) sr.R[(sr.g0 - b_lo) + static_cast<std::size_t>(ncol) * i] *= wing_col;
+            }
+            sr.head_fix = 1.0 - wing_row * wing_col;
+          }
+          if (d.sub_keep) {
+            sr.static_part.resize(static_cast<std::size_t>(ngs) * ncol);
+            rotate(d.sub_einv0.data(), sr.static_part.data());
+          }
+        }
+        full_frequency_sums(rotated, d, sr, ms, e_m, columns, s.v, star.weight, e_eval, share.n_lo, pn, sx, ch, q);
         t.gpp += tg.seconds();
         progress.advance(0, q_work(q));
         continue;

@@ -45,6 +45,10 @@ struct EpsilonParams {
   double subspace_cutoff = 1e-6;
   int subspace_nbasis = -1;
   bool subspace_keep_full_static = true;
+  // What the subspace run keeps: eps^-1 expanded to the G basis at every frequency (epsinv_ff; Sigma's G-basis sums)
+  // and/or the basis itself (DielectricMatrix::sub_*; Sigma's sums in the subspace, do_sigma_subspace).
+  bool subspace_expand = true;
+  bool subspace_keep_basis = false;
   bool quiet = false;         // no progress lines
   // chi0 and eps kept in the DielectricMatrix. Else only eps^-1 and the head of eps are kept, and on one device
   // (one process, CUDA) chi0 and eps never leave it: eps is formed and inverted there.
@@ -67,6 +71,13 @@ struct DielectricMatrix {
   int n_real = 0;
   std::vector<cplx> epsinv_ff;
   int subspace_nbasis = 0;    // the static subspace's basis size (0: the G basis)
+  // With EpsilonParams::subspace_keep_basis: eps^-1(z) = base + diag(sub_sv) B D(z) B^H diag(1 / sub_sv), base = the static
+  // eps^-1 (sub_einv0, z = 0; sub_keep) or 1, D = sub_c[f] (already C(z) - C(0) when sub_keep).
+  std::vector<cplx> sub_basis;  // B, [nb][ng] (column-major ng x nb)
+  std::vector<cplx> sub_c;      // [nf][nb][nb]
+  std::vector<cplx> sub_einv0;  // [ng][ng]
+  std::vector<double> sub_sv;   // [ng] v^1/2
+  bool sub_keep = true;
   int nfreq() const { return static_cast<int>(freq.size()); }
   const cplx* epsinv_at(int f) const { return epsinv_ff.data() + static_cast<std::size_t>(f) * ng() * ng(); }
   int nk = 0;                 // k-points of the full zone summed
