@@ -276,11 +276,16 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
     total_work += static_cast<double>(kfull.size()) * nv * nc * pair_work(static_cast<int>(ng));
     // chi0, eps and eps^-1, the inversion's work copy, one chi0 per thread on the CPU, and each
     // thread's MTXEL arrays (the states and one product on the box, M of a block).
-    // Full frequency: chi0 and eps^-1 at every frequency, per thread the stacked chi0 and 64 MiB of products.
+    // Full frequency: chi0 and eps^-1 at every frequency, per thread the stacked chi0 and 64 MiB of products. With the
+    // static subspace the frequencies' chi0 is nb x nb (nb at most nbasis_subspace), and without the expansion to the G
+    // basis (do_sigma_subspace) eps^-1 is held at one frequency plus the nb x nb D(z) and the basis.
+    const std::size_t nsub = p.subspace ? (p.subspace_nbasis > 0 ? std::min<std::size_t>(ng, p.subspace_nbasis) : ng) : ng;
+    const std::size_t held_g = full_frequency && !(p.subspace && !p.subspace_expand) ? 2 * nf + 2 : 4;
+    const std::size_t held = add_bytes(bytes_of(sizeof(cplx), ng, ng, held_g), p.subspace ? bytes_of(sizeof(cplx), nsub, nsub + ng, nf + 1) : 0);
     const std::size_t per_thread =
-        add_bytes(add_bytes(bytes_of(sizeof(cplx), ng, ng, nf), bytes_of(sizeof(cplx), box.size(), nv + nc + 1)),
+        add_bytes(add_bytes(bytes_of(sizeof(cplx), nsub, nsub, nf), bytes_of(sizeof(cplx), box.size(), nv + nc + 1)),
                   add_bytes(bytes_of(sizeof(cplx), nv, nc, ng), full_frequency ? std::size_t{64} << 20 : 0));
-    require_host_memory(add_bytes(bytes_of(sizeof(cplx), ng, ng, 2 * nf + 2), on_device ? 0 : bytes_of(per_thread, threads)),
+    require_host_memory(add_bytes(held, on_device ? 0 : bytes_of(per_thread, threads)),
                         "epsilon at q-point " + std::to_string(spheres.size()) + " (" + std::to_string(ng) + " G-vectors within " +
                             std::to_string(p.ecut) + " Ry, FFT box " + std::to_string(box.n[0]) + "x" + std::to_string(box.n[1]) + "x" +
                             std::to_string(box.n[2]) + ", " + std::to_string(threads) + " threads)");
