@@ -18,7 +18,7 @@ std::vector<cplx> invert_cuda(const std::vector<cplx>& a, int n, const std::stri
 // invert_cuda does; eps^-1 comes back to the host and eps(0, 0) into *eps_head. Every buffer is allocated before
 // chi is changed, so an OutOfDeviceMemory leaves chi as it was.
 std::vector<cplx> epsilon_inverse_cuda(cplx* chi, const std::vector<double>& v, int n, const std::string& what, cplx* eps_head);
-// The same for nf matrices chi_f = chis + f n^2 with one set of inversion buffers (allocated before any chi_f is changed:
+// The same for nf matrices chi_f = chis + f n^2 (epsilon_inverse_cuda is its nf = 1) with one set of inversion buffers (allocated before any chi_f is changed:
 // an OutOfDeviceMemory from the constructor leaves them all as they were); returns [nf][n][n] eps^-1 and Re eps_f(0, 0)
 // in heads[f].
 std::vector<cplx> epsilon_inverse_cuda_many(cplx* chis, int nf, const std::vector<double>& v, int n, const std::string& what, double* heads);

@@ -520,11 +520,15 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
       d.n_real = static_cast<int>(p.frequencies.real_axis().size());
     }
     // A non-finite eps^-1 (a NaN carried in from the states, an overflow) stops the run here, not in Sigma's sums.
-    const auto& all = full_frequency ? d.epsinv_ff : d.epsinv;
+    // (With the subspace kept instead of expanded: the static eps^-1 and the subspace's D(z).)
+    const auto& all = full_frequency && !d.epsinv_ff.empty() ? d.epsinv_ff : d.epsinv;
     std::size_t bad = all.size();
 #pragma omp parallel for reduction(min : bad) num_threads(max_threads())
     for (std::size_t i = 0; i < all.size(); ++i)
       if (!std::isfinite(all[i].re) || !std::isfinite(all[i].im)) bad = std::min(bad, i);
+    for (const cplx x : d.sub_c)
+      if (!std::isfinite(x.re) || !std::isfinite(x.im))
+        throw Error("epsilon, q-point " + std::to_string(out.size() + 1) + ": a non-finite element of the static subspace's (1 - chi_s(z))^-1");
     const std::size_t n2 = static_cast<std::size_t>(ng) * ng;
     if (bad < all.size() || !std::isfinite(d.eps_head))
       throw Error("epsilon, q-point " + std::to_string(out.size() + 1) + ": a non-finite element of " +

@@ -116,6 +116,10 @@ void full_frequency_energies(SigmaBand& b, const Vec3& k, double step) {
   b.eqp_lin = b.emf + b.znk * (b.sig - b.vxc);
   for (const double v : {b.x, b.sig, b.eqp0, b.eqp1, b.znk, b.eqp_lin})
     if (!std::isfinite(v)) throw Error(where + ": a non-finite value among X, Sigma, Eqp0, Eqp1 and Znk (full frequency)");
+  for (int e = 0; e < ne; ++e)
+    for (const cplx v : {b.ff_res[e], b.ff_int[e]})
+      if (!std::isfinite(v.re) || !std::isfinite(v.im))
+        throw Error(where + ": a non-finite Sigma at " + std::to_string(b.ff_omega[e]) + " eV on the evaluation grid (full frequency)");
 }
 
 // The static subspace's rotation to one q (do_sigma_subspace), as Sigma builds it: eps^-1(z) - 1 on q's screened sphere

@@ -24,6 +24,7 @@
 #include "quanta/gw/sigma.hpp"
 #include "quanta/core/backend.hpp"
 #include "quanta/test/data.hpp"
+#include "si_bgw.hpp"
 
 namespace fs = std::filesystem;
 using namespace quanta::gw;
@@ -108,13 +109,7 @@ class GwFullFrequency : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     out = fs::temp_directory_path() / ("quanta-gw-ff-" + std::to_string(::getpid()));
-    RunOptions o;
-    o.input_dir = kSi + "bgw-ff";
-    o.wfn = kSi + "mean-field/02-wfn/WFN";
-    o.wfnq = kSi + "mean-field/03-wfnq/WFNq";
-    o.wfn_inner = kSi + "mean-field/04-wfn_co/WFN_co";
-    o.rho = kSi + "mean-field/04-wfn_co/RHO";
-    o.vxc = kSi + "mean-field/04-wfn_co/vxc.dat";
+    RunOptions o = si_bgw_run_options("bgw-ff");
     o.output_dir = out;
     o.backend = quanta::Backend::Auto;
     o.quiet = true;

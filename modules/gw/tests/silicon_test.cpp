@@ -16,6 +16,7 @@
 #include "quanta/gw/epsilon.hpp"
 #include "quanta/gw/run.hpp"
 #include "quanta/test/data.hpp"
+#include "si_bgw.hpp"
 
 namespace fs = std::filesystem;
 using namespace quanta::gw;
@@ -59,13 +60,7 @@ class GwSilicon : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     out = fs::temp_directory_path() / ("quanta-gw-si-" + std::to_string(::getpid()));
-    RunOptions o;
-    o.input_dir = kSi + "bgw-inputs";
-    o.wfn = kSi + "mean-field/02-wfn/WFN";
-    o.wfnq = kSi + "mean-field/03-wfnq/WFNq";
-    o.wfn_inner = kSi + "mean-field/04-wfn_co/WFN_co";
-    o.rho = kSi + "mean-field/04-wfn_co/RHO";
-    o.vxc = kSi + "mean-field/04-wfn_co/vxc.dat";
+    RunOptions o = si_bgw_run_options("bgw-inputs");
     // Another set of mean-field files of the same example (silicon_complex.sh: the Complex flavour),
     // all in one folder.
     if (const char* dir = std::getenv("QUANTA_GW_SI_MEANFIELD")) {

@@ -81,7 +81,7 @@ std::vector<cplx> epsilon_inverse_cuda_many(cplx* chis, int nf, const std::vecto
   const std::size_t nn = static_cast<std::size_t>(n) * n;
   std::vector<cplx> out(nn * nf);
   for (int f = 0; f < nf; ++f) {
-    const std::string at = what + ", frequency " + std::to_string(f + 1) + " of " + std::to_string(nf);
+    const std::string at = nf > 1 ? what + ", frequency " + std::to_string(f + 1) + " of " + std::to_string(nf) : what;
     cplx* chi = chis + f * nn;
     try {
       form_eps_kernel<<<static_cast<unsigned>((nn + 255) / 256), 256>>>(chi, vd.data(), n);
@@ -106,20 +106,10 @@ std::vector<cplx> invert_cuda(const std::vector<cplx>& a, int n, const std::stri
 }
 
 std::vector<cplx> epsilon_inverse_cuda(cplx* chi, const std::vector<double>& v, int n, const std::string& what, cplx* eps_head) {
-  DeviceBuffer<double> vd(std::span<const double>(v.data(), v.size()), "8 pi / |q+G|^2");
-  Inversion inv(chi, n);
-  const std::size_t nn = static_cast<std::size_t>(n) * n;
-  // From here on chi holds eps (then its LU factors): a failure, out of memory included, is no longer one the
-  // caller may answer by reading chi0 back, so it leaves as a plain Error.
-  try {
-    form_eps_kernel<<<static_cast<unsigned>((nn + 255) / 256), 256>>>(chi, vd.data(), n);
-    QUANTA_CUDA_LAUNCH_CHECK("invert form_eps_kernel");
-    QUANTA_CUDA_CHECK(cudaMemcpy(eps_head, chi, sizeof(cplx), cudaMemcpyDeviceToHost));
-    return inv.run(what);
-  } catch (const OutOfDeviceMemory& e) {
-    throw Error(what + ": the device ran out of memory while inverting eps, after eps had replaced chi0 there (" + e.what() +
-                "); run with a smaller --gpu-mem-limit or on the CPU");
-  }
+  double head = 0;
+  auto inv = epsilon_inverse_cuda_many(chi, 1, v, n, what, &head);
+  *eps_head = cplx(head);
+  return inv;
 }
 
 }  // namespace quanta::gw::kernels
