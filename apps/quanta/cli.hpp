@@ -44,6 +44,7 @@ Subcommand add_kbe(CLI::App& app);
 Subcommand add_linelist(CLI::App& app);
 Subcommand add_linelist_convert(CLI::App& app);
 Subcommand add_gw(CLI::App& app);
+Subcommand add_gw_pseudobands(CLI::App& app);
 Subcommand add_mosfet(CLI::App& app);
 
 }  // namespace quanta::cli

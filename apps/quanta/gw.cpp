@@ -5,6 +5,8 @@
 #include "cli.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/comm.hpp"
+#include "quanta/gw/mean_field.hpp"
+#include "quanta/gw/pseudobands.hpp"
 #include "quanta/gw/run.hpp"
 
 namespace quanta::cli {
@@ -61,6 +63,60 @@ Subcommand add_gw(CLI::App& app) {
     if (!o.quiet && Comm::world().root())
       std::fprintf(stderr, "quanta gw: %d q-points, %d k-points, %s backend, %d process%s, epsilon %.2f s, sigma %.2f s -> %s\n", r.nq, r.nk,
                    r.backend.c_str(), r.ranks, r.ranks == 1 ? "" : "es", r.seconds_epsilon, r.seconds_sigma, r.results.string().c_str());
+    return 0;
+  };
+  return s;
+}
+
+// quanta gw-pseudobands: BerkeleyGW's pseudobands script's options (and their short synonyms), the same
+// outputs (WFN and WFNq as wfn.h5 with a /pseudobands group); the slices follow the paper's constant
+// fractional width (docs/gw.md, "Stochastic pseudobands").
+Subcommand add_gw_pseudobands(CLI::App& app) {
+  struct Values {
+    std::string in, in_q, out, out_q, in_nns, out_nns, phases;
+    int nns = 0, verbosity = 2;
+    bool single_band = false;
+    gw::PseudobandsParams p;
+  };
+  auto v = std::make_shared<Values>();
+  Subcommand s;
+  s.app = app.add_subcommand("gw-pseudobands", "stochastic pseudobands: WFN and WFNq with the high-energy states compressed into random combinations per energy slice");
+  auto* a = s.app;
+  a->add_option("--fname_in", v->in, "WFN (pw2bgw.x's binary or wfn.h5) with many bands")->required();
+  a->add_option("--fname_in_q", v->in_q, "WFNq, the q0-shifted states")->required();
+  a->add_option("--fname_out", v->out, "the compressed WFN, wfn.h5 layout")->required();
+  a->add_option("--fname_out_q", v->out_q, "the compressed WFNq, wfn.h5 layout")->required();
+  a->add_option("--nv,--N_P_val", v->p.protected_val, "valence bands copied, counted down from the VBM; -1: all (default; Sigma needs all)")->check(CLI::Range(-1, 1 << 30));
+  a->add_option("--nc,--N_P_cond", v->p.protected_cond, "conduction bands copied, counted up from the CBM; -1: all (default 100)")->check(CLI::Range(-1, 1 << 30));
+  a->add_option("--nslice_v,--N_S_val", v->p.slices_val, "valence slices (default 10)")->check(CLI::Range(1, 1 << 30));
+  a->add_option("--nslice_c,--N_S_cond", v->p.slices_cond, "conduction slices (default 100)")->check(CLI::Range(1, 1 << 30));
+  a->add_option("--nspbps_v,--N_xi_val", v->p.per_slice_val, "pseudobands per valence slice, at least 2 (default 2)")->check(CLI::Range(2, 1 << 30));
+  a->add_option("--nspbps_c,--N_xi_cond", v->p.per_slice_cond, "pseudobands per conduction slice, at least 2 (default 2)")->check(CLI::Range(2, 1 << 30));
+  a->add_option("--max_freq", v->p.max_freq, "Ry above the Fermi level up to which conduction slices have the constant width --uniform_width (default 0: none)")
+      ->check(CLI::Range(0.0, 1e6));
+  a->add_option("--uniform_width", v->p.uniform_width, "Ry, width of those slices (half the spacing of Epsilon's real-frequency grid)")->check(CLI::Range(0.0, 1e6));
+  a->add_option("--seed", v->p.seed, "seed of the random phases (default 1); the draws depend only on seed, file, k-point, band and pseudoband");
+  a->add_option("--verbosity", v->verbosity, "0: quiet; 1 or more: the slices (default 2)")->check(CLI::Range(0, 3));
+  a->add_option("--NNS", v->nns, "a separate WFNq for nonuniform neck subsampling: not implemented (0 only)");
+  a->add_option("--fname_in_NNS", v->in_nns, "not implemented (nonuniform neck subsampling)");
+  a->add_option("--fname_out_NNS", v->out_nns, "not implemented (nonuniform neck subsampling)");
+  a->add_flag("--single_band", v->single_band, "not implemented (one scaled band per slice instead of random combinations)");
+  s.run = [v] {
+    if (v->nns != 0 || !v->in_nns.empty() || !v->out_nns.empty())
+      throw InputError("--NNS", "nonuniform neck subsampling (a third, NNS WFNq) is not implemented: run without --NNS, --fname_in_NNS, --fname_out_NNS");
+    if (v->single_band) throw InputError("--single_band", "not implemented: the slices are compressed into random combinations (--N_xi_val, --N_xi_cond)");
+    // The slices from the headers (a wrong option shows before the coefficients are read), then the files.
+    const auto plan = gw::plan_pseudobands(gw::read_wfn_header(v->in), gw::read_wfn_header(v->in_q), v->p);
+    if (v->verbosity > 0) std::fprintf(stderr, "quanta gw-pseudobands:\n%s", gw::describe(plan, v->p).c_str());
+    const auto wfn = gw::read_wfn(v->in);
+    const auto wfnq = gw::read_wfn(v->in_q);
+    const auto out = gw::make_pseudobands(wfn, plan, v->p, true, 0);
+    const auto out_q = gw::make_pseudobands(wfnq, plan, v->p, false, 1);
+    gw::write_wfn_h5(out, v->out);
+    gw::write_wfn_h5(out_q, v->out_q);
+    if (v->verbosity > 0)
+      std::fprintf(stderr, "quanta gw-pseudobands: %s: %d bands (%d in), %s: %d bands (%d in)\n", v->out.c_str(), out.nbands, wfn.nbands, v->out_q.c_str(),
+                   out_q.nbands, wfnq.nbands);
     return 0;
   };
   return s;

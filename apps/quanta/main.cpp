@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   const std::vector<cli::Subcommand> subcommands = {cli::add_info(app),     cli::add_phonon(app),
                                                     cli::add_kbe(app),      cli::add_linelist(app),
                                                     cli::add_linelist_convert(app), cli::add_gw(app),
+                                                    cli::add_gw_pseudobands(app),
                                                     cli::add_mosfet(app)};
   try {
     app.parse(argc, argv);

@@ -171,7 +171,10 @@ void check_orthonormal(const Wavefunctions& w) {
               throw InputError(w.file, "k-point " + std::to_string(k + 1) + ", bands " + std::to_string(a + 1) + " and " + std::to_string(b + 1) +
                                            ": overlap " + std::to_string(o.re) + (o.im < 0 ? " - " : " + ") + std::to_string(std::abs(o.im)) +
                                            "i, expected " + (a == b ? "1" : "0") +
-                                           " (states not orthonormal; for Real-flavour files, the conversion from complex states may have failed)");
+                                           (w.pseudobands.present
+                                                ? " (a file of stochastic pseudobands, which are not normalized: add dont_check_norms to "
+                                                  "epsilon.inp and sigma.inp, as BerkeleyGW asks)"
+                                                : " (states not orthonormal; for Real-flavour files, the conversion from complex states may have failed)"));
           }
         first = last;
       }
@@ -270,9 +273,9 @@ Wavefunctions read_wfn_fortran(const std::filesystem::path& file, int max_bands,
 
 }  // namespace
 
-Wavefunctions read_wfn(const std::filesystem::path& file, int max_bands) {
+Wavefunctions read_wfn(const std::filesystem::path& file, int max_bands, bool check_norms) {
   Wavefunctions w = is_hdf5(file, "BerkeleyGW's wavefunction file (pw2bgw.x's WFN or wfn.h5)") ? read_wfn_h5(file, max_bands) : read_wfn_fortran(file, max_bands, false);
-  check_orthonormal(w);
+  if (check_norms) check_orthonormal(w);
   return w;
 }
 

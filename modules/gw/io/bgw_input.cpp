@@ -163,6 +163,8 @@ void walk(const std::filesystem::path& f, const std::string& what, const std::ma
 // Keywords that mean the same in both files.
 void add_common(std::map<std::string, Keyword>& k) {
   k["degeneracy_check_override"] = {Kind::Flag, 0, 0, ""};
+  // The wavefunctions' orthonormality is not checked (stochastic pseudobands are not normalized).
+  k["dont_check_norms"] = {Kind::Flag, 0, 0, ""};
   // BerkeleyGW's log volume, 1 (default) to 6 (max). quanta's output does not depend on it.
   k["verbosity"] = {Kind::Integer, 1, 6, "an integer 1..6"};
   // The only screening quanta implements, which is also BerkeleyGW's default.
@@ -263,6 +265,7 @@ EpsilonParams read_epsilon_inp(const std::filesystem::path& f) {
     if (l.keyword == "epsilon_cutoff") p.ecut = number(f, l, 0, l.keyword);
     else if (l.keyword == "number_bands") p.nbands = integer(f, l, 0, l.keyword);
     else if (l.keyword == "degeneracy_check_override") p.degeneracy_check_override = true;
+    else if (l.keyword == "dont_check_norms") p.check_norms = false;
     else if (l.keyword == "frequency_dependence") p.frequency_dependence = integer(f, l, 0, l.keyword);
     else if (l.keyword == "frequency_dependence_method") ff_given.push_back(l.keyword);
     else if (l.keyword == "chi_eigenvalue_cutoff" || l.keyword == "eps_trunc_eigen") {
@@ -383,6 +386,7 @@ SigmaParams read_sigma_inp(const std::filesystem::path& f) {
     else if (l.keyword == "use_symmetries_q_grid") p.q_symmetry = true;
     else if (l.keyword == "number_sigma_pools") p.pools = integer(f, l, 0, l.keyword);
     else if (l.keyword == "degeneracy_check_override") p.degeneracy_check_override = true;
+    else if (l.keyword == "dont_check_norms") p.check_norms = false;
     else if (l.keyword == "number_offdiag") number_offdiag = integer(f, l, 0, l.keyword);
     else if (l.keyword == "dont_use_vxcdat") p.use_vxc_dat = false;
     else if (l.keyword == "no_symmetries_offdiagonals") p.offdiag_symmetry = false;

@@ -11,6 +11,7 @@
 
 #include "quanta/core/error.hpp"
 #include "quanta/core/host_memory.hpp"
+#include "quanta/core/io/atomic_file.hpp"
 #include "quanta/core/io/input_file.hpp"
 #include "quanta/core/io/hdf5.hpp"
 #include "bgw_h5.hpp"
@@ -109,6 +110,24 @@ Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands, bool
   for (int a = 0; a < nat; ++a) {
     c.atom_position.push_back({apos[3 * a], apos[3 * a + 1], apos[3 * a + 2]});
     c.atom_species.push_back(static_cast<int>(atyp[a]));
+  }
+
+  // Stochastic pseudobands: what made them (BerkeleyGW's pseudobands script writes the group; plain files lack it).
+  if (h.exists("/pseudobands")) {
+    PseudobandsInfo& p = w.pseudobands;
+    p.present = true;
+    for (const bool val : {false, true}) {
+      const std::string g = std::string("/pseudobands/") + (val ? "valence/" : "conduction/");
+      if (!h.exists(g + "nprot")) continue;
+      const int nprot = static_cast<int>(r.one_int(g + "nprot"));
+      const int nslice = static_cast<int>(r.one_int(g + "nslice"));
+      const int per = static_cast<int>(r.one_int(g + "nspbps"));
+      (val ? p.nprot_val : p.nprot_cond) = nprot;
+      (val ? p.nslice_val : p.nslice_cond) = nslice;
+      (val ? p.per_slice_val : p.per_slice_cond) = per;
+      if (h.exists(g + "max_freq")) p.max_freq = r.one_double(g + "max_freq");
+      if (h.exists(g + "uniform_width")) p.uniform_width = r.one_double(g + "uniform_width");
+    }
   }
 
   if (header_only) return w;
@@ -215,6 +234,55 @@ void write_mf_header(io::H5File& h, const Wavefunctions& w) {
   D apos;
   for (const auto& p : c.atom_position) apos.insert(apos.end(), p.begin(), p.end());
   h.write(cr + "apos", apos, {c.atom_position.size(), 3});
+}
+
+void write_wfn_h5(const Wavefunctions& w, const std::filesystem::path& file) {
+  io::TemporaryPath tmp(file);
+  {
+    io::H5File h(tmp.path(), io::H5File::Mode::Create);
+    write_mf_header(h, w);
+    const int flavor = w.complex_flavour ? 2 : 1;
+    std::size_t ngktot = 0;
+    for (const auto& g : w.gvec) ngktot += g.size();
+    std::vector<std::int32_t> gvecs;
+    gvecs.reserve(3 * ngktot);
+    for (const auto& gk : w.gvec)
+      for (const auto& g : gk) gvecs.insert(gvecs.end(), g.begin(), g.end());
+    h.write("/wfns/gvecs", gvecs, {ngktot, 3});
+    // One band at a time: [nspin][ngktot][flavor] per row of [mnband].
+    h.create_doubles("/wfns/coeffs", {static_cast<std::size_t>(w.nbands), static_cast<std::size_t>(w.nspin), ngktot, static_cast<std::size_t>(flavor)});
+    std::vector<double> row(static_cast<std::size_t>(w.nspin) * ngktot * flavor);
+    for (int n = 0; n < w.nbands; ++n) {
+      for (int s = 0; s < w.nspin; ++s) {
+        std::size_t off = 0;
+        for (int k = 0; k < w.nk(); ++k) {
+          const std::size_t n_k = w.gvec[k].size();
+          const cplx* c = w.band(k, n, s);
+          for (std::size_t i = 0; i < n_k; ++i) {
+            double* x = row.data() + (static_cast<std::size_t>(s) * ngktot + off + i) * flavor;
+            x[0] = c[i].re;
+            if (flavor == 2) x[1] = c[i].im;
+          }
+          off += n_k;
+        }
+      }
+      h.write_rows("/wfns/coeffs", n, 1, row.data());
+    }
+    const PseudobandsInfo& p = w.pseudobands;
+    if (p.present) {
+      for (const bool val : {false, true}) {
+        const int nprot = val ? p.nprot_val : p.nprot_cond;
+        if (val && nprot < 0) continue;  // no valence pseudobands: the group stays empty, as BerkeleyGW's script leaves it
+        const std::string g = std::string("/pseudobands/") + (val ? "valence/" : "conduction/");
+        write_bgw_int(h, g + "nprot", nprot);
+        write_bgw_int(h, g + "nslice", val ? p.nslice_val : p.nslice_cond);
+        write_bgw_int(h, g + "nspbps", val ? p.per_slice_val : p.per_slice_cond);
+        write_bgw_real(h, g + "max_freq", p.max_freq);
+        write_bgw_real(h, g + "uniform_width", p.uniform_width);
+      }
+    }
+  }
+  tmp.commit();
 }
 
 }  // namespace quanta::gw

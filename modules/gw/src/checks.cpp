@@ -121,6 +121,18 @@ void check_sigma_inputs(const std::filesystem::path& input, const SigmaParams& p
     if (found < 0) throw InputError(input.string(), "k-point " + kstr(k) + " is not one of the " + std::to_string(inner.nk()) + " k-points of " + inner.file);
     ks.push_back(found);
   }
+  // Stochastic pseudobands: Sigma's bands must be states of the mean field (the protection window), and the
+  // occupied states whole (valence pseudobands in Sigma's exchange and Coulomb-hole sums err by up to an eV,
+  // as the method's authors warn; they are meant for Epsilon only).
+  if (const PseudobandsInfo& pb = inner.pseudobands; pb.present) {
+    const int nv = occupied_bands(inner);
+    if (pb.nprot_val >= 0)
+      throw InputError(inner.file, "valence pseudobands (" + std::to_string(pb.nslice_val) + " slices): expected a WFN_inner whose valence bands are all "
+                                   "copied (pseudobands with N_P_val -1); valence pseudobands are for Epsilon only");
+    if (pb.nprot_cond >= 0 && p.band_max > nv + pb.nprot_cond)
+      throw InputError(input.string(), "band_index_max " + std::to_string(p.band_max) + " is a stochastic pseudoband of " + inner.file +
+                                           ": expected at most " + std::to_string(nv + pb.nprot_cond) + ", the last protected band");
+  }
   // The band range: Sigma averages over degenerate levels, which must lie whole inside it.
   if (p.band_min > 1)
     if (const int ik = split_at(inner, p.band_min - 1, ks); ik >= 0)

@@ -148,9 +148,9 @@ RunSummary run(const RunOptions& o) {
     eps = std::move(from_files.eps);
   } else {
     say("quanta gw: reading %s\n", in(o.wfn).string().c_str());
-    const auto wfn = read_wfn(in(o.wfn), ep.nbands);
+    const auto wfn = read_wfn(in(o.wfn), ep.nbands, ep.check_norms);
     Wavefunctions wfnq;
-    if (need_q0) wfnq = read_wfn(in(o.wfnq));
+    if (need_q0) wfnq = read_wfn(in(o.wfnq), 0, ep.check_norms);
     say("quanta gw: epsilon, %zu q-points, %d bands, cutoff %.2f Ry\n", ep.qpoints.size(), ep.nbands, ep.ecut);
     eps = compute_epsilon(wfn, need_q0 ? &wfnq : nullptr, ep, &et);
   }
@@ -178,7 +178,7 @@ RunSummary run(const RunOptions& o) {
 
   // 3. Sigma.
   WallTimer ts;
-  const auto inner = read_wfn(in(o.wfn_inner), sp.nbands);
+  const auto inner = read_wfn(in(o.wfn_inner), sp.nbands, sp.check_norms);
   if (!have_vxc_dat) vxc = vxc_from_potential(inner, vxc_potential, sp);
   say("quanta gw: sigma, %zu k-points, bands %d..%d, %d bands in the sum\n", sp.kpoints.size(), sp.band_min, sp.band_max, sp.nbands);
   SigmaTimings st;

@@ -33,6 +33,7 @@ struct EpsilonParams {
   int nbands = 0;             // number_bands: valence + conduction bands in the sum
   std::vector<QPoint> qpoints;
   bool degeneracy_check_override = false;  // number_bands may split a degenerate set (warned, not refused)
+  bool check_norms = true;    // false: dont_check_norms (WFN, WFNq of stochastic pseudobands are not orthonormal)
   int valence_block = 0;
   int frequency_dependence = 0;  // 0: static; 2: full frequency (contour deformation) on `frequencies`
   FrequencyGrid frequencies;

@@ -39,6 +39,16 @@ struct Crystal {
   }
 };
 
+// What a wavefunction file made of stochastic pseudobands says of them (its /pseudobands group, as BerkeleyGW's
+// pseudobands script and quanta gw-pseudobands write it): protected bands counted from the gap, slices, pseudobands
+// per slice; nprot -1 = that side holds the original bands.
+struct PseudobandsInfo {
+  bool present = false;
+  int nprot_val = -1, nslice_val = 0, per_slice_val = 0;
+  int nprot_cond = -1, nslice_cond = 0, per_slice_cond = 0;
+  double max_freq = 0, uniform_width = 0;  // Ry
+};
+
 // BerkeleyGW's WFN (pw2bgw.x): the header, every k-point's G-vectors and band coefficients.
 // Coefficients are held complex whatever the flavour; a Real-flavour file gives zero imaginary parts.
 struct Wavefunctions {
@@ -60,6 +70,7 @@ struct Wavefunctions {
   std::vector<Vec3i> gvec_rho;             // [ng] the density's G-vectors (the file's global list)
   std::vector<std::vector<Vec3i>> gvec;    // [nk][ngk]
   std::vector<std::vector<cplx>> coeffs;   // [nk][nbands][nspin][ngk]
+  PseudobandsInfo pseudobands;             // wfn.h5 only
 
   int nk() const { return static_cast<int>(kpoints.size()); }
   double energy(int ik, int band, int spin = 0) const {
@@ -102,12 +113,17 @@ struct VxcTable {
 // apart by the file's first bytes, and checks that the states are orthonormal within each set of
 // (near-)degenerate bands (energies within 1e-4 Ry, overlaps to 1e-5): where a Real-flavour conversion
 // went wrong, that is where it shows (check_orthonormal, an InputError naming the file, k-point and bands).
-Wavefunctions read_wfn(const std::filesystem::path& file, int max_bands = 0);
+// check_norms false (BerkeleyGW's dont_check_norms) skips that check: stochastic pseudobands are neither
+// normalized nor orthogonal within their (degenerate) slice.
+Wavefunctions read_wfn(const std::filesystem::path& file, int max_bands = 0, bool check_norms = true);
 Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands = 0, bool header_only = false);
 // The header alone (crystal, k-points, every band's energies, the density's G-vectors; no coefficients):
 // what the checks made before a run starts need, read in a fraction of the time and memory.
 Wavefunctions read_wfn_header(const std::filesystem::path& file);
 void check_orthonormal(const Wavefunctions& w);
+// BerkeleyGW's wfn.h5 (layout version 1, the flavour of `w`, its /pseudobands group when present), written
+// through a temporary name: what read_wfn_h5 reads back.
+void write_wfn_h5(const Wavefunctions& w, const std::filesystem::path& file);
 Density read_rho(const std::filesystem::path& file);
 // BerkeleyGW's binary VXC (pw2bgw.x's vxcg_file): the local exchange-correlation potential Vxc(G), Ry,
 // on the density's G-vectors, in RHO's layout (the values are held in Density::rho).

@@ -24,6 +24,7 @@ struct SigmaParams {
   double fd_spacing = 1.0;         // finite_difference_spacing, eV (finite_difference_form 2: forward)
   bool q_symmetry = true;          // sum over the q of the irreducible wedge of k's little group
   bool degeneracy_check_override = false;  // number_bands or the band range may split a degenerate set
+  bool check_norms = true;         // false: dont_check_norms (WFN_inner of stochastic pseudobands is not orthonormal)
   // Off-diagonal elements <n|Sigma(E_l)|m> (BerkeleyGW's sigma_matrix l t, or number_offdiag and its block),
   // bands 1-based within band_index_min..max; they need the whole q grid (q_symmetry is then turned off).
   struct OffdiagElement {

@@ -1,0 +1,343 @@
+// Stochastic pseudobands (quanta gw-pseudobands) on a silicon mean field with 140 bands (tests/data/si-spb: 4x4x4
+// k-grid, 4 valence and 136 conduction bands, Real flavour, Quantum ESPRESSO 6.7).
+//
+// What is checked, and why the tolerances are what they are:
+// - the construction: slices partition the unprotected bands with geometric edges; protected bands are copied
+//   bit for bit; a pseudoband sits at its slice's mean energy; <xi|xi> = |S| / N_xi and the slice's resolution of
+//   the identity is exact on its diagonal for every draw (|alpha| = 1 / sqrt(N_xi)), to the states'
+//   orthonormality (QE's ~1e-8, measured per slice); its off-diagonal part averages out as 1 / sqrt(draws N_xi) (a statistical bound);
+// - the files: wfn.h5 written and read back bit for bit with its /pseudobands group; the norm check refuses
+//   pseudobands unless dont_check_norms; options that do not fit the files are refused by name;
+// - the physics: Epsilon's chi0 and Sigma's Coulomb-hole sum are linear in each slice's projector at fixed
+//   energies, so over independent draws their mean must equal the deterministic sum with every band of a slice
+//   moved to the slice's mean energy (the method's only systematic approximation): Student t statistics over
+//   every element; and the quasiparticle energies of whole runs (Epsilon and Sigma both from pseudobands) must
+//   agree with the deterministic 140-band run within their stochastic error plus the slice-energy bias, both
+//   measured here and printed.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "quanta/gw/epsilon.hpp"
+#include "quanta/gw/inputs.hpp"
+#include "quanta/gw/mean_field.hpp"
+#include "quanta/gw/pseudobands.hpp"
+#include "quanta/gw/sigma.hpp"
+#include "quanta/test/data.hpp"
+#include "../../../core/tests/test_support.hpp"
+
+using namespace quanta::gw;
+using quanta::cplx;
+
+namespace {
+
+const std::string kSpb = quanta::test::data_path("gw/si-spb").string() + "/";
+
+const Wavefunctions& si_wfn() {
+  static const Wavefunctions w = read_wfn(kSpb + "mean-field/WFN");
+  return w;
+}
+const Wavefunctions& si_wfnq() {
+  static const Wavefunctions w = read_wfn(kSpb + "mean-field/WFNq");
+  return w;
+}
+
+PseudobandsParams params(int nprot, int nslice, int nxi, std::uint64_t seed = 1) {
+  PseudobandsParams p;
+  p.protected_cond = nprot;
+  p.slices_cond = nslice;
+  p.per_slice_cond = nxi;
+  p.seed = seed;
+  return p;
+}
+
+cplx dot(const cplx* a, const cplx* b, int n) {
+  cplx s;
+  for (int i = 0; i < n; ++i) s += conj(a[i]) * b[i];
+  return s;
+}
+
+// max |<psi_i|psi_j> - delta_ij| over bands first .. first + n - 1 at k: how orthonormal the input is (QE's states to
+// ~1e-8), which bounds what the pseudobands' overlaps can reproduce (a slice of n bands sums n such errors).
+double orthonormality_error(const Wavefunctions& w, int k, int first, int n) {
+  const int ng = static_cast<int>(w.gvec[k].size());
+  double e = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) e = std::max(e, quanta::abs(dot(w.band(k, first + i), w.band(k, first + j), ng) - cplx(i == j ? 1.0 : 0.0)));
+  return e;
+}
+
+// The deterministic counterpart of a plan: every band of a slice at the slice's mean energy at each k-point.
+Wavefunctions slice_averaged(const Wavefunctions& in, const PseudobandsPlan& plan) {
+  Wavefunctions w = in;
+  for (int k = 0; k < w.nk(); ++k)
+    for (const auto& s : plan.cond) {
+      double e = 0;
+      for (int i = s.first; i <= s.last; ++i) e += in.energy(k, plan.ifmax + i);
+      e /= s.last - s.first + 1;
+      for (int i = s.first; i <= s.last; ++i) w.energies[static_cast<std::size_t>(k) * w.nbands + plan.ifmax + i] = e;
+    }
+  return w;
+}
+
+// Student t statistics of the means of `draws` against `ref`, element by element: the fraction beyond 4 and the
+// root mean square over elements with a spread; elements without one (deterministic) must equal ref to `exact`.
+struct TStats {
+  double beyond4 = 0, rms = 0;
+  int n = 0;
+};
+TStats t_stats(const std::vector<std::vector<double>>& draws, const std::vector<double>& ref, double exact) {
+  TStats t;
+  const std::size_t m = draws.size();
+  int beyond = 0;
+  double sum2 = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    double mean = 0, var = 0;
+    for (const auto& d : draws) mean += d[i];
+    mean /= m;
+    for (const auto& d : draws) var += (d[i] - mean) * (d[i] - mean);
+    const double se = std::sqrt(var / (m - 1) / m);
+    if (se <= exact) {
+      EXPECT_NEAR(mean, ref[i], exact) << "element " << i << " has no spread over the draws";
+      continue;
+    }
+    const double z = (mean - ref[i]) / se;
+    beyond += std::abs(z) > 4;
+    sum2 += z * z;
+    ++t.n;
+  }
+  t.beyond4 = t.n ? static_cast<double>(beyond) / t.n : 0;
+  t.rms = t.n ? std::sqrt(sum2 / t.n) : 0;
+  return t;
+}
+
+}  // namespace
+
+TEST(GwPseudobands, SlicesPartitionTheConductionBandsGeometrically) {
+  const auto& w = si_wfn();
+  const auto plan = plan_pseudobands(w, si_wfnq(), params(4, 10, 2));
+  std::printf("%s", describe(plan, params(4, 10, 2)).c_str());
+  ASSERT_EQ(plan.ifmax, 4);
+  EXPECT_TRUE(plan.val.empty());
+  ASSERT_FALSE(plan.cond.empty());
+  EXPECT_EQ(plan.cond.front().first, 4);
+  EXPECT_EQ(plan.cond.back().last, w.nbands_file - plan.ifmax - 1);
+  const double e0 = plan.cond.front().lower, emax = plan.cond.back().upper;
+  for (std::size_t j = 0; j < plan.cond.size(); ++j) {
+    const auto& s = plan.cond[j];
+    EXPECT_LE(s.first, s.last);
+    if (j > 0) EXPECT_EQ(s.first, plan.cond[j - 1].last + 1);
+    // Edges E0 (Emax/E0)^(m/N_S): each slice spans a whole number of the N_S steps (empty ones dropped).
+    const double steps = std::log(s.upper / s.lower) / std::log(emax / e0) * 10;
+    EXPECT_NEAR(steps, std::round(steps), 1e-9) << "slice " << j;
+    for (int i = s.first; i <= s.last; ++i) {
+      double e = 0;
+      for (int k = 0; k < w.nk(); ++k) e += w.energy(k, plan.ifmax + i) - plan.fermi;
+      e /= w.nk();
+      EXPECT_GE(e, s.lower - 1e-12);
+      EXPECT_LE(e, s.upper + 1e-12);
+    }
+  }
+  EXPECT_EQ(plan.bands_out_cond, 4 + 2 * static_cast<int>(plan.cond.size()));
+  EXPECT_EQ(plan.bands_out_val, 4);
+}
+
+TEST(GwPseudobands, ProtectedBandsAreCopiedAndEachSliceResolvesItsIdentity) {
+  const auto& w = si_wfn();
+  const auto p = params(4, 10, 3);
+  const auto plan = plan_pseudobands(w, si_wfnq(), p);
+  const auto s = make_pseudobands(w, plan, p, true, 0);
+  ASSERT_EQ(s.nbands, 4 + plan.bands_out_cond);
+  EXPECT_TRUE(s.pseudobands.present);
+  EXPECT_EQ(s.pseudobands.nprot_cond, 4);
+  EXPECT_EQ(s.pseudobands.nprot_val, -1);
+  EXPECT_EQ(s.pseudobands.nslice_cond, static_cast<int>(plan.cond.size()));
+  for (int k = 0; k < w.nk(); ++k) {
+    const int ng = static_cast<int>(w.gvec[k].size());
+    EXPECT_EQ(s.ifmax[k], 4);
+    for (int n = 0; n < 8; ++n) {
+      EXPECT_EQ(s.energy(k, n), w.energy(k, n));
+      EXPECT_TRUE(std::equal(w.band(k, n), w.band(k, n) + ng, s.band(k, n), [](cplx a, cplx b) { return a.re == b.re && a.im == b.im; }));
+    }
+    int b = 8;
+    for (const auto& sl : plan.cond) {
+      const int n_s = sl.last - sl.first + 1, first = plan.ifmax + sl.first;
+      double e = 0;
+      for (int i = 0; i < n_s; ++i) e += w.energy(k, first + i);
+      // gram[i][j] = sum over the slice's pseudobands of <psi_i|xi><xi|psi_j>
+      std::vector<cplx> gram(static_cast<std::size_t>(n_s) * n_s);
+      const double tol = 1e-12 + 2 * n_s * orthonormality_error(w, k, 0, first + n_s);
+      for (int x = 0; x < p.per_slice_cond; ++x, ++b) {
+        EXPECT_NEAR(s.energy(k, b), e / n_s, 1e-14 * std::abs(e));
+        EXPECT_NEAR(quanta::abs(dot(s.band(k, b), s.band(k, b), ng)), static_cast<double>(n_s) / p.per_slice_cond, tol);
+        std::vector<cplx> o(n_s);
+        for (int i = 0; i < n_s; ++i) {
+          o[i] = dot(w.band(k, first + i), s.band(k, b), ng);
+          EXPECT_NEAR(quanta::abs(o[i]), 1 / std::sqrt(3.0), tol);  // |alpha| = 1 / sqrt(N_xi)
+          for (int n = 0; n < 4 && x == 0; ++n) EXPECT_LT(quanta::abs(dot(w.band(k, n), s.band(k, b), ng)), tol);  // no valence component
+        }
+        for (int i = 0; i < n_s; ++i)
+          for (int j = 0; j < n_s; ++j) gram[i + static_cast<std::size_t>(n_s) * j] += o[i] * conj(o[j]);
+        for (std::size_t g = 0; g < static_cast<std::size_t>(ng); ++g) EXPECT_EQ(s.band(k, b)[g].im, 0.0);  // Real flavour: signs
+      }
+      for (int i = 0; i < n_s; ++i) EXPECT_NEAR(gram[i + static_cast<std::size_t>(n_s) * i].re, 1.0, 2 * tol);
+    }
+  }
+  // The same seed gives the same file; another seed another draw.
+  const auto again = make_pseudobands(w, plan, p, true, 0);
+  EXPECT_EQ(again.coeffs[3][20 * w.gvec[3].size() + 5].re, s.coeffs[3][20 * w.gvec[3].size() + 5].re);
+  auto p2 = p;
+  p2.seed = 2;
+  const auto other = make_pseudobands(w, plan, p2, true, 0);
+  double diff = 0;
+  for (std::size_t i = 0; i < s.coeffs[3].size(); ++i) diff = std::max(diff, quanta::abs(other.coeffs[3][i] - s.coeffs[3][i]));
+  EXPECT_GT(diff, 1e-3);
+}
+
+// The off-diagonal part of a slice's resolution of the identity averages out: over D draws of N_xi random-sign
+// combinations, each <psi_i|(sum_xi |xi><xi|)|psi_j> (i != j) has mean 0 and variance 1 / N_xi, so the draws' mean has
+// root mean square 1 / sqrt(D N_xi) over the pairs (within 20% for the 40 x 39 pairs of the widest slice).
+// Complex flavour: the same with random phases, |alpha| = 1 / sqrt(N_xi) exactly.
+TEST(GwPseudobands, OffDiagonalPartAveragesOut) {
+  for (const bool complex_flavour : {false, true}) {
+    Wavefunctions w = si_wfn();
+    if (complex_flavour) {
+      // A gauge change (a phase per band) of the same states, held as complex-flavour states.
+      w.complex_flavour = true;
+      for (int k = 0; k < w.nk(); ++k)
+        for (int n = 0; n < w.nbands; ++n) {
+          const double phi = 0.37 * n + 1.3 * k;
+          cplx* c = w.coeffs[k].data() + static_cast<std::size_t>(n) * w.gvec[k].size();
+          for (std::size_t g = 0; g < w.gvec[k].size(); ++g) c[g] = c[g] * cplx(std::cos(phi), std::sin(phi));
+        }
+    }
+    const int nxi = 2, draws = 32, k = 5;
+    const auto plan = plan_pseudobands(w, si_wfnq(), params(4, 10, nxi));
+    const auto& sl = *std::max_element(plan.cond.begin(), plan.cond.end(), [](auto& a, auto& b) { return a.last - a.first < b.last - b.first; });
+    const int n_s = sl.last - sl.first + 1, first = plan.ifmax + sl.first;
+    int b0 = 8;
+    for (const auto& s : plan.cond) {
+      if (&s == &sl) break;
+      b0 += nxi;
+    }
+    const int ng = static_cast<int>(w.gvec[k].size());
+    const double tol = 1e-12 + 4 * n_s * orthonormality_error(w, k, first, n_s);
+    std::vector<cplx> mean(static_cast<std::size_t>(n_s) * n_s);
+    for (int d = 0; d < draws; ++d) {
+      const auto s = make_pseudobands(w, plan, params(4, 10, nxi, 100 + d), true, 0);
+      for (int x = 0; x < nxi; ++x) {
+        std::vector<cplx> o(n_s);
+        for (int i = 0; i < n_s; ++i) o[i] = dot(w.band(k, first + i), s.band(k, b0 + x), ng);
+        if (complex_flavour && d == 0) EXPECT_GT(std::abs(o[1].im), 1e-3);
+        for (int i = 0; i < n_s; ++i)
+          for (int j = 0; j < n_s; ++j) mean[i + static_cast<std::size_t>(n_s) * j] += o[i] * conj(o[j]) * cplx(1.0 / draws);
+      }
+    }
+    double off2 = 0;
+    for (int i = 0; i < n_s; ++i)
+      for (int j = 0; j < n_s; ++j) {
+        if (i == j) {
+          EXPECT_NEAR(mean[i + static_cast<std::size_t>(n_s) * j].re, 1.0, tol);
+          continue;
+        }
+        off2 += std::pow(quanta::abs(mean[i + static_cast<std::size_t>(n_s) * j]), 2);
+      }
+    const double rms = std::sqrt(off2 / (n_s * (n_s - 1.0)));
+    std::printf("  %s flavour, slice of %d bands, %d draws of %d: rms off-diagonal %.4f, expected %.4f\n", complex_flavour ? "complex" : "Real", n_s,
+                draws, nxi, rms, 1 / std::sqrt(1.0 * draws * nxi));
+    EXPECT_NEAR(rms * std::sqrt(1.0 * draws * nxi), 1.0, 0.2);
+  }
+}
+
+TEST(GwPseudobands, WfnH5RoundTripAndTheNormCheck) {
+  quanta::test::TempDir dir;
+  const auto& w = si_wfn();
+  const auto p = params(4, 10, 2);
+  const auto plan = plan_pseudobands(w, si_wfnq(), p);
+  const auto s = make_pseudobands(w, plan, p, true, 0);
+  const auto file = dir.path() / "WFN_SPB.h5";
+  write_wfn_h5(s, file);
+  // Without dont_check_norms the pseudobands are refused by the orthonormality check, naming the keyword.
+  quanta::test::expect_error<quanta::InputError>([&] { read_wfn(file); }, {"WFN_SPB.h5", "dont_check_norms"});
+  const auto r = read_wfn(file, 0, false);
+  ASSERT_EQ(r.nbands, s.nbands);
+  EXPECT_FALSE(r.complex_flavour);
+  EXPECT_EQ(r.ifmax, s.ifmax);
+  EXPECT_EQ(r.energies, s.energies);
+  EXPECT_EQ(r.occupations, s.occupations);
+  for (int k = 0; k < w.nk(); ++k) {
+    ASSERT_EQ(r.coeffs[k].size(), s.coeffs[k].size());
+    for (std::size_t i = 0; i < r.coeffs[k].size(); ++i) ASSERT_EQ(r.coeffs[k][i].re, s.coeffs[k][i].re);
+  }
+  EXPECT_TRUE(r.pseudobands.present);
+  EXPECT_EQ(r.pseudobands.nprot_cond, 4);
+  EXPECT_EQ(r.pseudobands.nslice_cond, static_cast<int>(plan.cond.size()));
+  EXPECT_EQ(r.pseudobands.per_slice_cond, 2);
+  EXPECT_EQ(r.pseudobands.nprot_val, -1);
+  // WFNq: valence copied (no valence pseudobands), so it reads back as the input and passes the check.
+  const auto q = make_pseudobands(si_wfnq(), plan, p, false, 1);
+  write_wfn_h5(q, dir.path() / "WFNq_SPB.h5");
+  const auto rq = read_wfn(dir.path() / "WFNq_SPB.h5");
+  EXPECT_EQ(rq.nbands, si_wfnq().nbands);
+  EXPECT_EQ(rq.energies, si_wfnq().energies);
+}
+
+TEST(GwPseudobands, OptionsThatDoNotFitAreRefusedByName) {
+  const auto& w = si_wfn();
+  const auto& q = si_wfnq();
+  using quanta::InputError;
+  using quanta::test::expect_error;
+  expect_error<InputError>([&] { plan_pseudobands(w, q, params(6, 10, 2)); }, {"--N_P_cond", "degenerate", "bands 10 and 11"});
+  expect_error<InputError>([&] { plan_pseudobands(w, q, params(200, 10, 2)); }, {"--N_P_cond", "200", "136"});
+  expect_error<InputError>([&] { plan_pseudobands(w, q, params(-1, 10, 2)); }, {"nothing to compress"});
+  expect_error<InputError>([&] { plan_pseudobands(w, q, params(4, 10, 1)); }, {"--N_xi_cond", "at least 2"});
+  expect_error<InputError>([&] { plan_pseudobands(w, q, params(4, 0, 2)); }, {"--N_S_cond"});
+  auto p = params(4, 10, 2);
+  p.max_freq = 2.0;
+  expect_error<InputError>([&] { plan_pseudobands(w, q, p); }, {"--max_freq", "--uniform_width"});
+  p = params(4, 10, 2);
+  p.protected_val = 0;
+  p.slices_val = 10;
+  expect_error<InputError>([&] { plan_pseudobands(w, q, p); }, {"--N_P_val", "valence bands out", "fewer than the 4"});
+  Wavefunctions bad = q;
+  for (auto& x : bad.ifmax) x = 3;
+  expect_error<InputError>([&] { plan_pseudobands(w, bad, params(4, 10, 2)); }, {"ifmax 3", "expected 4"});
+}
+
+// With constant-width slices below max_freq (for full-frequency Epsilon), the slices up to there are uniform.
+TEST(GwPseudobands, UniformSlicesBelowMaxFreq) {
+  auto p = params(4, 6, 2);
+  p.max_freq = 2.0;
+  p.uniform_width = 0.25;
+  const auto plan = plan_pseudobands(si_wfn(), si_wfnq(), p);
+  std::printf("%s", describe(plan, p).c_str());
+  for (const auto& s : plan.cond) {
+    if (s.upper > p.max_freq + 1e-12) break;
+    EXPECT_NEAR(std::fmod(s.upper - plan.cond.front().lower + 1e-12, 0.25), 0.0, 1e-9);
+  }
+  EXPECT_GT(plan.cond.back().upper, p.max_freq);
+}
+
+// Sigma's band window must be protected, and WFN_inner's valence bands all copied.
+TEST(GwPseudobands, SigmaRefusesPseudobandsInItsWindowAndValencePseudobands) {
+  const auto& w = si_wfn();
+  SigmaParams sp = read_sigma_inp(kSpb + "sigma.inp");
+  EpsilonParams ep = read_epsilon_inp(kSpb + "epsilon.inp");
+  auto p = params(4, 10, 2);
+  const auto s = make_pseudobands(w, plan_pseudobands(w, si_wfnq(), p), p, true, 0);
+  sp.nbands = s.nbands;
+  sp.band_max = 9;
+  quanta::test::expect_error<quanta::InputError>([&] { check_sigma_inputs(kSpb + "sigma.inp", sp, ep, s); },
+                                                 {"band_index_max 9", "pseudoband", "at most 8"});
+  sp.band_max = 8;
+  check_sigma_inputs(kSpb + "sigma.inp", sp, ep, s);
+  p.protected_val = 0;
+  p.slices_val = 1;
+  const auto v = make_pseudobands(w, plan_pseudobands(w, si_wfnq(), p), p, true, 0);
+  sp.nbands = v.nbands;
+  quanta::test::expect_error<quanta::InputError>([&] { check_sigma_inputs(kSpb + "sigma.inp", sp, ep, v); }, {"valence pseudobands", "N_P_val -1"});
+}
