@@ -72,16 +72,29 @@ std::vector<PseudobandSlice> make_slices(const std::vector<double>& e, int nprot
   return slices;
 }
 
-void check_window(const Wavefunctions& w, int ifmax, int nprot, bool valence, const char* option) {
-  if (nprot <= 0) return;
+// Whether protecting `nprot` bands on one side splits a degenerate set of `w` at some k-point (-1: none).
+int window_split(const Wavefunctions& w, int ifmax, int nprot, bool valence) {
+  if (nprot <= 0) return -1;
   // bands a (last protected) and b (first compressed), 0-based
   const int a = valence ? ifmax - nprot : ifmax + nprot - 1, b = valence ? a - 1 : a + 1;
-  if (b < 0 || b >= w.nbands_file) return;
+  if (b < 0 || b >= w.nbands_file) return -1;
   for (int k = 0; k < w.nk(); ++k)
-    if (std::abs(w.energy(k, a) - w.energy(k, b)) < kDegenerate)
-      throw InputError(option, std::to_string(nprot) + " splits a degenerate set: bands " + std::to_string(std::min(a, b) + 1) + " and " +
-                                   std::to_string(std::max(a, b) + 1) + " of " + w.file + " at k-point " + std::to_string(k + 1) + " are at " +
-                                   str(w.energy(k, a)) + " and " + str(w.energy(k, b)) + " Ry: expected a count that keeps degenerate sets whole");
+    if (std::abs(w.energy(k, a) - w.energy(k, b)) < kDegenerate) return k;
+  return -1;
+}
+
+void check_window(const Wavefunctions& w, int ifmax, int nprot, bool valence, const char* option) {
+  const int k = window_split(w, ifmax, nprot, valence);
+  if (k < 0) return;
+  const int a = valence ? ifmax - nprot : ifmax + nprot - 1, b = valence ? a - 1 : a + 1;
+  const int most = valence ? ifmax : w.nbands_file - ifmax;
+  int below = nprot - 1, above = nprot + 1;
+  while (below > 0 && window_split(w, ifmax, below, valence) >= 0) --below;
+  while (above < most && window_split(w, ifmax, above, valence) >= 0) ++above;
+  throw InputError(option, std::to_string(nprot) + " splits a degenerate set: bands " + std::to_string(std::min(a, b) + 1) + " and " +
+                               std::to_string(std::max(a, b) + 1) + " of " + w.file + " at k-point " + std::to_string(k + 1) + " are at " +
+                               str(w.energy(k, a)) + " and " + str(w.energy(k, b)) + " Ry: expected a count that keeps degenerate sets whole (the nearest: " +
+                               std::to_string(below) + " or " + std::to_string(above) + ")");
 }
 
 int uniform_ifmax(const Wavefunctions& w) {

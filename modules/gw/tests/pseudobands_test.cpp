@@ -291,7 +291,7 @@ TEST(GwPseudobands, OptionsThatDoNotFitAreRefusedByName) {
   const auto& q = si_wfnq();
   using quanta::InputError;
   using quanta::test::expect_error;
-  expect_error<InputError>([&] { plan_pseudobands(w, q, params(6, 10, 2)); }, {"--N_P_cond", "degenerate", "bands 10 and 11"});
+  expect_error<InputError>([&] { plan_pseudobands(w, q, params(6, 10, 2)); }, {"--N_P_cond", "degenerate", "bands 10 and 11", "the nearest: 4 or 10"});
   expect_error<InputError>([&] { plan_pseudobands(w, q, params(200, 10, 2)); }, {"--N_P_cond", "200", "136"});
   expect_error<InputError>([&] { plan_pseudobands(w, q, params(-1, 10, 2)); }, {"nothing to compress"});
   expect_error<InputError>([&] { plan_pseudobands(w, q, params(4, 10, 1)); }, {"--N_xi_cond", "at least 2"});
