@@ -86,12 +86,12 @@ Subcommand add_gw_pseudobands(CLI::App& app) {
   a->add_option("--fname_in_q", v->in_q, "WFNq, the q0-shifted states")->required();
   a->add_option("--fname_out", v->out, "the compressed WFN, wfn.h5 layout")->required();
   a->add_option("--fname_out_q", v->out_q, "the compressed WFNq, wfn.h5 layout")->required();
-  a->add_option("--nv,--N_P_val", v->p.protected_val, "valence bands copied, counted down from the VBM; -1: all (default; Sigma needs all)")->check(CLI::Range(-1, 1 << 30));
-  a->add_option("--nc,--N_P_cond", v->p.protected_cond, "conduction bands copied, counted up from the CBM; -1: all (default 100)")->check(CLI::Range(-1, 1 << 30));
-  a->add_option("--nslice_v,--N_S_val", v->p.slices_val, "valence slices (default 10)")->check(CLI::Range(1, 1 << 30));
-  a->add_option("--nslice_c,--N_S_cond", v->p.slices_cond, "conduction slices (default 100)")->check(CLI::Range(1, 1 << 30));
-  a->add_option("--nspbps_v,--N_xi_val", v->p.per_slice_val, "pseudobands per valence slice, at least 2 (default 2)")->check(CLI::Range(2, 1 << 30));
-  a->add_option("--nspbps_c,--N_xi_cond", v->p.per_slice_cond, "pseudobands per conduction slice, at least 2 (default 2)")->check(CLI::Range(2, 1 << 30));
+  a->add_option("--N_P_val,--nv", v->p.protected_val, "valence bands copied, counted down from the VBM; -1: all (default; Sigma needs all)")->check(CLI::Range(-1, 1 << 30));
+  a->add_option("--N_P_cond,--nc", v->p.protected_cond, "conduction bands copied, counted up from the CBM; -1: all (default 100)")->check(CLI::Range(-1, 1 << 30));
+  a->add_option("--N_S_val,--nslice_v", v->p.slices_val, "valence slices (default 10)")->check(CLI::Range(1, 1 << 30));
+  a->add_option("--N_S_cond,--nslice_c", v->p.slices_cond, "conduction slices (default 100)")->check(CLI::Range(1, 1 << 30));
+  a->add_option("--N_xi_val,--nspbps_v", v->p.per_slice_val, "pseudobands per valence slice, at least 2 (default 2)")->check(CLI::Range(2, 1 << 30));
+  a->add_option("--N_xi_cond,--nspbps_c", v->p.per_slice_cond, "pseudobands per conduction slice, at least 2 (default 2)")->check(CLI::Range(2, 1 << 30));
   a->add_option("--max_freq", v->p.max_freq, "Ry above the Fermi level up to which conduction slices have the constant width --uniform_width (default 0: none)")
       ->check(CLI::Range(0.0, 1e6));
   a->add_option("--uniform_width", v->p.uniform_width, "Ry, width of those slices (half the spacing of Epsilon's real-frequency grid)")->check(CLI::Range(0.0, 1e6));

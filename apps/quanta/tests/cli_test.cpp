@@ -50,12 +50,14 @@ TEST(Cli, BadValuesAreRefusedBeforeAnyInputIsRead) {
   expect_refused("linelist in.inp --method fast", "--method");
   expect_refused("kbe config.toml --stop-after -3", "--stop-after");
   expect_refused("gw --gpu-mem-limit 0", "--gpu-mem-limit");
+  expect_refused("gw-pseudobands --fname_in a --fname_in_q b --fname_out c --fname_out_q d --N_xi_cond 1", "--N_xi_cond");
+  expect_refused("gw-pseudobands --fname_in a --fname_in_q b --fname_out c --fname_out_q d --NNS 1", "--NNS");
   expect_refused("frobnicate", "subcommand");
 }
 
 TEST(Cli, HelpAndVersionExitZero) {
   EXPECT_EQ(quanta("--version").code, 0);
-  for (const char* sub : {"phonon", "kbe", "mosfet", "linelist", "linelist-convert", "gw", "info"}) {
+  for (const char* sub : {"phonon", "kbe", "mosfet", "linelist", "linelist-convert", "gw", "gw-pseudobands", "info"}) {
     const Result r = quanta(std::string(sub) + " --help");
     EXPECT_EQ(r.code, 0) << sub << "\n" << r.output;
     EXPECT_NE(r.output.find("Usage:"), std::string::npos) << r.output;

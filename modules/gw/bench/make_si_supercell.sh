@@ -16,7 +16,9 @@
 #   quanta gw WORK_DIR --wfn-inner WFN -o OUT --backend cpu
 # Needs pw.x and pw2bgw.x (scripts/install-deps.sh --with-qe) and python3 with numpy.
 # Usage: make_si_supercell.sh [CASE [WORK_DIR]]   (NP=1 runs QE serially; default NP=2 under mpirun;
-#        NDIAG=n passes -ndiag n to pw.x, ScaLAPACK's grid for the subspace diagonalization)
+#        NDIAG=n passes -ndiag n to pw.x, ScaLAPACK's grid for the subspace diagonalization;
+#        WFN_NBND=n computes n bands for WFN instead of the case's count and keeps all but a set cut by the
+#        last band: the many-band mean fields of the pseudobands measurements, docs/performance.md)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -66,7 +68,13 @@ pw() { ${run[@]+"${run[@]}"} pw.x ${NDIAG:+-ndiag "$NDIAG"} -in "$1"; }
 # The bands runs reuse the SCF density in the same outdir; the WFN run's pw2bgw.x goes before the
 # WFNq run, which overwrites the saved wavefunctions.
 step 01-scf pw "$case_dir/01-scf/pw.in"
-step 02-wfn pw "$case_dir/02-wfn/pw.in"
+wfn_in="$case_dir/02-wfn/pw.in"
+if [[ -n "${WFN_NBND:-}" ]]; then
+  sed -e "s/^ *nbnd *=.*/   nbnd = $WFN_NBND/" -e "s/diago_david_ndim *= *[0-9]*/diago_david_ndim = 2/" "$wfn_in" > "$scratch/02-wfn.in"
+  wfn_in="$scratch/02-wfn.in"
+  nbands_wfn=0
+fi
+step 02-wfn pw "$wfn_in"
 step 02-pw2bgw qe pw2bgw.x "$case_dir/02-wfn/pw2bgw.in"
 step 02-pw2bgw-rho qe pw2bgw.x "$case_dir/02-wfn/pw2bgw-rho.in"
 step 02-real python3 "$here/wfn_to_real.py" WFN.complex WFN --bands "$nbands_wfn"
