@@ -6,6 +6,7 @@
 
 #include "blas.hpp"
 #include "quanta/core/error.hpp"
+#include "quanta/core/host_memory.hpp"
 #include "quanta/core/progress.hpp"
 
 namespace quanta::gw {
@@ -107,6 +108,24 @@ int uniform_ifmax(const Wavefunctions& w) {
   return ifmax;
 }
 
+// Everything of `in` but its coefficients (the gvec lists are kept: the output has the same k-points).
+Wavefunctions header_of(const Wavefunctions& in) {
+  Wavefunctions w;
+  w.file = in.file;
+  w.complex_flavour = in.complex_flavour;
+  w.nspin = in.nspin;
+  w.crystal = in.crystal;
+  w.ecutrho = in.ecutrho, w.ecutwfc = in.ecutwfc;
+  w.kgrid = in.kgrid, w.kshift = in.kshift;
+  w.nbands = in.nbands, w.nbands_file = in.nbands_file;
+  w.kpoints = in.kpoints, w.kweights = in.kweights, w.ngk = in.ngk;
+  w.ifmin = in.ifmin, w.ifmax = in.ifmax;
+  w.energies = in.energies, w.occupations = in.occupations;
+  w.gvec_rho = in.gvec_rho, w.gvec = in.gvec;
+  w.pseudobands = in.pseudobands;
+  return w;
+}
+
 }  // namespace
 
 PseudobandsPlan plan_pseudobands(const Wavefunctions& wfn, const Wavefunctions& wfnq, const PseudobandsParams& p) {
@@ -193,7 +212,11 @@ Wavefunctions make_pseudobands(const Wavefunctions& in, const PseudobandsPlan& p
   const int nb = static_cast<int>(src.size());
   if (nb != out_val + out_cond) throw Error("pseudobands: internal band count mismatch");
 
-  Wavefunctions w = in;
+  std::size_t ngtot = 0;
+  for (const auto& g : in.gvec) ngtot += g.size();
+  require_host_memory(bytes_of(sizeof(cplx), nb, ngtot), "the pseudobands of " + in.file + " (" + std::to_string(nb) + " bands x " +
+                                                              std::to_string(ngtot) + " coefficients, beside the input's)");
+  Wavefunctions w = header_of(in);
   w.nbands = w.nbands_file = nb;
   w.coeffs.assign(in.nk(), {});
   w.energies.assign(static_cast<std::size_t>(in.nk()) * nb, 0.0);
