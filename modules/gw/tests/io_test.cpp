@@ -321,43 +321,30 @@ TEST(GwReaders, VxcReaderRefusesADensityFile) {
 
 namespace {
 
-// The silicon WFN_co written in BerkeleyGW's wfn.h5 layout (as wfn2hdf.x writes it): /mf_header by quanta's
-// own writer (write_mf_header, the one eps0mat.h5 carries), then the k-points back to back along ngktot, flavor
-// last. Version 2: a file holding only /mf_header/versionnumber = 2, which the reader refuses first.
-// With `coeffs_stored` false, /wfns/coeffs is created with its full shape but never written.
-void write_wfn_h5(const Wavefunctions& w, const fs::path& file, int version = 1, bool coeffs_stored = true) {
+// The silicon WFN_co written in BerkeleyGW's wfn.h5 layout: by quanta's writer (write_wfn_h5, /mf_header by
+// write_mf_header, the one eps0mat.h5 carries; then the k-points back to back along ngktot, flavor last), or, to test
+// the reader's refusals, version 2 (a file holding only /mf_header/versionnumber = 2, which the reader refuses first)
+// or with `coeffs_stored` false (/wfns/coeffs created with its full shape but never written).
+void write_test_wfn_h5(const Wavefunctions& w, const fs::path& file, int version = 1, bool coeffs_stored = true) {
+  if (version == 1 && coeffs_stored) {
+    quanta::gw::write_wfn_h5(w, file);
+    return;
+  }
   quanta::io::H5File h(file, quanta::io::H5File::Mode::Create);
   using V = std::vector<std::int64_t>;
-  using D = std::vector<double>;
   if (version != 1) {
     h.write("/mf_header/versionnumber", V{version}, {});
     return;
   }
   quanta::gw::write_mf_header(h, w);
-  const int nk = w.nk(), nb = w.nbands, flavor = w.complex_flavour ? 2 : 1;
+  const int flavor = w.complex_flavour ? 2 : 1;
   std::size_t ngktot = 0;
   for (const auto& g : w.gvec) ngktot += g.size();
   V gvecs;
   for (const auto& gk : w.gvec)
     for (const auto& g : gk) gvecs.insert(gvecs.end(), g.begin(), g.end());
   h.write("/wfns/gvecs", gvecs, {ngktot, 3});
-  if (!coeffs_stored) {
-    h.create_doubles("/wfns/coeffs", {std::size_t(nb), 1, ngktot, std::size_t(flavor)});
-    return;
-  }
-  D coeffs(static_cast<std::size_t>(nb) * ngktot * flavor);
-  std::size_t off = 0;
-  for (int k = 0; k < nk; ++k) {
-    const std::size_t n_k = w.gvec[k].size();
-    for (int n = 0; n < nb; ++n)
-      for (std::size_t i = 0; i < n_k; ++i) {
-        const cplx x = w.band(k, n)[i];
-        coeffs[(static_cast<std::size_t>(n) * ngktot + off + i) * flavor] = x.re;
-        if (flavor == 2) coeffs[(static_cast<std::size_t>(n) * ngktot + off + i) * flavor + 1] = x.im;
-      }
-    off += n_k;
-  }
-  h.write("/wfns/coeffs", coeffs, {std::size_t(nb), 1, ngktot, std::size_t(flavor)});
+  h.create_doubles("/wfns/coeffs", {std::size_t(w.nbands), 1, ngktot, std::size_t(flavor)});
 }
 
 }  // namespace
@@ -370,7 +357,7 @@ void write_wfn_h5(const Wavefunctions& w, const fs::path& file, int version = 1,
 TEST(GwReaders, WfnH5LayoutReadsAsTheFortranFile) {
   quanta::test::TempDir dir;
   const auto bin = read_wfn(kMf + "04-wfn_co/WFN_co");
-  write_wfn_h5(bin, dir / "wfn.h5");
+  write_test_wfn_h5(bin, dir / "wfn.h5");
   for (int max_bands : {0, 7}) {
     const auto ref = max_bands ? read_wfn(kMf + "04-wfn_co/WFN_co", max_bands) : bin;
     const auto h5 = read_wfn(dir / "wfn.h5", max_bands);
@@ -406,14 +393,14 @@ TEST(GwReaders, WfnH5LayoutReadsAsTheFortranFile) {
       }
     }
   }
-  write_wfn_h5(bin, dir / "v2.h5", 2);
+  write_test_wfn_h5(bin, dir / "v2.h5", 2);
   quanta::test::expect_error<quanta::InputError>([&] { read_wfn(dir / "v2.h5"); }, {"v2.h5", "/mf_header/versionnumber", "expected 1"});
   // A degenerate set that is not orthonormal (what a failed conversion to the Real flavour leaves):
   // at Gamma bands 2-4 are degenerate; band 3 becomes 0.6 band 2 + 0.8 band 3 (still normalized).
   Wavefunctions bad = bin;
   const std::size_t ng = bad.gvec[0].size();
   for (std::size_t g = 0; g < ng; ++g) bad.coeffs[0][2 * ng + g] = 0.6 * bin.band(0, 1)[g] + 0.8 * bin.band(0, 2)[g];
-  write_wfn_h5(bad, dir / "bad.h5");
+  write_test_wfn_h5(bad, dir / "bad.h5");
   quanta::test::expect_error<quanta::InputError>([&] { read_wfn(dir / "bad.h5"); },
                                                  {"bad.h5", "k-point 1, bands 2 and 3", "overlap 0.6", "not orthonormal"});
 }
@@ -546,7 +533,7 @@ TEST(GwBadInput, WfnCoefficientsAreBoundedByTheFileBeforeUse) {
 TEST(GwBadInput, WfnH5CoefficientsMustBeStored) {
   quanta::test::TempDir dir;
   const auto bin = read_wfn(kMf + "04-wfn_co/WFN_co");
-  write_wfn_h5(bin, dir / "unwritten.h5", 1, false);
+  write_test_wfn_h5(bin, dir / "unwritten.h5", 1, false);
   quanta::test::expect_error<quanta::Error>([&] { read_wfn(dir / "unwritten.h5"); }, {"unwritten.h5", "/wfns/coeffs", "stored"});
 }
 
