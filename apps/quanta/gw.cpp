@@ -1,5 +1,6 @@
 // quanta gw: BerkeleyGW inputs and pw2bgw.x mean-field files -> G0W0 quasiparticle energies.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "cli.hpp"
@@ -105,18 +106,27 @@ Subcommand add_gw_pseudobands(CLI::App& app) {
     if (v->nns != 0 || !v->in_nns.empty() || !v->out_nns.empty())
       throw InputError("--NNS", "nonuniform neck subsampling (a third, NNS WFNq) is not implemented: run without --NNS, --fname_in_NNS, --fname_out_NNS");
     if (v->single_band) throw InputError("--single_band", "not implemented: the slices are compressed into random combinations (--N_xi_val, --N_xi_cond)");
-    // The slices from the headers (a wrong option shows before the coefficients are read), then the files.
+    namespace fs = std::filesystem;
+    const auto same = [](const std::string& a, const std::string& b) { return fs::weakly_canonical(a) == fs::weakly_canonical(b); };
+    for (const auto* in : {&v->in, &v->in_q})
+      for (const auto* out : {&v->out, &v->out_q})
+        if (same(*in, *out)) throw InputError("--fname_out", *out + " is an input file: expected a new name (the inputs are read, never overwritten)");
+    if (same(v->out, v->out_q)) throw InputError("--fname_out_q", v->out_q + " is also --fname_out: expected two files");
+    // The slices from the headers (a wrong option shows before the coefficients are read), then one file at a time.
     const auto plan = gw::plan_pseudobands(gw::read_wfn_header(v->in), gw::read_wfn_header(v->in_q), v->p);
     if (v->verbosity > 0) std::fprintf(stderr, "quanta gw-pseudobands:\n%s", gw::describe(plan, v->p).c_str());
-    const auto wfn = gw::read_wfn(v->in);
-    const auto wfnq = gw::read_wfn(v->in_q);
-    const auto out = gw::make_pseudobands(wfn, plan, v->p, true, 0);
-    const auto out_q = gw::make_pseudobands(wfnq, plan, v->p, false, 1);
-    gw::write_wfn_h5(out, v->out);
-    gw::write_wfn_h5(out_q, v->out_q);
-    if (v->verbosity > 0)
-      std::fprintf(stderr, "quanta gw-pseudobands: %s: %d bands (%d in), %s: %d bands (%d in)\n", v->out.c_str(), out.nbands, wfn.nbands, v->out_q.c_str(),
-                   out_q.nbands, wfnq.nbands);
+    for (const bool q : {false, true}) {
+      const std::string& in = q ? v->in_q : v->in;
+      const std::string& out = q ? v->out_q : v->out;
+      int bands_in = 0, bands_out = 0;
+      {
+        const auto wfn = gw::read_wfn(in);
+        const auto compressed = gw::make_pseudobands(wfn, plan, v->p, !q, q ? 1 : 0);
+        gw::write_wfn_h5(compressed, out);
+        bands_in = wfn.nbands, bands_out = compressed.nbands;
+      }
+      if (v->verbosity > 0) std::fprintf(stderr, "quanta gw-pseudobands: %s: %d bands (%d in)\n", out.c_str(), bands_out, bands_in);
+    }
     return 0;
   };
   return s;

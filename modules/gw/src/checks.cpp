@@ -13,8 +13,7 @@
 namespace quanta::gw {
 namespace {
 
-// BerkeleyGW's TOL_Degeneracy: two levels closer than this are one degenerate level.
-constexpr double kDegenerate = 1e-6;  // Ry
+constexpr double kDegenerate = kDegenerateRy;
 
 std::string str(double x) {
   char b[32];
@@ -26,14 +25,6 @@ std::string kstr(const Vec3& k) {
   char b[96];
   std::snprintf(b, sizeof b, "(%.10g, %.10g, %.10g)", k[0], k[1], k[2]);
   return b;
-}
-
-// The first k-point of `k_indexes` where bands `below` and `below` + 1 (1-based) are one level, or -1.
-int split_at(const Wavefunctions& w, int below, const std::vector<int>& k_indexes) {
-  for (int ik : k_indexes)
-    for (int s = 0; s < w.nspin; ++s)
-      if (std::abs(w.energy(ik, below - 1, s) - w.energy(ik, below, s)) < kDegenerate) return ik;
-  return -1;
 }
 
 std::vector<int> all_k(const Wavefunctions& w) {
@@ -74,6 +65,14 @@ void check_number_bands(const std::filesystem::path& input, int nbands, const Wa
   if (const int ik = split_at(w, nbands, all_k(w)); ik >= 0) degenerate_split(input, "number_bands " + std::to_string(nbands), w, ik, nbands, override_set);
 }
 
+// Stochastic pseudobands are not orthonormal: the orthonormality check, made when the coefficients are read (after
+// Epsilon, for WFN_inner), would refuse them; say so now, from the header.
+void require_norm_check_off(const std::filesystem::path& input, const Wavefunctions& w, bool check_norms) {
+  if (w.pseudobands.present && check_norms)
+    throw InputError(input.string(), w.file + " holds stochastic pseudobands, which are not orthonormal: expected the keyword dont_check_norms "
+                                                "(as BerkeleyGW asks)");
+}
+
 void require_one_spin(const Wavefunctions& w) {
   if (w.nspin != 1) throw InputError(w.file, "nspin " + std::to_string(w.nspin) + ": only spin-unpolarized runs are supported (expected 1)");
 }
@@ -82,6 +81,8 @@ void require_one_spin(const Wavefunctions& w) {
 
 void check_epsilon_inputs(const std::filesystem::path& input, const EpsilonParams& p, const Wavefunctions& wfn, const Wavefunctions* wfnq) {
   require_one_spin(wfn);
+  require_norm_check_off(input, wfn, p.check_norms);
+  if (wfnq) require_norm_check_off(input, *wfnq, p.check_norms);
   const int nv = occupied_bands(wfn);
   if (p.nbands <= nv)
     throw InputError(input.string(), "number_bands " + std::to_string(p.nbands) + ": expected more than the " + std::to_string(nv) +
@@ -108,6 +109,7 @@ void check_epsilon_inputs(const std::filesystem::path& input, const EpsilonParam
 
 void check_sigma_inputs(const std::filesystem::path& input, const SigmaParams& p, const EpsilonParams& ep, const Wavefunctions& inner) {
   require_one_spin(inner);
+  require_norm_check_off(input, inner, p.check_norms);
   check_number_bands(input, p.nbands, inner, p.degeneracy_check_override);
   // The k-points of sigma.inp, each one of WFN_inner's.
   std::vector<int> ks;

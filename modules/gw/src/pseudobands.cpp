@@ -1,10 +1,12 @@
 // Stochastic pseudobands: the slices (plan_pseudobands) and the compressed wavefunctions (make_pseudobands).
 #include "quanta/gw/pseudobands.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "blas.hpp"
+#include "states.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/host_memory.hpp"
 #include "quanta/core/progress.hpp"
@@ -12,7 +14,6 @@
 namespace quanta::gw {
 namespace {
 
-constexpr double kDegenerate = 1e-6;  // Ry, BerkeleyGW's TOL_Degeneracy (as checks.cpp)
 constexpr double kTwoPi = 6.283185307179586476925286766559;
 
 std::string str(double x) {
@@ -35,77 +36,95 @@ std::uint64_t draw(std::uint64_t seed, std::uint64_t stream, std::uint64_t k, st
   return h;
 }
 
-// Band energies of one side, averaged over the k-points of the files given, from the Fermi level (valence:
-// fermi - E, so that both sides count upward from the gap), in the order outward from the gap.
-std::vector<double> outward_energies(const std::vector<const Wavefunctions*>& files, int ifmax, bool valence, double fermi) {
-  const int nb = valence ? ifmax : files[0]->nbands_file - ifmax;
-  std::vector<double> e(nb, 0.0);
-  int nk = 0;
-  for (const Wavefunctions* w : files) {
-    for (int k = 0; k < w->nk(); ++k)
-      for (int i = 0; i < nb; ++i) e[i] += valence ? fermi - w->energy(k, ifmax - 1 - i) : w->energy(k, ifmax + i) - fermi;
-    nk += w->nk();
-  }
-  for (double& x : e) x /= nk;
-  return e;
+// Band i of one side counted outward from the gap (valence: band ifmax - 1 - i, conduction: ifmax + i, 0-based) and
+// its energy from the Fermi level, positive on both sides.
+int side_band(int ifmax, bool valence, int i) { return valence ? ifmax - 1 - i : ifmax + i; }
+double outward(const Wavefunctions& w, const PseudobandsPlan& plan, bool valence, int k, int i) {
+  const double e = w.energy(k, side_band(plan.ifmax, valence, i));
+  return valence ? plan.fermi - e : e - plan.fermi;
 }
 
-// The slices of one side: bands `nprot` .. end of `e` (outward order), edges as the header says.
-std::vector<PseudobandSlice> make_slices(const std::vector<double>& e, int nprot, int nslice, double max_freq, double width, const char* option) {
-  const double e0 = e[nprot], emax = e.back();
-  if (!(e0 > 0)) throw InputError(option, "the first band outside the protection window lies " + str(e0) + " Ry from the Fermi level: expected above it (an insulator)");
+// The edges of one side: with uniform_width, floor(max_freq / width) - 1 slices of that width from E0 (BerkeleyGW's
+// script's count), then nslice geometric ones to Emax.
+std::vector<double> slice_edges(double e0, double emax, int nslice, double max_freq, double width) {
   std::vector<double> edges{e0};
-  if (width > 0)
-    while (edges.back() + width <= max_freq && edges.back() + width < emax) edges.push_back(edges.back() + width);
-  const double start = edges.back();
-  for (int j = 1; j <= nslice; ++j) edges.push_back(start * std::pow(emax / start, static_cast<double>(j) / nslice));
-  edges.back() = emax;
-  std::vector<PseudobandSlice> slices;
-  std::size_t n = nprot;
-  for (std::size_t j = 0; j + 1 < edges.size() && n < e.size(); ++j) {
-    const bool top = j + 2 == edges.size();
-    std::size_t m = n;
-    while (m < e.size() && (e[m] < edges[j + 1] || top)) ++m;
-    if (m == n) continue;  // no band in this slice
-    slices.push_back({static_cast<int>(n), static_cast<int>(m - 1), edges[j], edges[j + 1]});
-    n = m;
+  if (width > 0) {
+    const long n_uniform = static_cast<long>(std::floor(max_freq / width)) - 1;
+    for (long i = 1; i <= n_uniform && edges.back() < emax; ++i) edges.push_back(std::min(emax, e0 + static_cast<double>(i) * width));
   }
+  const double start = edges.back();
+  if (start < emax)
+    for (int j = 1; j <= nslice; ++j) edges.push_back(j == nslice ? emax : start * std::pow(emax / start, static_cast<double>(j) / nslice));
+  if (edges.size() == 1) edges.push_back(emax);
+  return edges;
+}
+
+// The slice (index into `lowers`, ascending lower edges) of each unprotected band of one side at k: the last slice
+// whose lower edge its energy reaches; a band degenerate with the one before it joins that one's slice.
+std::vector<int> assign(const Wavefunctions& w, const PseudobandsPlan& plan, bool valence, int nprot, const std::vector<double>& lowers, int k) {
+  const int n = valence ? plan.ifmax : w.nbands_file - plan.ifmax;
+  std::vector<int> slice(n, -1);
+  for (int i = nprot; i < n; ++i) {
+    const double x = outward(w, plan, valence, k, i);
+    int j = static_cast<int>(std::upper_bound(lowers.begin(), lowers.end(), x) - lowers.begin()) - 1;
+    if (i > nprot && std::abs(w.energy(k, side_band(plan.ifmax, valence, i)) - w.energy(k, side_band(plan.ifmax, valence, i - 1))) < kDegenerateRy)
+      j = slice[i - 1];
+    slice[i] = std::max(j, i > nprot ? slice[i - 1] : 0);
+  }
+  return slice;
+}
+
+// The slices of one side over the k-points of `files`: E0 the lowest energy of the first unprotected band, Emax the
+// highest of the last band; slices that hold no band at any k-point are dropped.
+std::vector<PseudobandSlice> make_slices(const std::vector<const Wavefunctions*>& files, const PseudobandsPlan& plan, bool valence, int nprot,
+                                         int nslice, double max_freq, double width, const char* option) {
+  double e0 = 1e300, emax = -1e300;
+  for (const Wavefunctions* w : files) {
+    const int n = valence ? plan.ifmax : w->nbands_file - plan.ifmax;
+    for (int k = 0; k < w->nk(); ++k) {
+      e0 = std::min(e0, outward(*w, plan, valence, k, nprot));
+      emax = std::max(emax, outward(*w, plan, valence, k, n - 1));
+    }
+  }
+  if (!(e0 > 0)) throw InputError(option, "the first band outside the protection window lies " + str(e0) + " Ry from the Fermi level: expected beyond it (an insulator)");
+  const auto edges = slice_edges(e0, emax, nslice, max_freq, width);
+  const std::vector<double> lowers(edges.begin(), edges.end() - 1);
+  std::vector<int> used(lowers.size(), 0);
+  for (const Wavefunctions* w : files)
+    for (int k = 0; k < w->nk(); ++k)
+      for (const int j : assign(*w, plan, valence, nprot, lowers, k))
+        if (j >= 0) used[j] = 1;
+  std::vector<PseudobandSlice> slices;
+  for (std::size_t j = 0; j < lowers.size(); ++j)
+    if (used[j]) slices.push_back({edges[j], edges[j + 1]});
   return slices;
 }
 
-// Whether protecting `nprot` bands on one side splits a degenerate set of `w` at some k-point (-1: none).
+// Whether protecting `nprot` bands on one side splits a degenerate set of `w` (-1: no; else the k-point).
 int window_split(const Wavefunctions& w, int ifmax, int nprot, bool valence) {
   if (nprot <= 0) return -1;
-  // bands a (last protected) and b (first compressed), 0-based
-  const int a = valence ? ifmax - nprot : ifmax + nprot - 1, b = valence ? a - 1 : a + 1;
-  if (b < 0 || b >= w.nbands_file) return -1;
-  for (int k = 0; k < w.nk(); ++k)
-    if (std::abs(w.energy(k, a) - w.energy(k, b)) < kDegenerate) return k;
-  return -1;
+  const int below = valence ? ifmax - nprot : ifmax + nprot;  // 1-based: the last band below the cut
+  if (below < 1 || below >= w.nbands_file) return -1;
+  return split_at(w, below);
 }
 
 void check_window(const Wavefunctions& w, int ifmax, int nprot, bool valence, const char* option) {
   const int k = window_split(w, ifmax, nprot, valence);
   if (k < 0) return;
-  const int a = valence ? ifmax - nprot : ifmax + nprot - 1, b = valence ? a - 1 : a + 1;
+  const int below = valence ? ifmax - nprot : ifmax + nprot;
   const int most = valence ? ifmax : w.nbands_file - ifmax;
-  int below = nprot - 1, above = nprot + 1;
-  while (below > 0 && window_split(w, ifmax, below, valence) >= 0) --below;
-  while (above < most && window_split(w, ifmax, above, valence) >= 0) ++above;
-  throw InputError(option, std::to_string(nprot) + " splits a degenerate set: bands " + std::to_string(std::min(a, b) + 1) + " and " +
-                               std::to_string(std::max(a, b) + 1) + " of " + w.file + " at k-point " + std::to_string(k + 1) + " are at " +
-                               str(w.energy(k, a)) + " and " + str(w.energy(k, b)) + " Ry: expected a count that keeps degenerate sets whole (the nearest: " +
-                               std::to_string(below) + " or " + std::to_string(above) + ")");
+  int fewer = nprot - 1, more = nprot + 1;
+  while (fewer > 0 && window_split(w, ifmax, fewer, valence) >= 0) --fewer;
+  while (more < most && window_split(w, ifmax, more, valence) >= 0) ++more;
+  throw InputError(option, std::to_string(nprot) + " splits a degenerate set: bands " + std::to_string(below) + " and " + std::to_string(below + 1) +
+                               " of " + w.file + " at k-point " + std::to_string(k + 1) + " are at " + str(w.energy(k, below - 1)) + " and " +
+                               str(w.energy(k, below)) + " Ry: expected a count that keeps degenerate sets whole (the nearest: " +
+                               std::to_string(fewer) + " or " + std::to_string(more) + ")");
 }
 
-int uniform_ifmax(const Wavefunctions& w) {
+int occupied(const Wavefunctions& w) {
   if (w.nspin != 1) throw InputError(w.file, "nspin " + std::to_string(w.nspin) + ": pseudobands are made for spin-unpolarized files only (expected 1)");
-  const int ifmax = w.ifmax.at(0);
-  for (int k = 0; k < w.nk(); ++k)
-    if (w.ifmax[k] != ifmax)
-      throw InputError(w.file, "ifmax " + std::to_string(w.ifmax[k]) + " at k-point " + std::to_string(k + 1) + " and " + std::to_string(ifmax) +
-                                   " at k-point 1: expected the same occupied bands at every k-point (an insulator)");
-  return ifmax;
+  return occupied_bands(w);
 }
 
 // Everything of `in` but its coefficients (the gvec lists are kept: the output has the same k-points).
@@ -129,9 +148,12 @@ Wavefunctions header_of(const Wavefunctions& in) {
 }  // namespace
 
 PseudobandsPlan plan_pseudobands(const Wavefunctions& wfn, const Wavefunctions& wfnq, const PseudobandsParams& p) {
+  for (const Wavefunctions* w : {&wfn, &wfnq})
+    if (w->pseudobands.present)
+      throw InputError(w->file, "already stochastic pseudobands (its /pseudobands group): expected the deterministic states to compress");
   PseudobandsPlan plan;
-  plan.ifmax = uniform_ifmax(wfn);
-  if (uniform_ifmax(wfnq) != plan.ifmax)
+  plan.ifmax = occupied(wfn);
+  if (occupied(wfnq) != plan.ifmax)
     throw InputError(wfnq.file, "ifmax " + std::to_string(wfnq.ifmax[0]) + ": expected " + std::to_string(plan.ifmax) + ", the occupied bands of " + wfn.file);
   const int nv = plan.ifmax, nc = wfn.nbands_file - plan.ifmax;
   if (nc < 1 || wfnq.nbands_file <= plan.ifmax)
@@ -149,11 +171,22 @@ PseudobandsPlan plan_pseudobands(const Wavefunctions& wfn, const Wavefunctions& 
   if (compress_cond && p.per_slice_cond < 2) throw InputError("--N_xi_cond", std::to_string(p.per_slice_cond) + ": expected at least 2 pseudobands per slice");
   if (compress_val && p.slices_val < 1) throw InputError("--N_S_val", std::to_string(p.slices_val) + ": expected at least 1 slice");
   if (compress_cond && p.slices_cond < 1) throw InputError("--N_S_cond", std::to_string(p.slices_cond) + ": expected at least 1 slice");
-  if (p.uniform_width < 0) throw InputError("--uniform_width", str(p.uniform_width) + ": expected a width >= 0 Ry");
-  if (p.max_freq > 0 && !(p.uniform_width > 0))
-    throw InputError("--max_freq", str(p.max_freq) + " Ry without --uniform_width: expected the width of the constant slices below it (half the "
-                                                     "spacing of Epsilon's real-frequency grid)");
-  if (compress_val) check_window(wfn, plan.ifmax, p.protected_val, true, "--N_P_val");
+  if (!(p.uniform_width >= 0) || !(p.max_freq >= 0)) throw InputError("--uniform_width, --max_freq", "expected values >= 0 Ry");
+  if ((p.max_freq > 0) != (p.uniform_width > 0))
+    throw InputError(p.max_freq > 0 ? "--max_freq" : "--uniform_width", "given without " + std::string(p.max_freq > 0 ? "--uniform_width" : "--max_freq") +
+                                                                              ": expected both (constant slices of width uniform_width up to max_freq) or neither");
+  if (p.uniform_width > 0) {
+    const double n_uniform = std::floor(p.max_freq / p.uniform_width) - 1;
+    if (n_uniform < 1)
+      throw InputError("--max_freq", str(p.max_freq) + " Ry with --uniform_width " + str(p.uniform_width) + " Ry: no constant slice (expected max_freq >= 2 uniform_width)");
+    if (n_uniform > 1e6)
+      throw InputError("--uniform_width", str(p.uniform_width) + " Ry: " + str(n_uniform) + " constant slices below --max_freq " + str(p.max_freq) +
+                                              " Ry (expected at most 1e6: a width of the order of Epsilon's frequency step)");
+  }
+  if (compress_val) {
+    check_window(wfn, plan.ifmax, p.protected_val, true, "--N_P_val");
+    check_window(wfnq, plan.ifmax, p.protected_val, true, "--N_P_val");
+  }
   if (compress_cond) check_window(wfn, plan.ifmax, p.protected_cond, false, "--N_P_cond");
 
   // The Fermi level at midgap, from both files (BerkeleyGW's script does the same).
@@ -165,53 +198,66 @@ PseudobandsPlan plan_pseudobands(const Wavefunctions& wfn, const Wavefunctions& 
     }
   plan.fermi = 0.5 * (vbm + cbm);
 
+  auto nothing_saved = [](const char* side, int out, int in) {
+    if (out >= in) warn("gw-pseudobands", std::to_string(out) + " " + side + " bands out for " + std::to_string(in) + " in: nothing is saved");
+  };
   plan.bands_out_val = nv;
   plan.bands_out_cond = nc;
   if (compress_val) {
-    plan.val = make_slices(outward_energies({&wfn, &wfnq}, plan.ifmax, true, plan.fermi), p.protected_val, p.slices_val, 0, 0, "--N_P_val");
+    plan.nprot_val = p.protected_val;
+    plan.val = make_slices({&wfn, &wfnq}, plan, true, p.protected_val, p.slices_val, p.max_freq, p.uniform_width, "--N_P_val");
     plan.bands_out_val = p.protected_val + static_cast<int>(plan.val.size()) * p.per_slice_val;
-    if (plan.bands_out_val >= nv)
-      throw InputError("--N_P_val, --N_S_val, --N_xi_val", std::to_string(plan.bands_out_val) + " valence bands out (" + std::to_string(p.protected_val) +
-                                                               " protected + " + std::to_string(plan.val.size()) + " slices x " + std::to_string(p.per_slice_val) +
-                                                               "): expected fewer than the " + std::to_string(nv) + " there are");
+    nothing_saved("valence", plan.bands_out_val, nv);
   }
   if (compress_cond) {
-    plan.cond = make_slices(outward_energies({&wfn}, plan.ifmax, false, plan.fermi), p.protected_cond, p.slices_cond, p.max_freq, p.uniform_width,
-                            "--N_P_cond");
+    plan.nprot_cond = p.protected_cond;
+    plan.cond = make_slices({&wfn}, plan, false, p.protected_cond, p.slices_cond, p.max_freq, p.uniform_width, "--N_P_cond");
     plan.bands_out_cond = p.protected_cond + static_cast<int>(plan.cond.size()) * p.per_slice_cond;
-    if (plan.bands_out_cond >= nc)
-      warn("gw-pseudobands", std::to_string(plan.bands_out_cond) + " conduction bands out (" + std::to_string(p.protected_cond) + " protected + " +
-                                 std::to_string(plan.cond.size()) + " slices x " + std::to_string(p.per_slice_cond) + ") for " + std::to_string(nc) +
-                                 " in: nothing is saved");
+    nothing_saved("conduction", plan.bands_out_cond, nc);
   }
+  for (const bool val : {true, false})
+    for (auto& sl : val ? plan.val : plan.cond) sl.bands_min = 1 << 30;
+  for (int k = 0; k < wfn.nk(); ++k)
+    for (const bool val : {true, false}) {
+      auto& slices = val ? plan.val : plan.cond;
+      if (slices.empty()) continue;
+      const auto bands = slice_bands(wfn, plan, val, k);
+      for (std::size_t j = 0; j < slices.size(); ++j) {
+        slices[j].bands_min = std::min(slices[j].bands_min, bands[j].second);
+        slices[j].bands_max = std::max(slices[j].bands_max, bands[j].second);
+      }
+    }
   return plan;
+}
+
+std::vector<std::pair<int, int>> slice_bands(const Wavefunctions& w, const PseudobandsPlan& plan, bool valence, int k) {
+  const auto& slices = valence ? plan.val : plan.cond;
+  std::vector<std::pair<int, int>> out(slices.size(), {0, 0});
+  if (slices.empty()) return out;
+  std::vector<double> lowers;
+  for (const auto& sl : slices) lowers.push_back(sl.lower);
+  const auto slice = assign(w, plan, valence, valence ? plan.nprot_val : plan.nprot_cond, lowers, k);
+  for (int i = 0; i < static_cast<int>(slice.size()); ++i) {
+    if (slice[i] < 0) continue;
+    auto& r = out[slice[i]];
+    const int band = side_band(plan.ifmax, valence, i);
+    r.first = r.second == 0 ? band : std::min(r.first, band);
+    ++r.second;
+  }
+  return out;
 }
 
 Wavefunctions make_pseudobands(const Wavefunctions& in, const PseudobandsPlan& plan, const PseudobandsParams& p, bool conduction, std::uint64_t stream) {
   if (in.coeffs.empty() || in.nbands != in.nbands_file)
     throw Error("pseudobands: " + in.file + " must be read whole (every band's coefficients)");
+  if (in.nspin != 1) throw InputError(in.file, "nspin " + std::to_string(in.nspin) + ": pseudobands are made for spin-unpolarized files only (expected 1)");
   const int ifmax = plan.ifmax;
   const bool val = !plan.val.empty(), cond = conduction && !plan.cond.empty();
+  const int nprot_val = val ? plan.nprot_val : ifmax;
+  const int nprot_cond = cond ? plan.nprot_cond : in.nbands - ifmax;
   const int out_val = val ? plan.bands_out_val : ifmax;
   const int out_cond = cond ? plan.bands_out_cond : in.nbands - ifmax;
-  // The output's bands: where each comes from. A copied band: its index; a pseudoband: slice and draw.
-  struct Source {
-    int band = -1;                         // copied band, or -1
-    const PseudobandSlice* slice = nullptr;
-    int xi = 0;
-  };
-  std::vector<Source> src;
-  if (val)
-    for (auto s = plan.val.rbegin(); s != plan.val.rend(); ++s)  // deepest slice first: ascending energy
-      for (int j = 0; j < p.per_slice_val; ++j) src.push_back({-1, &*s, j});
-  for (int n = val ? ifmax - p.protected_val : 0; n < ifmax; ++n) src.push_back({n});
-  for (int n = ifmax; n < (cond ? ifmax + p.protected_cond : in.nbands); ++n) src.push_back({n});
-  if (cond)
-    for (const auto& s : plan.cond)
-      for (int j = 0; j < p.per_slice_cond; ++j) src.push_back({-1, &s, j});
-  const int nb = static_cast<int>(src.size());
-  if (nb != out_val + out_cond) throw Error("pseudobands: internal band count mismatch");
-
+  const int nb = out_val + out_cond;
   std::size_t ngtot = 0;
   for (const auto& g : in.gvec) ngtot += g.size();
   require_host_memory(bytes_of(sizeof(cplx), nb, ngtot), "the pseudobands of " + in.file + " (" + std::to_string(nb) + " bands x " +
@@ -224,10 +270,10 @@ Wavefunctions make_pseudobands(const Wavefunctions& in, const PseudobandsPlan& p
   for (int k = 0; k < in.nk(); ++k) w.ifmax[k] = out_val;
   w.pseudobands = {};
   w.pseudobands.present = true;
-  w.pseudobands.nprot_val = val ? p.protected_val : -1;
+  w.pseudobands.nprot_val = val ? plan.nprot_val : -1;
   w.pseudobands.nslice_val = val ? static_cast<int>(plan.val.size()) : 0;
   w.pseudobands.per_slice_val = val ? p.per_slice_val : 0;
-  w.pseudobands.nprot_cond = cond ? p.protected_cond : -1;
+  w.pseudobands.nprot_cond = cond ? plan.nprot_cond : -1;
   w.pseudobands.nslice_cond = cond ? static_cast<int>(plan.cond.size()) : 0;
   w.pseudobands.per_slice_cond = cond ? p.per_slice_cond : 0;
   w.pseudobands.max_freq = p.max_freq;
@@ -237,46 +283,72 @@ Wavefunctions make_pseudobands(const Wavefunctions& in, const PseudobandsPlan& p
     const int ng = static_cast<int>(in.gvec[k].size());
     std::vector<cplx>& out = w.coeffs[k];
     out.assign(static_cast<std::size_t>(nb) * ng, cplx());
-    for (int b = 0; b < nb;) {
-      const Source& s = src[b];
-      if (s.band >= 0) {
-        std::copy(in.band(k, s.band), in.band(k, s.band) + ng, out.begin() + static_cast<std::size_t>(b) * ng);
-        w.energies[static_cast<std::size_t>(k) * nb + b] = in.energy(k, s.band);
-        w.occupations[static_cast<std::size_t>(k) * nb + b] = in.occupations[static_cast<std::size_t>(k) * in.nbands + s.band];
-        ++b;
-        continue;
-      }
-      // A slice's N_xi pseudobands at once: xi[G][j] = sum_n c_n[G] alpha[n][j] (one ZGEMM).
-      const bool valence_slice = b < out_val;
-      const int nxi = valence_slice ? p.per_slice_val : p.per_slice_cond;
-      const PseudobandSlice& sl = *s.slice;
-      const int n_s = sl.last - sl.first + 1;
-      const int first_band = valence_slice ? ifmax - 1 - sl.last : ifmax + sl.first;  // input bands first_band .. first_band + n_s - 1
-      std::vector<cplx> alpha(static_cast<std::size_t>(n_s) * nxi);
-      const double norm = 1.0 / std::sqrt(static_cast<double>(nxi));
-      double e = 0, occ = 0;
-      for (int i = 0; i < n_s; ++i) {
-        const int n = first_band + i;
-        e += in.energy(k, n);
-        occ += in.occupations[static_cast<std::size_t>(k) * in.nbands + n];
-        for (int j = 0; j < nxi; ++j) {
-          const std::uint64_t r = draw(p.seed, stream, k, n, j);
-          if (in.complex_flavour) {
-            const double theta = kTwoPi * static_cast<double>(r >> 11) * 0x1.0p-53;
-            alpha[i + static_cast<std::size_t>(n_s) * j] = cplx(norm * std::cos(theta), norm * std::sin(theta));
-          } else {
-            alpha[i + static_cast<std::size_t>(n_s) * j] = cplx((r >> 63) ? norm : -norm, 0.0);
-          }
-        }
-      }
-      const cplx one(1.0), zero(0.0);
-      zgemm_("N", "N", &ng, &nxi, &n_s, &one, in.band(k, first_band), &ng, alpha.data(), &n_s, &zero,
-             out.data() + static_cast<std::size_t>(b) * ng, &ng);
+    const auto occ = [&](int n) { return in.occupations[static_cast<std::size_t>(k) * in.nbands + n]; };
+    int b = 0;
+    std::vector<char> empty(nb, 0);  // zero states (a slice without bands at this k-point)
+    auto copy = [&](int n) {
+      std::copy(in.band(k, n), in.band(k, n) + ng, out.begin() + static_cast<std::size_t>(b) * ng);
+      w.energies[static_cast<std::size_t>(k) * nb + b] = in.energy(k, n);
+      w.occupations[static_cast<std::size_t>(k) * nb + b] = occ(n);
+      ++b;
+    };
+    // A slice's N_xi pseudobands at this k-point: xi[G][j] = sum_n c_n[G] alpha[n][j] (one ZGEMM) over its bands
+    // first .. first + count - 1; where it holds none here, zero states (their energies set below).
+    auto slice = [&](std::pair<int, int> bands, bool valence) {
+      const int nxi = valence ? p.per_slice_val : p.per_slice_cond;
+      const auto [first, n_s] = bands;
+      double e = 0;
+      for (int i = 0; i < n_s; ++i) e += in.energy(k, first + i);
       for (int j = 0; j < nxi; ++j) {
-        w.energies[static_cast<std::size_t>(k) * nb + b + j] = e / n_s;
-        w.occupations[static_cast<std::size_t>(k) * nb + b + j] = occ / n_s;
+        empty[b + j] = n_s == 0;
+        w.energies[static_cast<std::size_t>(k) * nb + b + j] = n_s > 0 ? e / n_s : 0.0;
+        w.occupations[static_cast<std::size_t>(k) * nb + b + j] = valence ? occ(ifmax - 1) : occ(ifmax);
+      }
+      if (n_s > 0) {
+        std::vector<cplx> alpha(static_cast<std::size_t>(n_s) * nxi);
+        const double norm = 1.0 / std::sqrt(static_cast<double>(nxi));
+        for (int i = 0; i < n_s; ++i)
+          for (int j = 0; j < nxi; ++j) {
+            const std::uint64_t r = draw(p.seed, stream, k, first + i, j);
+            if (in.complex_flavour) {
+              const double theta = kTwoPi * static_cast<double>(r >> 11) * 0x1.0p-53;
+              alpha[i + static_cast<std::size_t>(n_s) * j] = cplx(norm * std::cos(theta), norm * std::sin(theta));
+            } else {
+              alpha[i + static_cast<std::size_t>(n_s) * j] = cplx((r >> 63) ? norm : -norm, 0.0);
+            }
+          }
+        const cplx one(1.0), zero(0.0);
+        zgemm_("N", "N", &ng, &nxi, &n_s, &one, in.band(k, first), &ng, alpha.data(), &n_s, &zero, out.data() + static_cast<std::size_t>(b) * ng, &ng);
       }
       b += nxi;
+    };
+    if (val) {
+      const auto bands = slice_bands(in, plan, true, k);
+      for (int j = static_cast<int>(plan.val.size()) - 1; j >= 0; --j) slice(bands[j], true);  // deepest first
+    }
+    for (int n = ifmax - nprot_val; n < ifmax + nprot_cond; ++n) copy(n);
+    if (cond) {
+      const auto bands = slice_bands(in, plan, false, k);
+      for (std::size_t j = 0; j < plan.cond.size(); ++j) slice(bands[j], false);
+    }
+    if (b != nb) throw Error("pseudobands: internal band count mismatch at k-point " + std::to_string(k + 1));
+    // Zero states take energies strictly between their neighbours', so that the energies stay ascending and no
+    // degenerate set is made with a real band.
+    double* e = w.energies.data() + static_cast<std::size_t>(k) * nb;
+    for (int i = 0; i < nb;) {
+      if (!empty[i]) {
+        ++i;
+        continue;
+      }
+      int j = i;
+      while (j < nb && empty[j]) ++j;  // zero states i .. j - 1
+      const int run = j - i;
+      for (int r = 0; r < run; ++r) {
+        if (i > 0 && j < nb) e[i + r] = e[i - 1] + (e[j] - e[i - 1]) * (r + 1) / (run + 1);
+        else if (i > 0) e[i + r] = e[i - 1] + 1e-3 * (r + 1);
+        else e[i + r] = e[j] - 1e-3 * (run - r);
+      }
+      i = j;
     }
   }
   return w;
@@ -291,15 +363,14 @@ std::string describe(const PseudobandsPlan& plan, const PseudobandsParams& p) {
       s += std::string(side) + ": no pseudobands, every band copied\n";
       continue;
     }
-    const int nprot = val ? p.protected_val : p.protected_cond, nxi = val ? p.per_slice_val : p.per_slice_cond;
+    const int nprot = val ? plan.nprot_val : plan.nprot_cond, nxi = val ? p.per_slice_val : p.per_slice_cond;
     s += std::string(side) + ": " + std::to_string(nprot) + " protected bands, " + std::to_string(slices.size()) + " slices x " + std::to_string(nxi) +
          " pseudobands -> " + std::to_string(val ? plan.bands_out_val : plan.bands_out_cond) + " bands\n";
     for (std::size_t i = 0; i < slices.size(); ++i) {
       const auto& sl = slices[i];
-      const int a = val ? plan.ifmax - sl.last : plan.ifmax + sl.first + 1, b = val ? plan.ifmax - sl.first : plan.ifmax + sl.last + 1;
       char line[160];
-      std::snprintf(line, sizeof line, "  slice %3zu: bands %5d..%-5d (%4d) %s %.6f .. %.6f Ry from the Fermi level\n", i + 1, a, b, sl.last - sl.first + 1,
-                    val ? "below" : "above", sl.lower, sl.upper);
+      std::snprintf(line, sizeof line, "  slice %3zu: %.6f .. %.6f Ry %s the Fermi level, %d..%d bands per k-point\n", i + 1, sl.lower, sl.upper,
+                    val ? "below" : "above", sl.bands_min, sl.bands_max);
       s += line;
     }
   }

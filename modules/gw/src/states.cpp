@@ -25,6 +25,22 @@ int occupied_bands(const Wavefunctions& w) {
   return nv;
 }
 
+int split_at(const Wavefunctions& w, int below, const std::vector<int>& k_indexes) {
+  auto at = [&](int ik) {
+    for (int s = 0; s < w.nspin; ++s)
+      if (std::abs(w.energy(ik, below - 1, s) - w.energy(ik, below, s)) < kDegenerateRy) return true;
+    return false;
+  };
+  if (k_indexes.empty()) {
+    for (int ik = 0; ik < w.nk(); ++ik)
+      if (at(ik)) return ik;
+    return -1;
+  }
+  for (int ik : k_indexes)
+    if (at(ik)) return ik;
+  return -1;
+}
+
 std::vector<std::size_t> box_indexes(const kernels::Box& box, const std::vector<Vec3i>& gvec) {
   std::vector<std::size_t> w(gvec.size());
   for (std::size_t i = 0; i < gvec.size(); ++i) w[i] = box.index(gvec[i][0], gvec[i][1], gvec[i][2]);

@@ -25,6 +25,13 @@ class StateSource {
 // The number of fully occupied bands, the same at every k (insulators only; InputError otherwise).
 int occupied_bands(const Wavefunctions& wfn);
 
+// BerkeleyGW's TOL_Degeneracy: two levels closer than this are one degenerate level.
+inline constexpr double kDegenerateRy = 1e-6;
+
+// The first k-point of `k_indexes` (every k-point of `w` when empty) where bands `below` and `below` + 1
+// (1-based) are one level, or -1.
+int split_at(const Wavefunctions& w, int below, const std::vector<int>& k_indexes = {});
+
 // Box indexes of a state set's G-vectors.
 std::vector<std::size_t> box_indexes(const kernels::Box& box, const std::vector<Vec3i>& gvec);
 

@@ -321,30 +321,44 @@ TEST(GwReaders, VxcReaderRefusesADensityFile) {
 
 namespace {
 
-// The silicon WFN_co written in BerkeleyGW's wfn.h5 layout: by quanta's writer (write_wfn_h5, /mf_header by
-// write_mf_header, the one eps0mat.h5 carries; then the k-points back to back along ngktot, flavor last), or, to test
-// the reader's refusals, version 2 (a file holding only /mf_header/versionnumber = 2, which the reader refuses first)
-// or with `coeffs_stored` false (/wfns/coeffs created with its full shape but never written).
+// The silicon WFN_co written in BerkeleyGW's wfn.h5 layout (as wfn2hdf.x writes it), independently of the library's
+// write_wfn_h5 (so that the reader is checked against the layout, not against its own writer): /mf_header by quanta's
+// own writer (write_mf_header, the one eps0mat.h5 carries), then the k-points back to back along ngktot, flavor
+// last. Version 2: a file holding only /mf_header/versionnumber = 2, which the reader refuses first.
+// With `coeffs_stored` false, /wfns/coeffs is created with its full shape but never written.
 void write_test_wfn_h5(const Wavefunctions& w, const fs::path& file, int version = 1, bool coeffs_stored = true) {
-  if (version == 1 && coeffs_stored) {
-    quanta::gw::write_wfn_h5(w, file);
-    return;
-  }
   quanta::io::H5File h(file, quanta::io::H5File::Mode::Create);
   using V = std::vector<std::int64_t>;
+  using D = std::vector<double>;
   if (version != 1) {
     h.write("/mf_header/versionnumber", V{version}, {});
     return;
   }
   quanta::gw::write_mf_header(h, w);
-  const int flavor = w.complex_flavour ? 2 : 1;
+  const int nk = w.nk(), nb = w.nbands, flavor = w.complex_flavour ? 2 : 1;
   std::size_t ngktot = 0;
   for (const auto& g : w.gvec) ngktot += g.size();
   V gvecs;
   for (const auto& gk : w.gvec)
     for (const auto& g : gk) gvecs.insert(gvecs.end(), g.begin(), g.end());
   h.write("/wfns/gvecs", gvecs, {ngktot, 3});
-  h.create_doubles("/wfns/coeffs", {std::size_t(w.nbands), 1, ngktot, std::size_t(flavor)});
+  if (!coeffs_stored) {
+    h.create_doubles("/wfns/coeffs", {std::size_t(nb), 1, ngktot, std::size_t(flavor)});
+    return;
+  }
+  D coeffs(static_cast<std::size_t>(nb) * ngktot * flavor);
+  std::size_t off = 0;
+  for (int k = 0; k < nk; ++k) {
+    const std::size_t n_k = w.gvec[k].size();
+    for (int n = 0; n < nb; ++n)
+      for (std::size_t i = 0; i < n_k; ++i) {
+        const cplx x = w.band(k, n)[i];
+        coeffs[(static_cast<std::size_t>(n) * ngktot + off + i) * flavor] = x.re;
+        if (flavor == 2) coeffs[(static_cast<std::size_t>(n) * ngktot + off + i) * flavor + 1] = x.im;
+      }
+    off += n_k;
+  }
+  h.write("/wfns/coeffs", coeffs, {std::size_t(nb), 1, ngktot, std::size_t(flavor)});
 }
 
 }  // namespace
