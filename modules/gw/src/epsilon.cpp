@@ -311,7 +311,8 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
     const Wavefunctions& vfile = qp.q0 ? *wfnq : wfn;
     if (qp.q0 && occupied_bands(*wfnq) != nv)
       throw InputError(wfnq->file, "ifmax " + std::to_string(occupied_bands(*wfnq)) + ": expected " + std::to_string(nv) + " valence bands as in WFN");
-    const StateSource valence_source(vfile, qp.q0 ? little_group(crystal, qp.q) : ops);
+    // The operations index the file's own list: WFNq may carry fewer than WFN (a run without symmetry has one).
+    const StateSource valence_source(vfile, qp.q0 ? little_group(vfile.crystal, qp.q) : ops);
 
     // The work items: (k, block of valence bands), the seed's NV-blocks. The block is the input's
     // valence_block; on the device at most what keeps M (which stays on the device from MTXEL to
