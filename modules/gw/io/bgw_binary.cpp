@@ -181,6 +181,21 @@ void check_orthonormal(const Wavefunctions& w) {
     }
 }
 
+BandEdges band_edges(const Wavefunctions& w, int nbands) {
+  BandEdges e;
+  const int nb = nbands > 0 ? std::min(nbands, w.nbands) : w.nbands;
+  for (int s = 0; s < w.nspin; ++s)
+    for (int k = 0; k < w.nk(); ++k) {
+      const int top = w.ifmax[static_cast<std::size_t>(s) * w.nk() + k];
+      for (int n = 0; n < nb; ++n) {
+        const double x = w.energy(k, n, s);
+        if (n < top) e.vbm = std::max(e.vbm, x);
+        else e.cbm = std::min(e.cbm, x);
+      }
+    }
+  return e;
+}
+
 namespace {
 
 Wavefunctions read_wfn_fortran(const std::filesystem::path& file, int max_bands, bool header_only) {

@@ -120,17 +120,8 @@ void read_one(const std::filesystem::path& file, bool q0, EpsilonFromFiles& out)
 // BerkeleyGW's Fermi level of an insulator, Ry: midway between the highest occupied and the lowest empty
 // energy of bands 1..nbands over the file's k-points.
 double midgap(const Wavefunctions& w, int nbands) {
-  double vbm = -1e300, cbm = 1e300;
-  for (int s = 0; s < w.nspin; ++s)
-    for (int k = 0; k < w.nk(); ++k) {
-      const int top = w.ifmax[static_cast<std::size_t>(s) * w.nk() + k];
-      for (int n = 0; n < std::min(nbands, w.nbands); ++n) {
-        const double e = w.energy(k, n, s);
-        if (n < top) vbm = std::max(vbm, e);
-        else cbm = std::min(cbm, e);
-      }
-    }
-  return 0.5 * (vbm + cbm);
+  const BandEdges e = band_edges(w, nbands);
+  return 0.5 * (e.vbm + e.cbm);
 }
 
 }  // namespace

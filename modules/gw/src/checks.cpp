@@ -13,8 +13,6 @@
 namespace quanta::gw {
 namespace {
 
-constexpr double kDegenerate = kDegenerateRy;
-
 std::string str(double x) {
   char b[32];
   std::snprintf(b, sizeof b, "%.10g", x);
@@ -27,17 +25,11 @@ std::string kstr(const Vec3& k) {
   return b;
 }
 
-std::vector<int> all_k(const Wavefunctions& w) {
-  std::vector<int> k(w.nk());
-  for (int i = 0; i < w.nk(); ++i) k[i] = i;
-  return k;
-}
-
 // A degenerate set split by `what`: an error, or with degeneracy_check_override a warning (as BerkeleyGW).
 void degenerate_split(const std::filesystem::path& input, const std::string& what, const Wavefunctions& w, int ik, int below, bool override_set) {
   const std::string msg = what + " splits a degenerate set: bands " + std::to_string(below) + " and " + std::to_string(below + 1) + " of " +
                           w.file + " at k-point " + std::to_string(ik + 1) + " " + kstr(w.kpoints[ik]) + " are at " +
-                          str(w.energy(ik, below - 1)) + " and " + str(w.energy(ik, below)) + " Ry (within " + str(kDegenerate) + " Ry)";
+                          str(w.energy(ik, below - 1)) + " and " + str(w.energy(ik, below)) + " Ry (within " + str(kDegenerateRy) + " Ry)";
   if (override_set) {
     warn("gw", input.string() + ": " + msg + "; degeneracy_check_override is set, so the run goes on");
     return;
@@ -62,7 +54,7 @@ void check_number_bands(const std::filesystem::path& input, int nbands, const Wa
                    "; whether it splits a degenerate set cannot be checked (degeneracy_check_override is set)");
     return;
   }
-  if (const int ik = split_at(w, nbands, all_k(w)); ik >= 0) degenerate_split(input, "number_bands " + std::to_string(nbands), w, ik, nbands, override_set);
+  if (const int ik = split_at(w, nbands); ik >= 0) degenerate_split(input, "number_bands " + std::to_string(nbands), w, ik, nbands, override_set);
 }
 
 // Stochastic pseudobands are not orthonormal: the orthonormality check, made when the coefficients are read (after
@@ -102,7 +94,7 @@ void check_epsilon_inputs(const std::filesystem::path& input, const EpsilonParam
                                        wfn.file);
     // The valence states at k + q0 must close their degenerate sets at the valence edge, as in BerkeleyGW.
     if (wfnq->nbands_file > nv)
-      if (const int ik = split_at(*wfnq, nv, all_k(*wfnq)); ik >= 0)
+      if (const int ik = split_at(*wfnq, nv); ik >= 0)
         degenerate_split(input, "the valence count " + std::to_string(nv), *wfnq, ik, nv, p.degeneracy_check_override);
   }
 }

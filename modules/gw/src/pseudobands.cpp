@@ -190,12 +190,8 @@ PseudobandsPlan plan_pseudobands(const Wavefunctions& wfn, const Wavefunctions& 
   if (compress_cond) check_window(wfn, plan.ifmax, p.protected_cond, false, "--N_P_cond");
 
   // The Fermi level at midgap, from both files (BerkeleyGW's script does the same).
-  double vbm = -1e300, cbm = 1e300;
-  for (const Wavefunctions* w : {&wfn, &wfnq})
-    for (int k = 0; k < w->nk(); ++k) {
-      vbm = std::max(vbm, w->energy(k, plan.ifmax - 1));
-      cbm = std::min(cbm, w->energy(k, plan.ifmax));
-    }
+  const BandEdges e = band_edges(wfn), eq = band_edges(wfnq);
+  const double vbm = std::max(e.vbm, eq.vbm), cbm = std::min(e.cbm, eq.cbm);
   plan.fermi = 0.5 * (vbm + cbm);
 
   auto nothing_saved = [](const char* side, int out, int in) {

@@ -121,6 +121,12 @@ Wavefunctions read_wfn_h5(const std::filesystem::path& file, int max_bands = 0, 
 // what the checks made before a run starts need, read in a fraction of the time and memory.
 Wavefunctions read_wfn_header(const std::filesystem::path& file);
 void check_orthonormal(const Wavefunctions& w);
+// The highest occupied and the lowest empty energy (Ry) of bands 1..nbands (0: all held) over the file's k-points,
+// occupation by ifmax; BerkeleyGW's Fermi level of an insulator is their midpoint.
+struct BandEdges {
+  double vbm = -1e300, cbm = 1e300;
+};
+BandEdges band_edges(const Wavefunctions& w, int nbands = 0);
 // BerkeleyGW's wfn.h5 (layout version 1, the flavour of `w`, its /pseudobands group when present), written
 // through a temporary name: what read_wfn_h5 reads back.
 void write_wfn_h5(const Wavefunctions& w, const std::filesystem::path& file);
