@@ -6,7 +6,7 @@
 // completion, for its FLOP rate without the transfers and host work around it.
 //
 //   bench_gw [INPUT_DIR] [--backend cpu|cuda|auto] [--wfn F] [--wfnq F] [--wfn-inner F] [--rho F] [--vxc F]
-//            [--out results.json]
+//            [--gpu-mem-limit SIZE] [--out results.json]
 // INPUT_DIR defaults to BerkeleyGW's silicon example as the tests stage it in the build tree
 // (<build>/test-data/gw/si-bgw, from modules/gw/tests/data; the mean-field files in its mean-field/
 // folders); file names are taken in INPUT_DIR.
@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   // With no INPUT_DIR: the silicon example, its mean-field files in their own folders. With one: the
   // files named in INPUT_DIR, under BerkeleyGW's names unless given.
   fs::path dir;
-  std::string wfn, wfnq, inner, rho, vxc, backend_name = "auto", out;
+  std::string wfn, wfnq, inner, rho, vxc, backend_name = "auto", out, mem_limit;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
     else if (a == "--rho") rho = next();
     else if (a == "--vxc") vxc = next();
     else if (a == "--out") out = next();
+    else if (a == "--gpu-mem-limit") mem_limit = next();
     else if (!a.empty() && a[0] != '-') dir = a;
     else {
       std::fprintf(stderr, "bench_gw: unknown option %s\n", a.c_str());
@@ -84,6 +85,7 @@ int main(int argc, char** argv) {
     EpsilonParams ep = read_epsilon_inp(dir / "epsilon.inp");
     SigmaParams sp = read_sigma_inp(dir / "sigma.inp");
     ep.backend = sp.backend = backend;
+    if (!mem_limit.empty()) ep.gpu_mem_limit = sp.gpu_mem_limit = parse_memory_size(mem_limit);
     WallTimer tread;
     const auto w = read_wfn(wfn, ep.nbands);
     const auto wq = read_wfn(wfnq);
@@ -131,8 +133,8 @@ int main(int argc, char** argv) {
     std::printf("  epsilon %.3f s: states %.3f, mtxel %.3f (%.3g FFTs of %zu points, %.1f GFLOP/s), chi_sum %.3f (%.3g GFLOP/s; chi0 completed and downloaded in %.3f), inversion %.3f (eps formed in %.3f)\n",
                 t_eps, et.states, et.mtxel, et.ffts, et.box_points, fft_flops_e / et.mtxel * 1e-9, et.chi_sum,
                 et.chi_sum_flops / et.chi_sum * 1e-9, et.chi0_result, et.inversion, et.eps_form);
-    std::printf("  sigma %.3f s: setup %.3f, states %.3f, mtxel %.3f (%.3g FFTs, %.1f GFLOP/s), exchange %.3f, gpp %.3f (%.3g terms, %.3g Gterm/s, %.1f GFLOP/s at 18.8/term; kernels %.4f s)\n",
-                t_sig, st.setup, st.states, st.mtxel, st.ffts, fft_flops_s / st.mtxel * 1e-9, st.exchange, st.gpp, st.gpp_terms,
+    std::printf("  sigma %.3f s: setup %.3f (modes %.4f on the %s), states %.3f, mtxel %.3f (%.3g FFTs, %.1f GFLOP/s), exchange %.3f, gpp %.3f (%.3g terms, %.3g Gterm/s, %.1f GFLOP/s at 18.8/term; kernels %.4f s)\n",
+                t_sig, st.setup, st.setup_modes, st.modes_on_device ? "device" : "host", st.states, st.mtxel, st.ffts, fft_flops_s / st.mtxel * 1e-9, st.exchange, st.gpp, st.gpp_terms,
                 st.gpp_terms / st.gpp * 1e-9, gpp_flops / st.gpp * 1e-9, st.gpp_kernel);
     std::printf("  chi_sum alone: ng %d, %d pairs: %.4f s per call, %.1f GFLOP/s\n", ng, npairs, t_chi, chi_flops / t_chi * 1e-9);
     std::printf("  first k, band %d: Eqp1 %.6f eV\n", sigma[0].bands[0].n, sigma[0].bands[0].eqp1);
@@ -141,7 +143,7 @@ int main(int argc, char** argv) {
       o << "{\n  \"case\": \"" << dir.string() << "\",\n  \"backend\": \"" << to_string(backend) << "\",\n  \"device\": \"" << device
         << "\",\n  \"threads\": " << omp_get_max_threads() << ",\n  \"seconds\": {\"read\": " << t_read << ", \"epsilon\": " << t_eps
         << ", \"epsilon_states\": " << et.states << ", \"epsilon_mtxel\": " << et.mtxel << ", \"epsilon_chi_sum\": " << et.chi_sum
-        << ", \"epsilon_inversion\": " << et.inversion << ", \"sigma\": " << t_sig << ", \"sigma_setup\": " << st.setup
+        << ", \"epsilon_inversion\": " << et.inversion << ", \"sigma\": " << t_sig << ", \"sigma_setup\": " << st.setup << ", \"sigma_setup_modes\": " << st.setup_modes
         << ", \"sigma_states\": " << st.states << ", \"sigma_mtxel\": " << st.mtxel << ", \"sigma_exchange\": " << st.exchange
         << ", \"sigma_gpp\": " << st.gpp << ", \"sigma_gpp_kernels\": " << st.gpp_kernel << ", \"chi_sum_alone\": " << t_chi << "},\n  \"work\": {\"box_points\": " << et.box_points
         << ", \"epsilon_ffts\": " << et.ffts << ", \"chi_sum_flops\": " << et.chi_sum_flops << ", \"sigma_ffts\": " << st.ffts

@@ -34,6 +34,7 @@ struct GppMatrixJob {
   cplx* sx = nullptr;          // [nw][nn][nn] SX-X, accumulated: sx[(j nn + n) nn + n']
   cplx* ch = nullptr;          // [nw][nn][nn] CH, accumulated
   double* kernel_seconds = nullptr;  // when given, the CUDA backend adds its device time (events), uploads excluded
+  bool modes_on_device = false;  // CUDA backend: i_eps and wt are device pointers (gpp_modes_cuda's)
 
   int columns() const { return ngp > 0 ? ngp : ng; }
   int column_g(int c) const { return gp_index ? gp_index[c] : c; }

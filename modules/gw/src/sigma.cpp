@@ -8,10 +8,12 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 
 #include "../kernels/cd.hpp"
 #include "../kernels/gpp.hpp"
 #include "../kernels/gpp_matrix.hpp"
+#include "../kernels/gpp_modes.hpp"
 #include "../kernels/mtxel.hpp"
 #include "coulomb.hpp"
 #include "quanta/core/comm.hpp"
@@ -37,13 +39,6 @@ bool same_k(const Vec3& a, const Vec3& b) {
     if (std::abs(d - std::round(d)) > 1e-6) return false;
   }
   return true;
-}
-
-double dot(const Crystal& c, const Vec3& a, const Vec3& b) {
-  double s = 0;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) s += a[i] * c.bdot[3 * i + j] * b[j];
-  return s;
 }
 
 Vec3 add(const Vec3& q, const Vec3i& g) { return {q[0] + g[0], q[1] + g[1], q[2] + g[2]}; }
@@ -79,10 +74,9 @@ std::vector<QStar> reduce_by_little_group(const Crystal& c, const std::vector<Ve
 }
 
 // The screened interaction at one q of the full grid, on the irreducible q's sphere mapped to q.
+// (The plasmon-pole modes on it are GppModes' arrays.)
 struct Screening {
   std::vector<int> where;     // [ngs] index of each screened G in the bare list of q
-  std::vector<cplx> i_eps;    // [ngs][ngs] I = delta - eps^-1
-  std::vector<double> wt;     // [ngs][ngs] mode frequencies, eV
   std::vector<double> v;      // [ngs] v(q+G) with the zone weight
 };
 
@@ -277,11 +271,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
     return (static_cast<long>(g[0] + gmax) * side + (g[1] + gmax)) * side + (g[2] + gmax);
   };
   for (std::size_t i = 0; i < rho.gvec.size(); ++i) rho_cube[cube_index(rho.gvec[i])] = rho.rho[i];
-  auto rho_g = [&](const Vec3i& g) {
-    const long i = cube_index(g);
-    return i < 0 ? cplx() : rho_cube[i];
-  };
-  const double nel = rho_g({0, 0, 0}).re;
+  const double nel = rho_cube[cube_index({0, 0, 0})].re;
   if (!(nel > 0)) throw InputError(rho.file, "rho(G=0) = " + std::to_string(nel) + ": expected the electrons per cell");
   const double wp2 = 16.0 * pi * kRydbergEV * kRydbergEV * nel / c.celvol;  // eV^2
 
@@ -345,12 +335,22 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
     k_stars.push_back(reduce_by_little_group(c, qfull, inner.kpoints[ik], p.q_symmetry));
     for (const auto& star : k_stars.back()) total_work += q_work(star.q);
   }
+  // The plasmon-pole modes (not in full frequency): on the device with the CUDA backend when the largest eps^-1 and one
+  // q's modes take at most half of the GPP kernels' share of the budget, which then shrinks by that much; else on the
+  // host, and the GPP kernels upload them per q.
+  const std::size_t modes_bytes = kernels::GppModes::device_bytes(ng_eps_max, ng_eps_max, ng_eps_max, rho_cube.size());
+  const bool modes_on_device = p.backend == Backend::Cuda && !full_frequency && modes_bytes <= half_budget / 2;
+  const std::size_t gpp_budget = modes_on_device ? half_budget - modes_bytes : half_budget;
+  t.modes_on_device = modes_on_device;
+  std::unique_ptr<kernels::GppModes> modes;
+  if (!full_frequency) modes = std::make_unique<kernels::GppModes>(modes_on_device ? Backend::Cuda : Backend::Cpu, rho_cube, gmax);
   {
     // Per (k, q): M on the bare sphere and its screened part, the screened interaction (I, the mode
     // frequencies and the rotated eps^-1), the states at k - q, MTXEL's box arrays per thread.
     const std::size_t ngbare = bare_sphere({0, 0, 0}, true).gvec.size();
     const std::size_t ngk = inner.gvec.empty() ? 0 : inner.gvec[0].size() * 2;
-    const std::size_t parts[] = {bytes_of(sizeof(cplx), nn, p.nbands, ngbare + ng_eps_max), bytes_of(sizeof(cplx) + sizeof(double), ng_eps_max, ng_eps_max),
+    const std::size_t parts[] = {bytes_of(sizeof(cplx), nn, p.nbands, ngbare + ng_eps_max),
+                                 modes_on_device || full_frequency ? 0 : bytes_of(sizeof(cplx) + sizeof(double), ng_eps_max, ng_eps_max),
                                  bytes_of(sizeof(cplx), ng_eps_max, ng_eps_max, 2), bytes_of(sizeof(cplx), p.nbands + nn, ngk),
                                  bytes_of(sizeof(cplx), box.size(), nn + p.nbands + max_threads())};
     std::size_t total = 0;
@@ -558,12 +558,6 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
         wing_row = bare.one_over_q * qlen / (8.0 * pi);
         wing_col = bare.one_over_q / (vbar[0] * qlen);
       }
-      auto einv = [&](int i, int j) {
-        const cplx e = d.epsinv[i + static_cast<std::size_t>(ngs_all) * j];
-        if (i == i0 && j != i0) return e * wing_row;
-        if (j == i0 && i != i0) return e * wing_col;
-        return e;
-      };
       // This process's columns G' of the screened interaction.
       const int b_lo = static_cast<int>(static_cast<long>(ngs) * share.member / share.pool_size);
       const int b_hi = static_cast<int>(static_cast<long>(ngs) * (share.member + 1) / share.pool_size);
@@ -571,42 +565,35 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       WallTimer tmodes;
       s.v.resize(ngs);
       for (int a = 0; a < ngs; ++a) s.v[a] = vbar[s.where[a]] * fact;
-      s.i_eps.resize(full_frequency ? 0 : static_cast<std::size_t>(ngs) * ncol);
-      s.wt.resize(s.i_eps.size());
-      // Arithmetic on memory already held: nothing in the loop throws. (Full frequency has no modes.)
-#pragma omp parallel for schedule(static)
-      for (int b = full_frequency ? b_hi : b_lo; b < b_hi; ++b)
+      if (modes) {
+        std::vector<int> g3(3 * static_cast<std::size_t>(ngs));
+        std::vector<double> vb(ngs);
         for (int a = 0; a < ngs; ++a) {
-          const std::size_t ab = a + static_cast<std::size_t>(ngs) * (b - b_lo);
-          cplx e = einv(keep[a], keep[b]) * phase[a] * conj(phase[b]);
-          if (image->time_reversed) e = conj(e);
-          cplx I = (a == b ? cplx(1.0) : cplx()) - e;
-          s.wt[ab] = 0;
-          s.i_eps[ab] = cplx();
-          if (abs(I) < kTolSmall) continue;
-          const Vec3i& ga = gbare[s.where[a]];
-          const Vec3i& gb = gbare[s.where[b]];
-          cplx omega2;
-          if (q_zero && ga == Vec3i{0, 0, 0}) {
-            omega2 = gb == Vec3i{0, 0, 0} ? cplx(wp2) : cplx();
-          } else {
-            const cplx rg = rho_g({ga[0] - gb[0], ga[1] - gb[1], ga[2] - gb[2]});
-            omega2 = wp2 * (rg / nel) * (dot(c, add(q, ga), add(q, gb)) * vbar[s.where[a]] / (8.0 * pi));
-          }
-          if (abs(omega2) < kTolSmall) continue;
-          const cplx ratio = omega2 * conj(I) / norm2(I);
-          double wt2;
-          if (inner.complex_flavour) {
-            const double lambda = abs(ratio), phi = std::atan2(ratio.im, ratio.re);
-            if (lambda < kTolSmall || std::abs(std::cos(phi)) < kTolSmall) continue;
-            wt2 = lambda / std::cos(phi);
-          } else {
-            wt2 = ratio.re;
-          }
-          if (std::abs(wt2) < kTolSmall) continue;
-          s.wt[ab] = wt2 < 0 ? 1e12 : std::sqrt(wt2);  // an invalid mode becomes static (BerkeleyGW's default)
-          s.i_eps[ab] = I;
+          for (int i = 0; i < 3; ++i) g3[3 * a + i] = gbare[s.where[a]][i];
+          vb[a] = vbar[s.where[a]];
         }
+        kernels::GppModesJob mj;
+        mj.ng_irr = ngs_all;
+        mj.epsinv = d.epsinv.data();
+        mj.ng = ngs;
+        mj.col_lo = b_lo;
+        mj.ncol = ncol;
+        mj.keep = keep.data();
+        mj.phase = phase.data();
+        mj.g = g3.data();
+        mj.vbar = vb.data();
+        mj.i0 = i0;
+        mj.wing_row = wing_row;
+        mj.wing_col = wing_col;
+        mj.time_reversed = image->time_reversed;
+        mj.q_zero = q_zero;
+        for (int i = 0; i < 3; ++i) mj.q[i] = q[i];
+        std::copy(c.bdot.begin(), c.bdot.end(), mj.metric);
+        mj.nel = nel;
+        mj.wp2 = wp2;
+        mj.complex_flavour = inner.complex_flavour;
+        modes->run(mj, image->irr);
+      }
       t.setup_modes += tmodes.seconds();
       t.setup += tq.seconds();
 
@@ -745,8 +732,9 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       g.ng = ngs;
       g.ngp = ncol;
       g.gp_index = columns.data();
-      g.i_eps = s.i_eps.data();
-      g.wt = s.wt.data();
+      g.i_eps = modes->i_eps();
+      g.wt = modes->wt();
+      g.modes_on_device = modes->on_device();
       g.v = s.v.data();
       g.nn = pn;
       g.nm = p.nbands;
@@ -759,7 +747,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       g.sx = sx.data() + ne * share.n_lo;
       g.ch = ch.data() + ne * share.n_lo;
       g.kernel_seconds = &t.gpp_kernel;
-      if (pn > 0 && ncol > 0) kernels::gpp(p.backend, g, half_budget);
+      if (pn > 0 && ncol > 0) kernels::gpp(p.backend, g, gpp_budget);
       t.gpp_terms += static_cast<double>(pn) * p.nbands * g.ne * ngs * ncol;
       t.gpp += tg.seconds();
       if (!omega.empty() && ncol > 0) {
@@ -768,8 +756,9 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
         gm.ng = ngs;
         gm.ngp = ncol;
         gm.gp_index = columns.data();
-        gm.i_eps = s.i_eps.data();
-        gm.wt = s.wt.data();
+        gm.i_eps = modes->i_eps();
+        gm.wt = modes->wt();
+        gm.modes_on_device = modes->on_device();
         gm.v = s.v.data();
         gm.nn = nn;
         gm.nm = p.nbands;
@@ -782,7 +771,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
         gm.sx = sx_mat.data();
         gm.ch = ch_mat.data();
         gm.kernel_seconds = &t.gpp_matrix_kernel;
-        kernels::gpp_matrix(p.backend, gm, half_budget);
+        kernels::gpp_matrix(p.backend, gm, gpp_budget);
         t.gpp_matrix_flops += gm.flops();
         t.gpp_matrix += to.seconds();
       }

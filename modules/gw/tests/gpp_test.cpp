@@ -6,12 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <random>
 #include <vector>
 
 #include "../bench/gpp_miniapp.hpp"
 #include "../kernels/gpp_matrix.hpp"
+#include "../kernels/gpp_modes.hpp"
 #include "quanta/core/buffer.hpp"
 
 using namespace quanta;
@@ -196,4 +198,70 @@ TEST(GwGppMatrix, ElementsAreTheDirectSumAndColumnsAddUp) {
     EXPECT_LT(rel(sx2[i], sx[i]), 1e-12) << i;
     EXPECT_LT(rel(ch2[i], ch[i]), 1e-12) << i;
   }
+}
+
+// The plasmon-pole modes' closed forms on a three-vector sphere: at q = 0 the head's mode is sqrt(wp^2 / I) (real
+// flavour) and the rest of the G = 0 row has no mode; at q != 0 a row-wing entry is eps^-1 scaled by wing_row,
+// rotated by the phases and conjugated for a time-reversed image, with Omega^2 = wp^2 (rho(G - G') / rho(0))
+// (q+G).(q+G') vbar / 8 pi; an entry whose wt^2 is negative becomes static (1e12 eV); |I| under 1e-6 is skipped.
+TEST(GwGppModes, EntriesFollowTheClosedForms) {
+  const int ng = 3, gmax = 2, side = 2 * gmax + 1;
+  std::vector<cplx> eps = {cplx(0.1, 0.0), cplx(0.02, 0.01), cplx(0.0, 0.0),  // column 0
+                           cplx(0.03, -0.02), cplx(0.5, 0.0), cplx(0.0, 0.0),  // column 1
+                           cplx(0.0, 0.0), cplx(0.0, 0.0), cplx(1.0, 0.0)};   // column 2: I = 0 on its diagonal
+  std::vector<cplx> rho(std::size_t(side) * side * side);
+  auto at = [&](int a, int b, int c) -> cplx& { return rho[(std::size_t(a + gmax) * side + b + gmax) * side + c + gmax]; };
+  at(0, 0, 0) = cplx(8.0);
+  at(-1, 0, 0) = cplx(0.4, 0.1);   // G_0 - G_1
+  at(1, 0, 0) = cplx(-0.4, 0.1);   // G_1 - G_0
+  at(1, -1, 0) = cplx(2.0, 0.0);   // G_1 - G_2
+  const std::vector<int> keep = {0, 1, 2}, g = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  const std::vector<cplx> phase = {cplx(1.0), expi(0.3), expi(-1.1)};
+  const std::vector<double> vbar = {5.0, 2.0, 3.0};
+  kernels::GppModesJob j;
+  j.ng_irr = ng, j.epsinv = eps.data(), j.ng = ng, j.ncol = ng, j.keep = keep.data(), j.phase = phase.data(), j.g = g.data(),
+  j.vbar = vbar.data(), j.i0 = 0, j.rho_gmax = gmax, j.rho_cube = rho.data(), j.nel = 8.0, j.wp2 = 250.0;
+  const double metric[9] = {0.5, 0, 0, 0, 0.5, 0, 0, 0, 0.5};
+  std::copy(metric, metric + 9, j.metric);
+  cplx I;
+  double wt;
+  // q = 0, wings zero: the head.
+  j.q_zero = true, j.wing_row = j.wing_col = 0;
+  kernels::gpp_mode(j, 0, 0, I, wt);
+  EXPECT_NEAR(I.re, 0.9, 1e-15);
+  EXPECT_NEAR(wt, std::sqrt(250.0 / 0.9), 1e-12);
+  kernels::gpp_mode(j, 0, 1, I, wt);  // the rest of the row: e = 0, I = 0
+  EXPECT_EQ(wt, 0.0);
+  kernels::gpp_mode(j, 2, 2, I, wt);  // |I| = 0
+  EXPECT_EQ(wt, 0.0);
+  // q != 0, time-reversed image: the row wing (G = 0, G' = G_1).
+  j.q_zero = false, j.q[0] = 0.25, j.wing_row = 0.7, j.wing_col = 1.3, j.time_reversed = true;
+  kernels::gpp_mode(j, 0, 1, I, wt);
+  const cplx e = conj(eps[0 + 3 * 1] * 0.7 * phase[0] * conj(phase[1]));
+  EXPECT_NEAR(abs(I + e), 0.0, 1e-15);
+  const double dot = 0.25 * 0.5 * 1.25;  // (q+G_0).(q+G_1), q = (0.25, 0, 0)
+  const cplx omega2 = 250.0 * (at(-1, 0, 0) / 8.0) * (dot * vbar[0] / (8.0 * 3.14159265358979323846));
+  const double wt2 = (omega2 * conj(I) / norm2(I)).re;
+  EXPECT_NEAR(wt, wt2 < 0 ? 1e12 : std::sqrt(wt2), 1e-12 * std::max(1.0, std::sqrt(std::abs(wt2))));
+  // A negative wt^2 gives the static mode: (G_1, G_2) with e = 0.2, so I = -0.2, while rho(G_1 - G_2) = 2 and
+  // (q+G_1).(q+G_2) > 0 make Omega^2 positive.
+  std::vector<cplx> eps2 = eps;
+  eps2[1 + 3 * 2] = cplx(0.2, 0.0);
+  j.epsinv = eps2.data(), j.time_reversed = false;
+  const std::vector<cplx> ph2 = {cplx(1.0), cplx(1.0), cplx(1.0)};
+  j.phase = ph2.data();
+  kernels::gpp_mode(j, 1, 2, I, wt);  // I = -0.2, Omega^2 = 250 * 0.25 * (1.25 * 0.25 * 0.5) * 2 / 8 pi > 0: wt^2 < 0
+  EXPECT_NEAR(I.re, -0.2, 1e-15);
+  EXPECT_EQ(wt, 1e12);
+  // The engine on the host fills [ncol][ng] from column col_lo, as gpp_mode gives each entry.
+  kernels::GppModes engine(Backend::Cpu, rho, gmax);
+  j.col_lo = 1, j.ncol = 2;
+  engine.run(j, 0);
+  for (int c = 0; c < 2; ++c)
+    for (int a = 0; a < ng; ++a) {
+      kernels::gpp_mode(j, a, 1 + c, I, wt);
+      EXPECT_EQ(engine.wt()[a + ng * c], wt);
+      EXPECT_EQ(engine.i_eps()[a + ng * c].re, I.re);
+      EXPECT_EQ(engine.i_eps()[a + ng * c].im, I.im);
+    }
 }

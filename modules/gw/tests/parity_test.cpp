@@ -18,6 +18,7 @@
 #include "../kernels/chi_sum.hpp"
 #include "../kernels/gpp.hpp"
 #include "../kernels/gpp_matrix.hpp"
+#include "../kernels/gpp_modes.hpp"
 #include "../kernels/mtxel.hpp"
 #include "../kernels/subspace.hpp"
 #include "quanta/core/buffer.hpp"
@@ -272,6 +273,71 @@ TEST(GwParity, GppCudaMatchesCpuOnEveryBranchAndChunk) {
           EXPECT_LT(rel_diff(sx, sx_cpu), 1e-10) << what;
           EXPECT_LT(rel_diff(ch, ch_cpu), 1e-10) << what;
         }
+      }
+}
+
+// Sigma's plasmon-pole modes on the device against the host's, on random eps^-1 with a permuted and phased rotation, the
+// wings scaled, both flavours, a time-reversed image, q = 0 and q != 0, all columns and a process's block of them, two
+// q-points through one engine (the second with another matrix, which must be uploaded again). Some entries take
+// each branch: skipped (|I| small), static (wt^2 < 0), and the q = 0 head.
+TEST(GwParity, GppModesCudaMatchCpu) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
+  std::mt19937_64 rng(31);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::uniform_int_distribution<int> gi(-3, 3);
+  const int ng_irr = 97, ng = 89, gmax = 7, side = 2 * gmax + 1;
+  std::vector<cplx> eps_a = random_cplx(std::size_t(ng_irr) * ng_irr, rng), eps_b = random_cplx(std::size_t(ng_irr) * ng_irr, rng);
+  for (auto* e : {&eps_a, &eps_b})
+    for (int i = 0; i < ng_irr; ++i)
+      for (int k = 0; k < ng_irr; ++k) {
+        cplx& x = (*e)[i + std::size_t(ng_irr) * k];
+        x = (i == k ? cplx(0.6) : cplx()) + 0.05 * x;
+        if (u(rng) < 0.05) x = i == k ? cplx(1.0) : cplx();  // |I| = 0: skipped
+      }
+  std::vector<int> perm(ng_irr);
+  for (int i = 0; i < ng_irr; ++i) perm[i] = i;
+  std::shuffle(perm.begin() + 1, perm.end(), rng);
+  std::vector<int> keep(perm.begin(), perm.begin() + ng), g(3 * ng);
+  for (int a = 1; a < ng; ++a)
+    for (int i = 0; i < 3; ++i) g[3 * a + i] = gi(rng);  // a = 0 is G = 0
+  std::vector<cplx> phase(ng), rho_cube = random_cplx(std::size_t(side) * side * side, rng);
+  for (auto& x : phase) x = expi(6.283 * u(rng));
+  rho_cube[(std::size_t(gmax) * side + gmax) * side + gmax] = cplx(8.0);
+  std::vector<double> vbar(ng);
+  for (double& x : vbar) x = 0.1 + 10 * u(rng);
+  kernels::GppModes host(Backend::Cpu, rho_cube, gmax), device(Backend::Cuda, rho_cube, gmax);
+  for (bool complex_flavour : {false, true})
+    for (bool q_zero : {true, false})
+      for (int part : {0, 1}) {
+        kernels::GppModesJob j;
+        j.ng_irr = ng_irr, j.epsinv = part ? eps_b.data() : eps_a.data(), j.ng = ng;
+        j.col_lo = part ? 30 : 0, j.ncol = part ? 41 : ng;
+        j.keep = keep.data(), j.phase = phase.data(), j.g = g.data(), j.vbar = vbar.data();
+        j.i0 = 0, j.wing_row = q_zero ? 0.0 : 0.7, j.wing_col = q_zero ? 0.0 : 1.3;
+        j.time_reversed = part == 1, j.q_zero = q_zero;
+        if (!q_zero) j.q[0] = 0.1, j.q[1] = -0.2, j.q[2] = 0.05;
+        const double metric[9] = {0.4, 0.1, 0.0, 0.1, 0.5, -0.05, 0.0, -0.05, 0.45};
+        std::copy(metric, metric + 9, j.metric);
+        j.nel = 8.0, j.wp2 = 280.0, j.complex_flavour = complex_flavour;
+        host.run(j, part);
+        device.run(j, part);
+        const std::size_t n = j.entries();
+        std::vector<cplx> i_cpu(host.i_eps(), host.i_eps() + n), i_gpu(n);
+        std::vector<double> w_cpu(host.wt(), host.wt() + n), w_gpu(n);
+        device::copy_to_host(i_gpu.data(), device.i_eps(), n * sizeof(cplx));
+        device::copy_to_host(w_gpu.data(), device.wt(), n * sizeof(double));
+        int skipped = 0, statics = 0;
+        for (double w : w_cpu) skipped += w == 0, statics += w == 1e12;
+        const std::string what = std::string(complex_flavour ? "complex" : "real") + (q_zero ? ", q = 0" : ", q != 0") + ", part " + std::to_string(part);
+        std::printf("  modes %s: %d skipped, %d static of %zu\n", what.c_str(), skipped, statics, n);
+        EXPECT_GT(skipped, 0) << what;
+        EXPECT_GT(statics, 0) << what;
+        EXPECT_LT(rel_diff(i_gpu, i_cpu), 1e-12) << what;
+        double worst = 0;  // wt relative per entry: its values span 1 .. 1e12
+        for (std::size_t i = 0; i < n; ++i)
+          if (w_cpu[i] != 0) worst = std::max(worst, std::abs(w_gpu[i] - w_cpu[i]) / w_cpu[i]);
+          else EXPECT_EQ(w_gpu[i], 0.0) << what << ", entry " << i;
+        EXPECT_LT(worst, 1e-12) << what;
       }
 }
 

@@ -58,6 +58,7 @@ void add_band(const GppMatrixJob& j, int m, Work& t) {
 }  // namespace
 
 void gpp_matrix_cpu(const GppMatrixJob& j) {
+  if (j.modes_on_device) throw Error("gpp_matrix: the CPU backend needs the modes on the host, not on the device");
   const int ng = j.ng, ncol = j.columns(), nn = j.nn, nw = j.nw;
   if (ng <= 0 || ncol <= 0 || nn <= 0 || nw <= 0 || j.nm <= 0) return;
   const std::size_t entries = static_cast<std::size_t>(ng) * ncol, nn2 = static_cast<std::size_t>(nn) * nn, outputs = nw * nn2;

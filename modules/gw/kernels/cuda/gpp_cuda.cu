@@ -7,7 +7,8 @@
 // the only ones with SX-X, take their own loop. Each block writes its sums to its own slot of a partial
 // array (no atomics), and a second kernel adds the slots in a fixed order: the result does not depend on
 // the order in which blocks run.
-// The matrix elements go up in chunks of bands m that fit the budget; I, wt and v once per call.
+// The matrix elements go up in chunks of bands m that fit the budget; I, wt and v once per call (I and wt not at
+// all when they are already on the device).
 #include <algorithm>
 #include <numeric>
 #include <string>
@@ -156,8 +157,9 @@ void gpp_cuda_modes(const GppJob& j, const W* wt_host, std::size_t device_budget
   const std::size_t blocks = static_cast<std::size_t>(grid.x) * grid.y;
   const std::size_t outputs = static_cast<std::size_t>(j.nn) * j.ne * 4;
   const std::size_t budget = device_budget ? device_budget : GpuMemoryBudget{}.usable_bytes();
-  // Resident: I, wt, v, the column indexes, the energies and the block sums; the rest takes chunks of bands m for all n.
-  const std::size_t fixed = ncol * ng * (sizeof(cplx) + sizeof(W)) + ng * sizeof(double) + ncol * sizeof(int) +
+  // Resident: I, wt (unless already on the device), v, the column indexes, the energies and the block sums; the rest
+  // takes chunks of bands m for all n.
+  const std::size_t fixed = (j.modes_on_device ? 0 : ncol * ng * (sizeof(cplx) + sizeof(W))) + ng * sizeof(double) + ncol * sizeof(int) +
                             static_cast<std::size_t>(j.nn) * j.ne * sizeof(double) + outputs * (blocks + 1) * sizeof(double);
   const std::size_t per_m = static_cast<std::size_t>(j.nn) * ng * sizeof(cplx) + sizeof(double);
   const std::size_t rest = budget > fixed ? budget - fixed : 0;
@@ -169,8 +171,14 @@ void gpp_cuda_modes(const GppJob& j, const W* wt_host, std::size_t device_budget
   std::vector<int> columns(ncol);
   for (int c = 0; c < ncol; ++c) columns[c] = j.column_g(c);
   DeviceBuffer<int> gp(std::span<const int>(columns), "gpp columns");
-  DeviceBuffer<cplx> i_eps(std::span<const cplx>(j.i_eps, ncol * ng), "gpp I");
-  DeviceBuffer<W> wt(std::span<const W>(wt_host, ncol * ng), "gpp mode frequencies");
+  DeviceBuffer<cplx> i_eps_up;
+  DeviceBuffer<W> wt_up;
+  if (!j.modes_on_device) {
+    i_eps_up = DeviceBuffer<cplx>(std::span<const cplx>(j.i_eps, ncol * ng), "gpp I");
+    wt_up = DeviceBuffer<W>(std::span<const W>(wt_host, ncol * ng), "gpp mode frequencies");
+  }
+  const cplx* i_eps = j.modes_on_device ? j.i_eps : i_eps_up.data();
+  const W* wt = j.modes_on_device ? wt_host : wt_up.data();
   DeviceBuffer<double> v(std::span<const double>(j.v, ng), "gpp Coulomb");
   DeviceBuffer<double> e_eval(std::span<const double>(j.e_eval, static_cast<std::size_t>(j.nn) * j.ne), "gpp energies");
   DeviceBuffer<double> partial(outputs * blocks, "gpp block sums");
@@ -191,7 +199,7 @@ void gpp_cuda_modes(const GppJob& j, const W* wt_host, std::size_t device_budget
     for (int e0 = 0; e0 < j.ne; e0 += kMaxE) {
       const int ne = std::min(kMaxE, j.ne - e0);
       auto go = [&](auto tag) {
-        launch<W, decltype(tag)::value>(grid, j.ng, ncol, gp.data(), i_eps.data(), wt.data(), v.data(), nmc, m0, j.nocc, m.data(), e_m.data(),
+        launch<W, decltype(tag)::value>(grid, j.ng, ncol, gp.data(), i_eps, wt, v.data(), nmc, m0, j.nocc, m.data(), e_m.data(),
                                         e_eval.data(), j.ne, e0, partial.data());
       };
       if (ne == 1) go(std::integral_constant<int, 1>{});

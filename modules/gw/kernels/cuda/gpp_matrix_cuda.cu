@@ -69,7 +69,7 @@ void gpp_matrix_cuda(const GppMatrixJob& j, std::size_t device_budget) {
   // Resident: I, wt, v, the columns, the frequencies, the sums and C; per frequency of a chunk two W blocks and
   // two B blocks; per band m of a chunk its matrix elements. Up to half of what is left for the frequencies
   // (at least one), the rest for the bands.
-  const std::size_t fixed = entries * (sizeof(cplx) + sizeof(double)) + ng * sizeof(double) + ncol * sizeof(int) + nw * sizeof(double) +
+  const std::size_t fixed = (j.modes_on_device ? 0 : entries * (sizeof(cplx) + sizeof(double))) + ng * sizeof(double) + ncol * sizeof(int) + nw * sizeof(double) +
                             2 * outputs * sizeof(cplx) + static_cast<std::size_t>(ncol) * nn * sizeof(cplx);
   const std::size_t per_w = 2 * (entries + static_cast<std::size_t>(ng) * nn) * sizeof(cplx);
   const std::size_t per_m = static_cast<std::size_t>(nn) * ng * sizeof(cplx);
@@ -84,8 +84,14 @@ void gpp_matrix_cuda(const GppMatrixJob& j, std::size_t device_budget) {
   std::vector<int> columns(ncol);
   for (int c = 0; c < ncol; ++c) columns[c] = j.column_g(c);
   DeviceBuffer<int> gp(std::span<const int>(columns), "gpp_matrix columns");
-  DeviceBuffer<cplx> i_eps(std::span<const cplx>(j.i_eps, entries), "gpp_matrix I");
-  DeviceBuffer<double> wt(std::span<const double>(j.wt, entries), "gpp_matrix mode frequencies");
+  DeviceBuffer<cplx> i_eps_up;
+  DeviceBuffer<double> wt_up;
+  if (!j.modes_on_device) {
+    i_eps_up = DeviceBuffer<cplx>(std::span<const cplx>(j.i_eps, entries), "gpp_matrix I");
+    wt_up = DeviceBuffer<double>(std::span<const double>(j.wt, entries), "gpp_matrix mode frequencies");
+  }
+  const cplx* i_eps = j.modes_on_device ? j.i_eps : i_eps_up.data();
+  const double* wt = j.modes_on_device ? j.wt : wt_up.data();
   DeviceBuffer<double> v(std::span<const double>(j.v, ng), "gpp_matrix Coulomb");
   DeviceBuffer<double> omega(std::span<const double>(j.omega, nw), "gpp_matrix frequencies");
   DeviceBuffer<cplx> sx(outputs, "gpp_matrix SX-X"), ch(outputs, "gpp_matrix CH");
@@ -114,7 +120,7 @@ void gpp_matrix_cuda(const GppMatrixJob& j, std::size_t device_budget) {
         const int jw = std::min(w_chunk, nw - w0);
         const int blocks = occupied ? 2 * jw : jw;
         const std::size_t ld = static_cast<std::size_t>(blocks) * ng;
-        form_w<<<static_cast<unsigned>((entries + kThreads - 1) / kThreads), kThreads>>>(ng, ncol, gp.data(), i_eps.data(), wt.data(), v.data(),
+        form_w<<<static_cast<unsigned>((entries + kThreads - 1) / kThreads), kThreads>>>(ng, ncol, gp.data(), i_eps, wt, v.data(),
                                                                                        omega.data() + w0, jw, j.e_m[m0 + mi], occupied, ld,
                                                                                        w_stack.data());
         QUANTA_CUDA_LAUNCH_CHECK("gpp_matrix form_w");
