@@ -2,11 +2,15 @@
 // version 3, as BerkeleyGW 2.x-4.x writes it), read for Sigma instead of running Epsilon, and written by
 // quanta's Epsilon. C order (Fortran's dimensions reversed):
 //   /eps_header/qpoints/{nq, qpts [nq][3] (crystal), qgrid [3]}, /eps_header/params/{ecuts (Ry), nband,
-//   matrix_type (0: eps^-1), nmatrix (spins)}, /eps_header/freqs/{freq_dep (0: static), nfreq},
-//   /eps_header/gspace/{nmtx [nq], nmtx_max, gind_eps2rho [nq][ng] (1-based, the sorted sphere of each q)},
-//   /mf_header/gspace/components [ng][3], /mf_header/crystal/celvol,
-//   /mats/matrix [nq][nmatrix][nfreq][nmtx_max][nmtx_max][flavor]: [q][0][0][G'][G] = eps^-1(G, G'), each q's
+//   matrix_type (0: eps^-1), nmatrix (spins)}, /eps_header/freqs/{freq_dep (0: static, 2: full frequency), nfreq,
+//   nfreq_imag, freqs [nfreq][2]}, /eps_header/gspace/{nmtx [nq], nmtx_max, gind_eps2rho [nq][ng] (1-based, the
+//   sorted sphere of each q)}, /mf_header/gspace/components [ng][3], /mf_header/crystal/celvol,
+//   /mats/matrix [nq][nmatrix][nfreq][nmtx_max][nmtx_max][flavor]: [q][0][f][G'][G] = eps^-1(G, G'; z_f), each q's
 //   leading nmtx x nmtx block (the rest is padding); flavor 1 (real) or 2 (real, imaginary).
+// Full frequency (contour deformation, freq_dep 2): matrix_flavor 2 in either flavour; the retarded eps^-1 at
+// z_f = freqs[f][0] + i freqs[f][1] (eV): the real axis w + i broadening first, then the nfreq_imag points i w_j;
+// matrix-diagonal holds the first frequency's diagonal. BerkeleyGW's real-axis methods (has_advanced) and its
+// subspace-basis files (params/subspace) are refused by name.
 // The writer adds what BerkeleyGW writes beside them: /eps_header/gspace/{gind_rho2eps (the inverse order),
 // ekin [nq][ng] (|q+G|^2 in the density's order, q = 0 for q0), vcoul [nq][nmtx_max] (8 pi / |q+G|^2 in the
 // sphere's order, with the q0 shift)}, /mats/matrix-diagonal [nq][nmtx_max][flavor], /eps_header/params/{efermi
@@ -42,9 +46,23 @@ void read_one(const std::filesystem::path& file, bool q0, EpsilonFromFiles& out)
   if (matrix_type != 0)
     throw InputError(f, "/eps_header/params/matrix_type " + std::to_string(matrix_type) + ": expected 0 (eps^-1; 1 and 2 are chi matrices)");
   const auto freq_dep = r.one_int("/eps_header/freqs/freq_dep");
-  if (freq_dep != 0)
+  if (freq_dep != 0 && freq_dep != 2)
     throw InputError(f, "/eps_header/freqs/freq_dep " + std::to_string(freq_dep) +
-                            ": expected 0 (static screening, the only kind quanta's Sigma takes; full frequency is refused)");
+                            ": expected 0 (static screening) or 2 (full frequency; 1, the Godby-Needs plasmon pole, and 3 are not read)");
+  const bool ff = freq_dep == 2;
+  if (ff && r.h5().exists("/eps_header/params/has_advanced") && r.one_int("/eps_header/params/has_advanced") != 0)
+    throw InputError(f, "/eps_header/params/has_advanced 1: advanced matrices (BerkeleyGW's real-axis methods, frequency_dependence_method 0 "
+                        "and 1) are not read; expected the contour-deformation file (frequency_dependence_method 2)");
+  if (r.h5().exists("/eps_header/params/subspace") && r.one_int("/eps_header/params/subspace") != 0)
+    throw InputError(f, "/eps_header/params/subspace 1: BerkeleyGW's static-subspace files (matrices in the subspace basis) are not read; "
+                        "expected a file written without the subspace, or run Epsilon in quanta");
+  const int nfreq = ff ? r.count("/eps_header/freqs/nfreq", 3) : 1;
+  const int nfreq_imag = ff ? r.count("/eps_header/freqs/nfreq_imag", 2, nfreq - 1) : 0;
+  std::vector<cplx> freqs;
+  if (ff) {
+    const auto z = r.doubles("/eps_header/freqs/freqs", 2 * static_cast<std::size_t>(nfreq));
+    for (int i = 0; i < nfreq; ++i) freqs.push_back({z[2 * i], z[2 * i + 1]});
+  }
   if (r.count("/eps_header/params/nmatrix", 1) != 1)
     throw InputError(f, "/eps_header/params/nmatrix: expected 1 (spin-unpolarized; only nspin 1 is supported)");
   const int nq = r.count("/eps_header/qpoints/nq", 1);
@@ -61,29 +79,54 @@ void read_one(const std::filesystem::path& file, bool q0, EpsilonFromFiles& out)
   const int nband = r.count("/eps_header/params/nband", 1);
 
   const auto dims = r.h5().dims("/mats/matrix");
-  if (dims.size() != 6 || dims[0] != static_cast<std::size_t>(nq) || dims[1] != 1 || dims[2] != 1 || dims[3] != static_cast<std::size_t>(nmax) ||
-      dims[4] != static_cast<std::size_t>(nmax) || (dims[5] != 1 && dims[5] != 2)) {
+  if (dims.size() != 6 || dims[0] != static_cast<std::size_t>(nq) || dims[1] != 1 || dims[2] != static_cast<std::size_t>(nfreq) ||
+      dims[3] != static_cast<std::size_t>(nmax) || dims[4] != static_cast<std::size_t>(nmax) || (dims[5] != 2 && (ff || dims[5] != 1))) {
     std::string got;
     for (auto d : dims) got += (got.empty() ? "" : " x ") + std::to_string(d);
-    throw InputError(f, "/mats/matrix: " + got + ", expected " + std::to_string(nq) + " x 1 x 1 x " + std::to_string(nmax) + " x " +
-                            std::to_string(nmax) + " x flavor (1 or 2)");
+    throw InputError(f, "/mats/matrix: " + got + ", expected " + std::to_string(nq) + " x 1 x " + std::to_string(nfreq) + " x " + std::to_string(nmax) +
+                            " x " + std::to_string(nmax) + (ff ? " x 2" : " x flavor (1 or 2)"));
   }
   const std::size_t flavor = dims[5];
   r.h5().require_stored("/mats/matrix");
-  const std::size_t row = static_cast<std::size_t>(nmax) * nmax * flavor;
-  require_host_memory(bytes_of(sizeof(double), row) + bytes_of(sizeof(cplx), nmax, nmax, nq), "the dielectric matrices of " + f);
+  const std::size_t mat = static_cast<std::size_t>(nmax) * nmax * flavor, row = mat * nfreq;
+  require_host_memory(bytes_of(sizeof(double), row) + bytes_of(sizeof(cplx), nmax, nmax, static_cast<std::size_t>(nq) * (ff ? nfreq + 1 : 1)),
+                      "the dielectric matrices of " + f);
+  // Full frequency: the grid Sigma's contour deformation needs, BerkeleyGW's for frequency_dependence_method 2: a uniform real
+  // axis from 0 with one broadening, then points on the imaginary axis.
+  FrequencyGrid grid_ff;
+  if (ff) {
+    const int nr = nfreq - nfreq_imag;
+    grid_ff.init = freqs[0].re;
+    grid_ff.delta = nr > 1 ? freqs[1].re - freqs[0].re : 1.0;
+    grid_ff.low_cutoff = freqs[nr - 1].re;
+    grid_ff.broadening = freqs[0].im;
+    grid_ff.n_imag = nfreq_imag;
+    grid_ff.plasma = freqs[nr + 1].im * (nfreq_imag - 1);
+    const auto expect = grid_ff.all();
+    for (int i = 0; i < nfreq; ++i)
+      if (static_cast<int>(expect.size()) != nfreq || std::abs(expect[i].re - freqs[i].re) > 1e-6 || std::abs(expect[i].im - freqs[i].im) > 1e-6)
+        throw InputError(f, "/eps_header/freqs/freqs, frequency " + std::to_string(i + 1) + " (" + std::to_string(freqs[i].re) + ", " +
+                                std::to_string(freqs[i].im) + ") eV: expected BerkeleyGW's contour-deformation grid, a uniform real axis from " +
+                                "init_frequency with one broadening (a grid widened by frequency_high_cutoff / delta_frequency_step is not read) " +
+                                "followed by the imaginary points plasma_freq z / (1 - z)");
+  }
 
   // The header's values the run must agree on: the first file sets them, the second must match.
   const Vec3i grid{static_cast<int>(qgrid[0]), static_cast<int>(qgrid[1]), static_cast<int>(qgrid[2])};
   if (out.eps.empty()) {
     out.params.ecut = ecut;
     out.params.nbands = nband;
+    out.params.frequency_dependence = static_cast<int>(freq_dep);
+    if (ff) out.params.frequencies = grid_ff;
     out.qgrid = grid;
     out.celvol = celvol;
   } else if (grid != out.qgrid || std::abs(celvol - out.celvol) > 1e-8 * out.celvol || std::abs(ecut - out.params.ecut) > 1e-10 ||
-             nband != out.params.nbands) {
-    throw InputError(f, "q-grid, cell volume, epsilon cutoff or number of bands differ from the other dielectric-matrix file's: expected "
-                        "the two files of one Epsilon run");
+             nband != out.params.nbands || freq_dep != out.params.frequency_dependence ||
+             (ff && (out.eps[0].freq.size() != freqs.size() || !std::equal(freqs.begin(), freqs.end(), out.eps[0].freq.begin(), [](cplx a, cplx b) {
+                       return std::abs(a.re - b.re) < 1e-9 && std::abs(a.im - b.im) < 1e-9;
+                     })))) {
+    throw InputError(f, "q-grid, cell volume, epsilon cutoff, number of bands or frequencies differ from the other dielectric-matrix file's: "
+                        "expected the two files of one Epsilon run");
   }
 
   std::vector<double> raw(row);
@@ -103,15 +146,24 @@ void read_one(const std::filesystem::path& file, bool q0, EpsilonFromFiles& out)
       d.gvec.push_back({static_cast<int>(comp[c]), static_cast<int>(comp[c + 1]), static_cast<int>(comp[c + 2])});
     }
     r.h5().read_rows("/mats/matrix", iq, 1, raw.data());
-    d.epsinv.resize(static_cast<std::size_t>(n) * n);
-    for (std::int64_t j = 0; j < n; ++j)
-      for (std::int64_t i = 0; i < n; ++i) {
-        const double* v = raw.data() + (static_cast<std::size_t>(j) * nmax + i) * flavor;
-        const cplx e(v[0], flavor == 2 ? v[1] : 0.0);
-        if (!std::isfinite(e.re) || !std::isfinite(e.im))
-          throw InputError(f, where + ": a non-finite element at (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) + ")");
-        d.epsinv[i + static_cast<std::size_t>(n) * j] = e;
-      }
+    const std::size_t nn = static_cast<std::size_t>(n) * n;
+    std::vector<cplx> all(nn * nfreq);
+    for (int fq = 0; fq < nfreq; ++fq)
+      for (std::int64_t j = 0; j < n; ++j)
+        for (std::int64_t i = 0; i < n; ++i) {
+          const double* v = raw.data() + fq * mat + (static_cast<std::size_t>(j) * nmax + i) * flavor;
+          const cplx e(v[0], flavor == 2 ? v[1] : 0.0);
+          if (!std::isfinite(e.re) || !std::isfinite(e.im))
+            throw InputError(f, where + (ff ? ", frequency " + std::to_string(fq + 1) : std::string()) + ": a non-finite element at (" +
+                                    std::to_string(i + 1) + ", " + std::to_string(j + 1) + ")");
+          all[fq * nn + i + static_cast<std::size_t>(n) * j] = e;
+        }
+    d.epsinv.assign(all.begin(), all.begin() + nn);
+    if (ff) {
+      d.freq = freqs;
+      d.n_real = nfreq - nfreq_imag;
+      d.epsinv_ff = std::move(all);
+    }
     out.params.qpoints.push_back(d.q);
     out.eps.push_back(std::move(d));
   }
@@ -135,7 +187,13 @@ int write_bgw_epsmat(const std::filesystem::path& file, const std::vector<Dielec
   const std::size_t nq = qs.size(), ng = wfn.gvec_rho.size();
   std::size_t nmax = 0;
   for (const auto* d : qs) nmax = std::max(nmax, d->gvec.size());
-  const std::size_t flavor = wfn.complex_flavour ? 2 : 1;
+  // Full frequency: every matrix at every frequency, complex in either flavour (BerkeleyGW's matrix_flavor 2).
+  const bool ff = params.frequency_dependence == 2;
+  const std::size_t nfreq = ff ? qs[0]->freq.size() : 1;
+  for (const auto* d : qs)
+    if (ff && (d->freq.size() != nfreq || d->epsinv_ff.size() != nfreq * d->gvec.size() * d->gvec.size()))
+      throw Error("write_bgw_epsmat: full frequency needs eps^-1 at every frequency in the G basis (not kept with do_sigma_subspace)");
+  const std::size_t flavor = ff || wfn.complex_flavour ? 2 : 1;
   using I = std::vector<std::int32_t>;
   using D = std::vector<double>;
 
@@ -143,7 +201,7 @@ int write_bgw_epsmat(const std::filesystem::path& file, const std::vector<Dielec
   {
     io::H5File h(tmp.path(), io::H5File::Mode::Create);
     write_bgw_int(h, "/eps_header/versionnumber", 3);
-    write_bgw_int(h, "/eps_header/flavor", static_cast<int>(flavor));
+    write_bgw_int(h, "/eps_header/flavor", wfn.complex_flavour ? 2 : 1);
     const std::string pa = "/eps_header/params/";
     write_bgw_int(h, pa + "matrix_type", 0);
     write_bgw_int(h, pa + "matrix_flavor", static_cast<int>(flavor));
@@ -158,10 +216,12 @@ int write_bgw_epsmat(const std::filesystem::path& file, const std::vector<Dielec
     write_bgw_int(h, pa + "subsample", 0);
     write_bgw_int(h, pa + "subspace", 0);
     const std::string fr = "/eps_header/freqs/";
-    write_bgw_int(h, fr + "freq_dep", 0);
-    write_bgw_int(h, fr + "nfreq", 1);
-    write_bgw_int(h, fr + "nfreq_imag", 0);
-    h.write(fr + "freqs", D{0.0, 0.0}, {1, 2});
+    write_bgw_int(h, fr + "freq_dep", ff ? 2 : 0);
+    write_bgw_int(h, fr + "nfreq", static_cast<int>(nfreq));
+    write_bgw_int(h, fr + "nfreq_imag", ff ? static_cast<int>(nfreq) - qs[0]->n_real : 0);
+    D freqs(2 * nfreq, 0.0);
+    for (std::size_t i = 0; ff && i < nfreq; ++i) freqs[2 * i] = qs[0]->freq[i].re, freqs[2 * i + 1] = qs[0]->freq[i].im;
+    h.write(fr + "freqs", freqs, {nfreq, 2});
 
     const std::string qp = "/eps_header/qpoints/";
     write_bgw_int(h, qp + "nq", static_cast<int>(nq));
@@ -197,22 +257,26 @@ int write_bgw_epsmat(const std::filesystem::path& file, const std::vector<Dielec
     h.write(gs + "vcoul", vcoul, {nq, nmax});
     write_mf_header(h, wfn);
 
-    // [q][1][1][G'][G][flavor] = eps^-1(G, G'), one q-point at a time; the diagonal beside it.
-    require_host_memory(bytes_of(sizeof(double), nmax, nmax, flavor), "one dielectric matrix of " + file.string() + " as it is written");
-    h.create_doubles("/mats/matrix", {nq, 1, 1, nmax, nmax, flavor});
-    D row(nmax * nmax * flavor), diag(nq * nmax * flavor, 0.0);
+    // [q][1][f][G'][G][flavor] = eps^-1(G, G'; z_f), one q-point at a time; the first frequency's diagonal beside it.
+    const std::size_t mat = nmax * nmax * flavor;
+    require_host_memory(bytes_of(sizeof(double), mat, nfreq), "one q-point's dielectric matrices of " + file.string() + " as they are written");
+    h.create_doubles("/mats/matrix", {nq, 1, nfreq, nmax, nmax, flavor});
+    D row(mat * nfreq), diag(nq * nmax * flavor, 0.0);
     for (std::size_t iq = 0; iq < nq; ++iq) {
       const auto& d = *qs[iq];
       const std::size_t n = d.gvec.size();
       std::fill(row.begin(), row.end(), 0.0);
-      for (std::size_t j = 0; j < n; ++j)
-        for (std::size_t i = 0; i < n; ++i) {
-          const cplx v = d.epsinv[i + n * j];
-          double* x = row.data() + (j * nmax + i) * flavor;
-          x[0] = v.re;
-          if (flavor == 2) x[1] = v.im;
-          if (i == j) std::copy(x, x + flavor, diag.data() + (iq * nmax + i) * flavor);
-        }
+      for (std::size_t fq = 0; fq < nfreq; ++fq) {
+        const cplx* m = ff ? d.epsinv_at(static_cast<int>(fq)) : d.epsinv.data();
+        for (std::size_t j = 0; j < n; ++j)
+          for (std::size_t i = 0; i < n; ++i) {
+            const cplx v = m[i + n * j];
+            double* x = row.data() + fq * mat + (j * nmax + i) * flavor;
+            x[0] = v.re;
+            if (flavor == 2) x[1] = v.im;
+            if (i == j && fq == 0) std::copy(x, x + flavor, diag.data() + (iq * nmax + i) * flavor);
+          }
+      }
       h.write_rows("/mats/matrix", iq, 1, row.data());
     }
     h.write("/mats/matrix-diagonal", diag, {nq, nmax, flavor});

@@ -150,11 +150,12 @@ void check_sigma_inputs(const std::filesystem::path& input, const SigmaParams& p
   // Full-frequency Sigma needs full-frequency matrices, the plasmon-pole model static ones.
   if (p.frequency_dependence == 2 && ep.frequency_dependence != 2)
     throw InputError(input.string(), "frequency_dependence 2 (full frequency) needs Epsilon's full-frequency matrices: expected frequency_dependence 2 in "
-                                     "epsilon.inp (BerkeleyGW's eps0mat.h5 files are read as static matrices only)");
+                                     "epsilon.inp (or eps0mat.h5 / epsmat.h5 of a full-frequency run)");
   if (p.subspace && !ep.subspace)
     throw InputError(input.string(), "do_sigma_subspace needs Epsilon's static subspace: expected chi_eigenvalue_cutoff or nbasis_subspace in epsilon.inp");
   if (p.frequency_dependence == 1 && ep.frequency_dependence != 0)
-    throw InputError(input.string(), "frequency_dependence 1 (generalized plasmon pole) needs the static matrices: expected frequency_dependence 0 in epsilon.inp");
+    throw InputError(input.string(), "frequency_dependence 1 (generalized plasmon pole) needs the static matrices: expected frequency_dependence 0 in epsilon.inp "
+                                     "(or eps0mat.h5 / epsmat.h5 of a static run)");
   if (p.frequency_dependence == 2 && ep.frequencies.init > 0)
     throw InputError(input.string(), "frequency_dependence 2: the residues need W on the real axis from 0 eV, but epsilon.inp's init_frequency is " +
                                          str(ep.frequencies.init) + " eV (expected 0)");

@@ -165,8 +165,9 @@ RunSummary run(const RunOptions& o) {
   // Epsilon's matrices in BerkeleyGW's files, as its epsilon.x writes them: Sigma can be run again from them
   // (--eps0mat, --epsmat), by quanta or by BerkeleyGW.
   WallTimer tw;
-  if (!eps_from_files && comm.root() && ep.frequency_dependence == 2) {
-    say("quanta gw: eps0mat.h5 and epsmat.h5 are not written for full frequency (BerkeleyGW's full-frequency layout is not implemented)\n");
+  if (!eps_from_files && comm.root() && ep.frequency_dependence == 2 && !ep.subspace_expand) {
+    say("quanta gw: eps0mat.h5 and epsmat.h5 are not written with do_sigma_subspace (Epsilon kept the subspace basis, not eps^-1 in the G "
+        "basis; BerkeleyGW's subspace-basis layout is not written)\n");
   } else if (!eps_from_files && comm.root()) {
     std::filesystem::create_directories(out_dir);
     for (const bool q0 : {true, false}) {

@@ -555,7 +555,8 @@ namespace {
 
 // A small file in the layout of BerkeleyGW's eps0mat.h5 (one q-point, 2 x 2 Real eps^-1), with one dataset
 // changed by `edit` before it is written.
-fs::path write_epsmat(const fs::path& dir, const std::string& name, const std::function<void(std::map<std::string, std::vector<double>>&)>& edit) {
+fs::path write_epsmat(const fs::path& dir, const std::string& name, const std::function<void(std::map<std::string, std::vector<double>>&)>& edit,
+                      std::size_t nfreq = 1) {
   std::map<std::string, std::vector<double>> d = {
       {"/eps_header/versionnumber", {3}}, {"/eps_header/flavor", {1}}, {"/eps_header/params/matrix_type", {0}},
       {"/eps_header/params/nmatrix", {1}}, {"/eps_header/params/ecuts", {2.0}}, {"/eps_header/params/nband", {8}},
@@ -568,9 +569,11 @@ fs::path write_epsmat(const fs::path& dir, const std::string& name, const std::f
   const fs::path file = dir / name;
   quanta::io::H5File f(file, quanta::io::H5File::Mode::Create);
   for (const auto& [k, v] : d) {
-    const bool integer = k != "/eps_header/params/ecuts" && k != "/eps_header/qpoints/qpts" && k != "/mf_header/crystal/celvol" && k != "/mats/matrix";
+    const bool integer = k != "/eps_header/params/ecuts" && k != "/eps_header/qpoints/qpts" && k != "/mf_header/crystal/celvol" && k != "/mats/matrix" &&
+                         k != "/eps_header/freqs/freqs";
     std::vector<std::size_t> dims = {v.size()};
-    if (k == "/mats/matrix") dims = {1, 1, 1, 2, 2, v.size() / 4};
+    if (k == "/mats/matrix") dims = {1, 1, nfreq, 2, 2, v.size() / (4 * nfreq)};
+    if (k == "/eps_header/freqs/freqs") dims = {v.size() / 2, 2};
     if (integer) f.write(k, std::vector<std::int64_t>(v.begin(), v.end()), dims);
     else f.write(k, v, dims);
   }
@@ -594,18 +597,52 @@ TEST(GwReaders, BerkeleyGWEpsmatLayoutAndRefusals) {
   EXPECT_DOUBLE_EQ(d.at(d.epsinv, 1, 0).re, 0.01);          // [G'=0][G=1]
   EXPECT_DOUBLE_EQ(d.at(d.epsinv, 0, 1).re, 0.02);
   auto refused = [&](const std::string& name, const std::function<void(std::map<std::string, std::vector<double>>&)>& edit,
-                     std::vector<std::string> words) {
-    const auto f = write_epsmat(dir.path(), name, edit);
+                     std::vector<std::string> words, std::size_t nfreq = 1) {
+    const auto f = write_epsmat(dir.path(), name, edit, nfreq);
     words.insert(words.begin(), name);
     quanta::test::expect_error<quanta::InputError>([&] { read_bgw_epsmat(f, {}); }, words);
   };
-  refused("ff.h5", [](auto& m) { m["/eps_header/freqs/freq_dep"] = {2}; }, {"freq_dep 2", "static"});
+  refused("gn.h5", [](auto& m) { m["/eps_header/freqs/freq_dep"] = {1}; }, {"freq_dep 1", "expected 0", "or 2"});
   refused("chi.h5", [](auto& m) { m["/eps_header/params/matrix_type"] = {1}; }, {"matrix_type 1", "eps^-1"});
   refused("spin.h5", [](auto& m) { m["/eps_header/params/nmatrix"] = {2}; }, {"nmatrix", "spin"});
   refused("gind.h5", [](auto& m) { m["/eps_header/gspace/gind_eps2rho"] = {1, 7, 2}; }, {"gind_eps2rho 7", "1 .. 3"});
   refused("nan.h5", [](auto& m) { m["/mats/matrix"][3] = std::nan(""); }, {"non-finite", "(2, 2)"});
   refused("dims.h5", [](auto& m) { m["/eps_header/gspace/nmtx_max"] = {3}; m["/eps_header/gspace/nmtx"] = {3}; }, {"/mats/matrix", "1 x 1 x 1 x 3 x 3"});
   refused("version.h5", [](auto& m) { m["/eps_header/versionnumber"] = {2}; }, {"versionnumber 2", "expected 3"});
+  // Full frequency (contour deformation): 2 real frequencies (0 and 1 eV, broadening 0.1) and 2 imaginary ones (0 and
+  // plasma_freq 27.2 eV: z = 1/2), complex matrices at each; the grid comes back as Epsilon's parameters.
+  auto ff = [](auto& m) {
+    m["/eps_header/freqs/freq_dep"] = {2};
+    m["/eps_header/freqs/nfreq"] = {4};
+    m["/eps_header/freqs/nfreq_imag"] = {2};
+    m["/eps_header/freqs/freqs"] = {0, 0.1, 1, 0.1, 0, 0, 0, 27.2};
+    m["/eps_header/params/has_advanced"] = {0};
+    m["/mats/matrix"].clear();
+    for (int f = 0; f < 4; ++f)
+      for (int e = 0; e < 4; ++e) m["/mats/matrix"].insert(m["/mats/matrix"].end(), {0.1 * e + f, -0.01 * f});
+  };
+  const auto okf = read_bgw_epsmat(write_epsmat(dir.path(), "ff.h5", ff, 4), {});
+  ASSERT_EQ(okf.eps.size(), 1u);
+  const auto& df = okf.eps[0];
+  EXPECT_EQ(okf.params.frequency_dependence, 2);
+  EXPECT_DOUBLE_EQ(okf.params.frequencies.delta, 1.0);
+  EXPECT_DOUBLE_EQ(okf.params.frequencies.broadening, 0.1);
+  EXPECT_EQ(okf.params.frequencies.n_imag, 2);
+  EXPECT_NEAR(okf.params.frequencies.plasma, 27.2, 1e-12);
+  ASSERT_EQ(df.nfreq(), 4);
+  EXPECT_EQ(df.n_real, 2);
+  EXPECT_DOUBLE_EQ(df.freq[3].im, 27.2);
+  EXPECT_DOUBLE_EQ(df.epsinv_at(3)[1].re, 0.1 + 3);  // [f = 3][G' = 0][G = 1]
+  EXPECT_DOUBLE_EQ(df.epsinv_at(3)[2].im, -0.03);
+  EXPECT_DOUBLE_EQ(df.at(df.epsinv, 1, 1).re, 0.3);   // the static slot is the first frequency
+  refused("ff-advanced.h5", [&](auto& m) { ff(m); m["/eps_header/params/has_advanced"] = {1}; }, {"has_advanced 1", "advanced"}, 4);
+  refused("ff-subspace.h5", [&](auto& m) { ff(m); m["/eps_header/params/subspace"] = {1}; }, {"subspace 1", "subspace basis"}, 4);
+  refused("ff-grid.h5", [&](auto& m) { ff(m); m["/eps_header/freqs/freqs"][3] = 0.2; }, {"freqs, frequency 2", "one broadening"}, 4);
+  {
+    // Real-flavour matrices in a full-frequency file: BerkeleyGW writes them complex (matrix_flavor 2).
+    const auto f = write_epsmat(dir.path(), "ff-real.h5", [&](auto& m) { ff(m); m["/mats/matrix"].resize(16); }, 4);
+    quanta::test::expect_error<quanta::InputError>([&] { read_bgw_epsmat(f, {}); }, {"ff-real.h5", "/mats/matrix", "1 x 1 x 4 x 2 x 2 x 1", "x 2"});
+  }
   // An epsmat.h5 of another run beside this eps0mat.h5 (here: another number_bands) is refused too.
   const auto other = write_epsmat(dir.path(), "other-run.h5", [](auto& m) { m["/eps_header/params/nband"] = {9}; });
   quanta::test::expect_error<quanta::InputError>([&] { read_bgw_epsmat(dir.path() / "ok.h5", other); },

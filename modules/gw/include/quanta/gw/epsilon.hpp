@@ -108,10 +108,12 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
                                               EpsilonTimings* timings = nullptr);
 
 // BerkeleyGW's Epsilon output (eps0mat.h5 and, unless the q-grid is Gamma only, epsmat.h5; HDF5, eps_header
-// version 3): the static eps^-1 of each q-point on its sphere, q0 first, with what Sigma needs of Epsilon's
-// parameters. Only eps^-1 is in the files (chi0 and eps are left empty). Refused, naming the file and the
-// dataset: another matrix type, full-frequency or spin-polarized matrices, sizes or indexes out of range,
-// non-finite elements, two files of different runs. io/bgw_epsmat.cpp gives the layout.
+// version 3): the eps^-1 of each q-point on its sphere, q0 first, static or (full frequency, contour deformation) at
+// every frequency of the file, with what Sigma needs of Epsilon's parameters (the frequency grid included). Only
+// eps^-1 is in the files (chi0 and eps are left empty). Refused, naming the file and the dataset: another matrix type,
+// the real-axis methods' advanced matrices, the subspace-basis layout, a frequency grid that is not the
+// contour-deformation one, spin-polarized matrices, sizes or indexes out of range, non-finite elements, two files of
+// different runs. io/bgw_epsmat.cpp gives the layout.
 struct EpsilonFromFiles {
   EpsilonParams params;             // ecut (ecuts), nbands (nband), qpoints (q0 first)
   std::vector<DielectricMatrix> eps;
@@ -122,7 +124,8 @@ struct EpsilonFromFiles {
 EpsilonFromFiles read_bgw_epsmat(const std::filesystem::path& eps0mat, const std::filesystem::path& epsmat);
 
 // Writes Epsilon's eps^-1 in that layout, as BerkeleyGW's epsilon.x does: with q0 true the q0 point
-// (eps0mat.h5), else every other q-point (epsmat.h5), in the order of `eps`. `wfn` is WFN's header (every
+// (eps0mat.h5), else every other q-point (epsmat.h5), in the order of `eps`; full frequency (params.frequency_dependence
+// 2) at every frequency, which needs eps^-1 in the G basis (not the subspace basis alone of do_sigma_subspace). `wfn` is WFN's header (every
 // band; its /mf_header is copied, and its energies give the Fermi level, midgap over bands 1..number_bands, as
 // BerkeleyGW finds it); a Real-flavour WFN gives the real matrices BerkeleyGW's real-flavour Sigma reads. The
 // file goes through a temporary name. Returns the q-points written (none: no file).
