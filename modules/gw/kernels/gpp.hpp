@@ -45,6 +45,7 @@ struct GppJob {
   cplx* ch = nullptr;          // [nn][ne] CH, accumulated
   double* kernel_seconds = nullptr;  // when given, the CUDA backend adds its kernels' time (events), uploads excluded
   bool modes_on_device = false;  // CUDA backend: i_eps and the mode frequencies are device pointers (gpp_modes_cuda's)
+  bool m_on_device = false;      // CUDA backend: m is a device pointer (screened_rows_cuda's), all bands m at once
 
   int columns() const { return ngp > 0 ? ngp : ng; }
   int column_g(int c) const { return gp_index ? gp_index[c] : c; }

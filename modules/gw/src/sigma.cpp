@@ -9,13 +9,16 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <span>
 
 #include "../kernels/cd.hpp"
 #include "../kernels/gpp.hpp"
 #include "../kernels/gpp_matrix.hpp"
 #include "../kernels/gpp_modes.hpp"
 #include "../kernels/mtxel.hpp"
+#include "../kernels/sigma_rows.hpp"
 #include "coulomb.hpp"
+#include "quanta/core/buffer.hpp"
 #include "quanta/core/comm.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/host_memory.hpp"
@@ -340,7 +343,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
   // host, and the GPP kernels upload them per q.
   const std::size_t modes_bytes = kernels::GppModes::device_bytes(ng_eps_max, ng_eps_max, ng_eps_max, rho_cube.size());
   const bool modes_on_device = p.backend == Backend::Cuda && !full_frequency && modes_bytes <= half_budget / 2;
-  const std::size_t gpp_budget = modes_on_device ? half_budget - modes_bytes : half_budget;
+  std::size_t gpp_budget = modes_on_device ? half_budget - modes_bytes : half_budget;
   t.modes_on_device = modes_on_device;
   std::unique_ptr<kernels::GppModes> modes;
   if (!full_frequency) modes = std::make_unique<kernels::GppModes>(modes_on_device ? Backend::Cuda : Backend::Cpu, rho_cube, gmax);
@@ -367,6 +370,13 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
   const SigmaShare share = sigma_share(comm.size(), comm.rank(), p.pools, pairs, nn);
   const int pn = share.n_hi - share.n_lo;  // this process's bands n, from band_index_min + n_lo
   if (!p.offdiag.empty() && pn != nn) throw Error("sigma: off-diagonal elements need every band n in each process (number_sigma_pools 1)");
+  // M on the device from MTXEL to the GPP kernels (the static diagonal path with its modes on the device and no
+  // off-diagonal elements): its screened rows take at most half of what the GPP kernels have left; else through the host.
+  const std::size_t ms_bytes = bytes_of(sizeof(cplx), pn, p.nbands, ng_eps_max);
+  const bool m_on_device = modes_on_device && p.offdiag.empty() && ms_bytes <= gpp_budget / 2;
+  if (m_on_device) gpp_budget -= ms_bytes;
+  t.m_on_device = m_on_device;
+  DeviceBuffer<cplx> ms_device(m_on_device ? ms_bytes / sizeof(cplx) : 0, "sigma screened matrix elements");
   long pair = 0;
   Progress progress("gw sigma", p.kpoints.size(), p.quiet || !comm.root());
   progress.set_total_work(total_work / comm.size());
@@ -606,7 +616,8 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       for (std::size_t i = 0; i < gbare.size(); ++i) where_out[i] = box.index(gbare[i][0], gbare[i][1], gbare[i][2]);
       t.states += ts.seconds();
       WallTimer tm;
-      std::vector<cplx> m(static_cast<std::size_t>(pn) * p.nbands * gbare.size());
+      // M on the bare sphere: on the host, or left on the device (m_on_device) for the exchange and the GPP kernels there.
+      std::vector<cplx> m(m_on_device ? 0 : static_cast<std::size_t>(pn) * p.nbands * gbare.size());
       kernels::MtxelJob job;
       job.box = box;
       job.na = pn;
@@ -619,7 +630,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       job.where_out = where_out.data();
       job.a = a_coeffs.data();
       job.b = kq.coeffs.data();
-      job.m = m.data();
+      job.m = m_on_device ? nullptr : m.data();
       mtxel.run(job);
       t.mtxel += tm.seconds();
       t.ffts += pn + p.nbands + static_cast<double>(pn) * p.nbands;
@@ -627,13 +638,18 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       // Bare exchange over the occupied bands (by the first member of a pool; the others hold the same M).
       WallTimer tx;
       const std::size_t ngb = gbare.size();
-      for (int n = 0; n < pn && share.member == 0; ++n)
-        for (int b = 0; b < nocc; ++b) {
-          const cplx* mg = m.data() + (static_cast<std::size_t>(n) * p.nbands + b) * ngb;
-          double s2 = 0;
-          for (std::size_t g = 0; g < ngb; ++g) s2 += norm2(mg[g]) * vbar[g];
-          x[share.n_lo + n] -= star.weight * s2 * fact;
+      if (share.member == 0 && pn > 0) {
+        std::vector<double> s2(static_cast<std::size_t>(pn) * nocc);
+#if QUANTA_GW_CUDA
+        if (m_on_device) {
+          const DeviceBuffer<double> v_dev(std::span<const double>(vbar), "sigma vbar");
+          kernels::bare_exchange_cuda(mtxel.device_result(), pn, p.nbands, nocc, static_cast<int>(ngb), v_dev.data(), s2.data());
         }
+#endif
+        if (!m_on_device) kernels::bare_exchange_cpu(m.data(), pn, p.nbands, nocc, static_cast<int>(ngb), vbar.data(), s2.data());
+        for (int n = 0; n < pn; ++n)
+          for (int b = 0; b < nocc; ++b) x[share.n_lo + n] -= star.weight * s2[static_cast<std::size_t>(n) * nocc + b] * fact;
+      }
       // Off-diagonal bare exchange, X_nn' = -sum_{m occ} sum_G M_nm(G) conj(M_n'm(G)) v(q+G), all n, n' of the window,
       // as products over blocks of occupied bands: with A(k, n) = M_nm(G) (k = m ngb + G, a column per band n),
       // Y = A^H (v A) is Y(n', n) = sum_k conj(A(k, n')) v_k A(k, n), stored [n][n'].
@@ -655,9 +671,15 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
 
       // The GPP sums on the screened sphere.
       WallTimer tg;
-      std::vector<cplx> ms(static_cast<std::size_t>(pn) * p.nbands * ngs);
-      for (std::size_t nb = 0; nb < static_cast<std::size_t>(pn) * p.nbands; ++nb)
-        for (int a = 0; a < ngs; ++a) ms[nb * ngs + a] = m[nb * ngb + s.where[a]];
+      const std::size_t rows = static_cast<std::size_t>(pn) * p.nbands;
+      std::vector<cplx> ms(m_on_device ? 0 : rows * ngs);
+      if (!m_on_device) kernels::screened_rows_cpu(m.data(), rows, static_cast<int>(ngb), s.where.data(), ngs, ms.data());
+#if QUANTA_GW_CUDA
+      if (m_on_device) {
+        const DeviceBuffer<int> where_dev(std::span<const int>(s.where), "sigma screened rows");
+        kernels::screened_rows_cuda(mtxel.device_result(), rows, static_cast<int>(ngb), where_dev.data(), ngs, ms_device.data());
+      }
+#endif
       std::vector<double> e_m(p.nbands);
       for (int b = 0; b < p.nbands; ++b) e_m[b] = kq.energy[b] * ry;
       std::vector<int> columns(ncol);
@@ -740,7 +762,8 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       g.nm = p.nbands;
       g.ne = ne;
       g.nocc = nocc;
-      g.m = ms.data();
+      g.m = m_on_device ? ms_device.data() : ms.data();
+      g.m_on_device = m_on_device;
       g.e_m = e_m.data();
       g.e_eval = e_eval.data() + ne * share.n_lo;
       g.weight = star.weight;

@@ -79,7 +79,7 @@ void gpp_cpu_modes(const GppJob& j, const W* wt) {
 
 void gpp_cpu(const GppJob& j) {
   if ((j.wt == nullptr) == (j.wt_complex == nullptr)) throw Error("gpp: give the mode frequencies as real or as complex values, not both or neither");
-  if (j.modes_on_device) throw Error("gpp: the CPU backend needs the modes on the host, not on the device");
+  if (j.modes_on_device || j.m_on_device) throw Error("gpp: the CPU backend needs the modes and the matrix elements on the host, not on the device");
   if (j.wt) gpp_cpu_modes(j, j.wt);
   else gpp_cpu_modes(j, j.wt_complex);
 }

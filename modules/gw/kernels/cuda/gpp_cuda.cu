@@ -163,7 +163,7 @@ void gpp_cuda_modes(const GppJob& j, const W* wt_host, std::size_t device_budget
                             static_cast<std::size_t>(j.nn) * j.ne * sizeof(double) + outputs * (blocks + 1) * sizeof(double);
   const std::size_t per_m = static_cast<std::size_t>(j.nn) * ng * sizeof(cplx) + sizeof(double);
   const std::size_t rest = budget > fixed ? budget - fixed : 0;
-  const int chunk = static_cast<int>(std::min<std::size_t>(rest / per_m, j.nm));
+  const int chunk = j.m_on_device ? j.nm : static_cast<int>(std::min<std::size_t>(rest / per_m, j.nm));
   if (chunk < 1)
     throw OutOfDeviceMemory("gpp: a device budget of " + std::to_string(budget >> 20) + " MiB cannot hold the screened interaction of " +
                             std::to_string(ng) + " x " + std::to_string(ncol) + " G-vectors and one band's matrix elements");
@@ -184,22 +184,24 @@ void gpp_cuda_modes(const GppJob& j, const W* wt_host, std::size_t device_budget
   DeviceBuffer<double> partial(outputs * blocks, "gpp block sums");
   DeviceBuffer<double> sums(outputs, "gpp sums");
   QUANTA_CUDA_CHECK(cudaMemset(partial.data(), 0, partial.bytes()));
-  DeviceBuffer<cplx> m(static_cast<std::size_t>(j.nn) * chunk * ng, "gpp matrix elements");
+  DeviceBuffer<cplx> m_up(j.m_on_device ? 0 : static_cast<std::size_t>(j.nn) * chunk * ng, "gpp matrix elements");
   DeviceBuffer<double> e_m(static_cast<std::size_t>(chunk), "gpp band energies");
 
   cuda::EventTimer timer;
   float kernel_ms = 0;
   for (int m0 = 0; m0 < j.nm; m0 += chunk) {
     const int nmc = std::min(chunk, j.nm - m0);
-    // Rows n of the host's [nn][nm][ng], columns m0 .. m0+nmc-1, into [nn][nmc][ng].
-    QUANTA_CUDA_CHECK(cudaMemcpy2D(m.data(), nmc * ng * sizeof(cplx), j.m + static_cast<std::size_t>(m0) * ng, j.nm * ng * sizeof(cplx),
-                                   nmc * ng * sizeof(cplx), j.nn, cudaMemcpyHostToDevice));
+    // Rows n of the host's [nn][nm][ng], columns m0 .. m0+nmc-1, into [nn][nmc][ng] (on the device already: all m at once).
+    if (!j.m_on_device)
+      QUANTA_CUDA_CHECK(cudaMemcpy2D(m_up.data(), nmc * ng * sizeof(cplx), j.m + static_cast<std::size_t>(m0) * ng, j.nm * ng * sizeof(cplx),
+                                     nmc * ng * sizeof(cplx), j.nn, cudaMemcpyHostToDevice));
+    const cplx* m = j.m_on_device ? j.m : m_up.data();
     QUANTA_CUDA_CHECK(cudaMemcpy(e_m.data(), j.e_m + m0, nmc * sizeof(double), cudaMemcpyHostToDevice));
     timer.start();
     for (int e0 = 0; e0 < j.ne; e0 += kMaxE) {
       const int ne = std::min(kMaxE, j.ne - e0);
       auto go = [&](auto tag) {
-        launch<W, decltype(tag)::value>(grid, j.ng, ncol, gp.data(), i_eps, wt, v.data(), nmc, m0, j.nocc, m.data(), e_m.data(),
+        launch<W, decltype(tag)::value>(grid, j.ng, ncol, gp.data(), i_eps, wt, v.data(), nmc, m0, j.nocc, m, e_m.data(),
                                         e_eval.data(), j.ne, e0, partial.data());
       };
       if (ne == 1) go(std::integral_constant<int, 1>{});
