@@ -9,6 +9,7 @@
 
 #include "quanta/core/backend.hpp"
 #include "quanta/core/complex.hpp"
+#include "quanta/core/hd.hpp"
 
 namespace quanta::gw::kernels {
 
@@ -23,9 +24,38 @@ struct CdContractJob {
   const cplx* m = nullptr;      // [nrows][ng] M_r(G)
   cplx* s = nullptr;            // [nrows][nmat], written
   double* kernel_seconds = nullptr;  // when given, the CUDA backend adds its device time (events)
+  bool mats_on_device = false;  // CUDA backend: mats is a device pointer (cd_rotate_cuda's), all nmat at once
 
   double flops() const { return 8.0 * nrows * static_cast<double>(ng) * ngp * nmat; }
 };
+
+// eps^-1 of the irreducible q (one frequency, ld x ld column-major in its G order) rotated to q on the screened sphere,
+// minus the identity, on this process's columns b = col_lo .. col_lo + ncol - 1 (Sigma's I_j of the contraction above):
+//   out(a, b - col_lo) = e(a, b) wing(a, b) - delta_ab,  e = raw(keep[a], keep[b]) phase[a] conj(phase[b]), or for a
+//   time-reversed image raw(keep[b], keep[a]) conj(phase[a]) phase[b] (reciprocity: the transpose); the row G = 0 (not
+//   the head) scaled by wing_row, the column by wing_col (BerkeleyGW's wings).
+struct CdRotateJob {
+  int ld = 0;                   // the irreducible q's G count
+  const int* keep = nullptr;    // [ngs] irreducible index of each screened G at q
+  const cplx* phase = nullptr;  // [ngs]
+  int ngs = 0, col_lo = 0, ncol = 0;
+  int i0 = -1;                  // irreducible index of G = 0 (-1: none)
+  double wing_row = 1, wing_col = 1;
+  bool time_reversed = false;
+};
+
+QUANTA_HD cplx cd_rotated(const CdRotateJob& j, const cplx* raw, int a, int b) {
+  const int ka = j.keep[a], kb = j.keep[b];
+  const std::size_t ld = j.ld;
+  const cplx e = j.time_reversed ? raw[kb + ld * ka] * conj(j.phase[a]) * j.phase[b] : raw[ka + ld * kb] * j.phase[a] * conj(j.phase[b]);
+  const double wing = ka == j.i0 && kb != j.i0 ? j.wing_row : kb == j.i0 && ka != j.i0 ? j.wing_col : 1.0;
+  return e * wing - (a == b ? cplx(1.0) : cplx());
+}
+
+void cd_rotate_cpu(const CdRotateJob& job, const cplx* raw, cplx* out);  // out [ncol][ngs]
+#if QUANTA_GW_CUDA
+void cd_rotate_cuda(const CdRotateJob& job, const cplx* raw, cplx* out);  // keep, phase, raw and out on the device
+#endif
 
 void cd_contract_cpu(const CdContractJob& job);
 #if QUANTA_GW_CUDA

@@ -119,6 +119,19 @@ void full_frequency_energies(SigmaBand& b, const Vec3& k, double step) {
         throw Error(where + ": a non-finite Sigma at " + std::to_string(b.ff_omega[e]) + " eV on the evaluation grid (full frequency)");
 }
 
+// Full frequency on the device (CUDA, G basis): the irreducible q's eps^-1 at every frequency, this q's rotation lists, a
+// chunk of rotated matrices for the contraction, and what the contraction may take besides.
+struct FfDevice {
+  DeviceBuffer<cplx> raw;     // [nf][ng_irr][ng_irr]
+  int irr = -1;               // the irreducible q raw holds
+  DeviceBuffer<int> keep;
+  DeviceBuffer<cplx> phase;
+  kernels::CdRotateJob rotation;  // its keep and phase on the device
+  DeviceBuffer<cplx> mats;    // [mats_chunk][ncol][ngs]
+  int mats_chunk = 0;
+  std::size_t contract_budget = 0;
+};
+
 // The static subspace's rotation to one q (do_sigma_subspace), as Sigma builds it: eps^-1(z) - 1 on q's screened sphere
 // and this process's columns is static_part (eps^-1(0) - 1 rotated; empty without the whole static part) plus
 // L D'(z) R^H, D' = D or its transpose; the G = 0 row of L and R carry the wings, and the (G = 0, G = 0) element
@@ -345,6 +358,21 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
   const bool modes_on_device = p.backend == Backend::Cuda && !full_frequency && modes_bytes <= half_budget / 2;
   std::size_t gpp_budget = modes_on_device ? half_budget - modes_bytes : half_budget;
   t.modes_on_device = modes_on_device;
+  // Full frequency in the G basis on the device when the largest irreducible q's matrices at every frequency and one
+  // rotated matrix take at most half of this stage's share of the budget; the rotated matrices then take chunks of
+  // frequencies in the rest of that half, and the contraction the other half.
+  std::unique_ptr<FfDevice> ff_device;
+  if (p.backend == Backend::Cuda && full_frequency && !p.subspace) {
+    const std::size_t nf = eps[0].freq.size(), mat_bytes = bytes_of(sizeof(cplx), ng_eps_max, ng_eps_max);
+    const std::size_t raw_bytes = bytes_of(sizeof(cplx), nf, ng_eps_max, ng_eps_max);
+    if (raw_bytes + mat_bytes <= half_budget / 2) {
+      ff_device = std::make_unique<FfDevice>();
+      ff_device->mats_chunk = static_cast<int>(std::clamp<std::size_t>((half_budget / 2 - raw_bytes) / mat_bytes, 1, nf));
+      ff_device->mats = DeviceBuffer<cplx>(static_cast<std::size_t>(ff_device->mats_chunk) * ng_eps_max * ng_eps_max, "sigma rotated eps^-1");
+      ff_device->contract_budget = half_budget - raw_bytes - ff_device->mats_chunk * mat_bytes;
+    }
+  }
+  t.ff_on_device = ff_device != nullptr;
   std::unique_ptr<kernels::GppModes> modes;
   if (!full_frequency) modes = std::make_unique<kernels::GppModes>(modes_on_device ? Backend::Cuda : Backend::Cpu, rho_cube, gmax);
   {
@@ -385,39 +413,57 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
   // Full frequency, one (k, q): the band-pair values of W_c at the imaginary frequencies (every pair (n, m)) and at the
   // real ones the residues reach (the pairs with a band m across an evaluation energy), then per (n, E) the
   // imaginary-axis integral (into ch) and the residues (into sx), in Ry, weighted by the q-point's multiplicity.
-  auto full_frequency_sums = [&](const auto& rotated, const DielectricMatrix& d, const SubspaceRotation& sr, const std::vector<cplx>& ms,
+  auto full_frequency_sums = [&](const kernels::CdRotateJob& rotation, FfDevice* device, const DielectricMatrix& d, const SubspaceRotation& sr,
+                                 const std::vector<cplx>& ms,
                                  const std::vector<double>& e_m, const std::vector<int>& columns,
                                  const std::vector<double>& v, double weight, const std::vector<double>& e_eval, int n_lo, int pn,
                                  std::vector<cplx>& sx, std::vector<cplx>& ch, const Vec3& q) {
     const int ng = static_cast<int>(v.size()), ncol = static_cast<int>(columns.size()), nm = p.nbands;
     const int nfi = static_cast<int>(w_imag.size());
     const std::size_t mat = static_cast<std::size_t>(ng) * ncol;
-    auto contract = [&](const std::vector<cplx>& mats, int nmat, const cplx* rows, int nrows, std::vector<cplx>& out) {
+    auto contract = [&](const cplx* mats, bool mats_on_device, int nmat, const cplx* rows, int nrows, std::vector<cplx>& out) {
       out.assign(static_cast<std::size_t>(nrows) * nmat, cplx());
       kernels::CdContractJob cj;
       cj.ng = ng;
       cj.ngp = ncol;
       cj.gp_index = columns.data();
       cj.nmat = nmat;
-      cj.mats = mats.data();
+      cj.mats = mats;
+      cj.mats_on_device = mats_on_device;
       cj.v = v.data();
       cj.nrows = nrows;
       cj.m = rows;
       cj.s = out.data();
       cj.kernel_seconds = &t.cd_kernel;
-      if (nrows > 0 && ncol > 0) kernels::cd_contract(p.backend, cj, half_budget);
+      if (nrows > 0 && ncol > 0) kernels::cd_contract(p.backend, cj, device ? device->contract_budget : half_budget);
       t.cd_flops += cj.flops();
     };
-    // The band-pair values at frequencies [f0, f0 + nmat) for nrows rows of M: in the G basis from the rotated matrices,
-    // or in the static subspace from L, R and D(z) (subspace_values).
+    // The band-pair values at frequencies [f0, f0 + nmat) for nrows rows of M: in the G basis from the rotated matrices
+    // (rotated on the host, or on the device from the raw matrices there, in chunks of frequencies), or in the static
+    // subspace from L, R and D(z) (subspace_values).
     std::vector<cplx> mats;
     auto values = [&](int f0, int nmat, const cplx* rows, int nrows, std::vector<cplx>& out) {
       if (sr.nb > 0) return subspace_values(sr, d, f0, nmat, rows, nrows, ng, columns, v, out, [&](const std::vector<cplx>& m1, const cplx* r, int n, std::vector<cplx>& o) {
-        contract(m1, 1, r, n, o);
+        contract(m1.data(), false, 1, r, n, o);
       });
-      mats.assign(mat * nmat, cplx());
-      for (int j = 0; j < nmat; ++j) rotated(f0 + j, mats.data() + j * mat);
-      contract(mats, nmat, rows, nrows, out);
+      if (!device) {
+        mats.assign(mat * nmat, cplx());
+        for (int j = 0; j < nmat; ++j) kernels::cd_rotate_cpu(rotation, d.epsinv_at(f0 + j), mats.data() + j * mat);
+        return contract(mats.data(), false, nmat, rows, nrows, out);
+      }
+#if QUANTA_GW_CUDA
+      out.assign(static_cast<std::size_t>(nrows) * nmat, cplx());
+      std::vector<cplx> part;
+      const std::size_t raw_mat = static_cast<std::size_t>(d.ng()) * d.ng();
+      for (int j0 = 0; j0 < nmat; j0 += device->mats_chunk) {
+        const int nj = std::min(device->mats_chunk, nmat - j0);
+        for (int j = 0; j < nj; ++j)
+          kernels::cd_rotate_cuda(device->rotation, device->raw.data() + (f0 + j0 + j) * raw_mat, device->mats.data() + j * mat);
+        contract(device->mats.data(), true, nj, rows, nrows, part);
+        for (int r = 0; r < nrows; ++r)
+          for (int j = 0; j < nj; ++j) out[static_cast<std::size_t>(r) * nmat + j0 + j] = part[static_cast<std::size_t>(r) * nj + j];
+      }
+#endif
     };
     // The imaginary axis, every pair.
     std::vector<cplx> s_imag;
@@ -688,18 +734,31 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
         // W_c = (eps^-1 - 1) v at Epsilon's frequencies, rotated to q as the static matrix is (a time-reversed image
         // takes the transpose: reciprocity, eps^-1(-q; G, G') = eps^-1(q; -G', -G), which is the conjugate for the
         // Hermitian static and imaginary-axis matrices), wings fixed, on this process's columns.
-        auto rotate = [&](const cplx* raw, cplx* out) {
-          const std::size_t ld = ngs_all;
-#pragma omp parallel for schedule(static)
-          for (int b = b_lo; b < b_hi; ++b)
-            for (int a = 0; a < ngs; ++a) {
-              const int ka = keep[a], kb = keep[b];
-              const cplx e = image->time_reversed ? raw[kb + ld * ka] * conj(phase[a]) * phase[b] : raw[ka + ld * kb] * phase[a] * conj(phase[b]);
-              const double wing = ka == i0 && kb != i0 ? wing_row : kb == i0 && ka != i0 ? wing_col : 1.0;
-              out[a + static_cast<std::size_t>(ngs) * (b - b_lo)] = e * wing - (a == b ? cplx(1.0) : cplx());
-            }
-        };
-        auto rotated = [&](int f, cplx* out) { rotate(d.epsinv_at(f), out); };
+        kernels::CdRotateJob rotation;
+        rotation.ld = ngs_all;
+        rotation.keep = keep.data();
+        rotation.phase = phase.data();
+        rotation.ngs = ngs;
+        rotation.col_lo = b_lo;
+        rotation.ncol = ncol;
+        rotation.i0 = i0;
+        rotation.wing_row = wing_row;
+        rotation.wing_col = wing_col;
+        rotation.time_reversed = image->time_reversed;
+        // On the device: the irreducible q's matrices at every frequency go up once (again only for another irreducible
+        // q), this q's keep and phase lists each time.
+        if (ff_device) {
+          if (ff_device->irr != image->irr) {
+            ff_device->raw = DeviceBuffer<cplx>();
+            ff_device->raw = DeviceBuffer<cplx>(std::span<const cplx>(d.epsinv_ff), "sigma eps^-1 at the frequencies");
+            ff_device->irr = image->irr;
+          }
+          ff_device->keep = DeviceBuffer<int>(std::span<const int>(keep), "sigma rotation keep");
+          ff_device->phase = DeviceBuffer<cplx>(std::span<const cplx>(phase), "sigma rotation phases");
+          ff_device->rotation = rotation;
+          ff_device->rotation.keep = ff_device->keep.data();
+          ff_device->rotation.phase = ff_device->phase.data();
+        }
         // The static subspace's form of the same rotation (do_sigma_subspace): eps^-1(z) - 1 on q is
         // [eps^-1(0) - 1 rotated] + L D'(z) R^H with L (ngs x nb), R (ncol x nb) and D' = D (or D^T for a time-reversed
         // image, whose transpose swaps B's roles); the wings scale L's and R's G = 0 rows, which the head's correction
@@ -742,10 +801,10 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
           }
           if (d.sub_keep) {
             sr.static_part.resize(static_cast<std::size_t>(ngs) * ncol);
-            rotate(d.sub_einv0.data(), sr.static_part.data());
+            kernels::cd_rotate_cpu(rotation, d.sub_einv0.data(), sr.static_part.data());
           }
         }
-        full_frequency_sums(rotated, d, sr, ms, e_m, columns, s.v, star.weight, e_eval, share.n_lo, pn, sx, ch, q);
+        full_frequency_sums(rotation, ff_device.get(), d, sr, ms, e_m, columns, s.v, star.weight, e_eval, share.n_lo, pn, sx, ch, q);
         t.gpp += tg.seconds();
         progress.advance(0, q_work(q));
         continue;

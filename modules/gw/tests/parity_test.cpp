@@ -374,6 +374,46 @@ TEST(GwParity, SigmaRowsAndExchangeCudaMatchCpu) {
   EXPECT_EQ(ms_cpu[ngs + 3].re, m[std::size_t(ngb) + where[3]].re);  // row 1, element 3: M[1][where[3]]
 }
 
+// Full frequency's rotation of eps^-1 to q on the device against the host's: a permuted, phased sphere of 83 of 97
+// G-vectors with the wings scaled, plain and time-reversed, all columns and a block of them; the same arithmetic per
+// element, so equal to the last bit but for the compiler's contractions (bound 1e-15 of the largest).
+TEST(GwParity, FullFrequencyRotationCudaMatchesCpu) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
+  std::mt19937_64 rng(41);
+  std::uniform_real_distribution<double> u(0, 1);
+  const int ld = 97, ngs = 83;
+  const auto raw = random_cplx(std::size_t(ld) * ld, rng);
+  std::vector<int> keep(ld);
+  for (int i = 0; i < ld; ++i) keep[i] = i;
+  std::shuffle(keep.begin(), keep.end(), rng);
+  keep.resize(ngs);
+  std::vector<cplx> phase(ngs);
+  for (auto& x : phase) x = expi(6.283 * u(rng));
+  DeviceBuffer<cplx> rd(std::span<const cplx>(raw), "raw"), pd(std::span<const cplx>(phase), "phase");
+  DeviceBuffer<int> kd(std::span<const int>(keep), "keep");
+  for (bool reversed : {false, true})
+    for (int part : {0, 1}) {
+      kernels::CdRotateJob j;
+      j.ld = ld, j.keep = keep.data(), j.phase = phase.data(), j.ngs = ngs;
+      j.col_lo = part ? 20 : 0, j.ncol = part ? 31 : ngs;
+      j.i0 = keep[5], j.wing_row = 0.7, j.wing_col = 1.3, j.time_reversed = reversed;
+      const std::size_t n = std::size_t(ngs) * j.ncol;
+      std::vector<cplx> cpu(n), gpu(n);
+      kernels::cd_rotate_cpu(j, raw.data(), cpu.data());
+      DeviceBuffer<cplx> out(n, "out");
+      kernels::CdRotateJob jd = j;
+      jd.keep = kd.data(), jd.phase = pd.data();
+      kernels::cd_rotate_cuda(jd, rd.data(), out.data());
+      out.download(gpu);
+      EXPECT_LT(rel_diff(gpu, cpu), 1e-15) << (reversed ? "time-reversed" : "plain") << ", part " << part;
+      // One element by hand: the row wing (a = 5, G = 0) against column b = col_lo + 1.
+      const int b = j.col_lo + 1;
+      const cplx e = reversed ? raw[keep[b] + std::size_t(ld) * keep[5]] * conj(phase[5]) * phase[b]
+                              : raw[keep[5] + std::size_t(ld) * keep[b]] * phase[5] * conj(phase[b]);
+      EXPECT_NEAR(abs(cpu[5 + std::size_t(ngs)] - (b == 5 ? e - cplx(1.0) : e * 0.7)), 0.0, 1e-15);
+    }
+}
+
 // The matrix path (off-diagonal elements) on the device against the host's, the same random inputs over
 // every branch: all columns and every third, the whole problem at once and in chunks of one frequency and
 // three bands m (a budget just above the resident arrays).

@@ -9,6 +9,7 @@ namespace quanta::gw::kernels {
 
 // Y^T in chunks of rows of at most 64 MiB, one ZGEMM (threaded BLAS) each; the row dots threaded over rows.
 void cd_contract_cpu(const CdContractJob& j) {
+  if (j.mats_on_device) throw Error("cd_contract: the CPU backend needs the matrices on the host, not on the device");
   if (j.nrows == 0 || j.nmat == 0) return;
   const std::size_t ng = j.ng, ngp = j.ngp, cols = ngp * j.nmat;
   if (cols == 0) {
@@ -36,6 +37,13 @@ void cd_contract_cpu(const CdContractJob& j) {
       }
     }
   }
+}
+
+void cd_rotate_cpu(const CdRotateJob& j, const cplx* raw, cplx* out) {
+  // Arithmetic on memory already held: nothing in the loop throws.
+#pragma omp parallel for schedule(static)
+  for (int c = 0; c < j.ncol; ++c)
+    for (int a = 0; a < j.ngs; ++a) out[a + static_cast<std::size_t>(j.ngs) * c] = cd_rotated(j, raw, a, j.col_lo + c);
 }
 
 void cd_contract(Backend backend, const CdContractJob& job, std::size_t device_budget) {

@@ -35,7 +35,21 @@ __global__ void row_dot_kernel(const cplx* __restrict__ y, const cplx* __restric
   if (threadIdx.x == 0) s[static_cast<std::size_t>(r) * gridDim.y + f] = part[0];
 }
 
+__global__ void rotate_kernel(CdRotateJob j, const cplx* __restrict__ raw, cplx* __restrict__ out) {
+  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (i >= static_cast<std::size_t>(j.ngs) * j.ncol) return;
+  const int a = static_cast<int>(i % j.ngs), c = static_cast<int>(i / j.ngs);
+  out[i] = cd_rotated(j, raw, a, j.col_lo + c);
+}
+
 }  // namespace
+
+void cd_rotate_cuda(const CdRotateJob& j, const cplx* raw, cplx* out) {
+  const std::size_t n = static_cast<std::size_t>(j.ngs) * j.ncol;
+  if (n == 0) return;
+  rotate_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(j, raw, out);
+  QUANTA_CUDA_LAUNCH_CHECK("cd rotate_kernel");
+}
 
 void cd_contract_cuda(const CdContractJob& j, std::size_t device_budget) {
   if (j.nrows == 0 || j.nmat == 0) return;
@@ -46,7 +60,7 @@ void cd_contract_cuda(const CdContractJob& j, std::size_t device_budget) {
   }
   const std::size_t budget = device_budget ? device_budget : GpuMemoryBudget{}.usable_bytes();
   // Half the budget for the matrices, half for the rows (M, Y^T and s per row).
-  const int fchunk = static_cast<int>(std::clamp<std::size_t>(budget / 2 / mat_bytes, 0, j.nmat));
+  const int fchunk = j.mats_on_device ? j.nmat : static_cast<int>(std::clamp<std::size_t>(budget / 2 / mat_bytes, 0, j.nmat));
   if (fchunk < 1)
     throw OutOfDeviceMemory("cd_contract: one screened-interaction matrix (" + std::to_string(mat_bytes >> 20) + " MiB) exceeds half the device budget of " +
                             std::to_string(budget >> 20) + " MiB");
@@ -56,7 +70,7 @@ void cd_contract_cuda(const CdContractJob& j, std::size_t device_budget) {
 
   std::vector<int> gp(ngp);
   for (std::size_t c = 0; c < ngp; ++c) gp[c] = j.gp_index ? j.gp_index[c] : static_cast<int>(c);
-  DeviceBuffer<cplx> mats(ng * ngp * fchunk, "full-frequency screened interaction"), m(ng * rchunk, "full-frequency matrix elements"),
+  DeviceBuffer<cplx> mats(j.mats_on_device ? 0 : ng * ngp * fchunk, "full-frequency screened interaction"), m(ng * rchunk, "full-frequency matrix elements"),
       y(ngp * fchunk * rchunk, "full-frequency products"), s(static_cast<std::size_t>(fchunk) * rchunk, "full-frequency band sums");
   DeviceBuffer<int> gpd(ngp, "full-frequency columns");
   DeviceBuffer<double> vd(ng, "full-frequency Coulomb");
@@ -73,13 +87,14 @@ void cd_contract_cuda(const CdContractJob& j, std::size_t device_budget) {
   for (int f0 = 0; f0 < j.nmat; f0 += fchunk) {
     const int nf = std::min(fchunk, j.nmat - f0);
     const std::size_t cols = ngp * nf;
-    QUANTA_CUDA_CHECK(cudaMemcpy(mats.data(), j.mats + f0 * ng * ngp, nf * mat_bytes, cudaMemcpyHostToDevice));
+    if (!j.mats_on_device) QUANTA_CUDA_CHECK(cudaMemcpy(mats.data(), j.mats + f0 * ng * ngp, nf * mat_bytes, cudaMemcpyHostToDevice));
+    const cplx* mp = j.mats_on_device ? j.mats + f0 * ng * ngp : mats.data();
     for (int r0 = 0; r0 < j.nrows; r0 += rchunk) {
       const int nr = std::min(rchunk, j.nrows - r0);
       QUANTA_CUDA_CHECK(cudaMemcpy(m.data(), j.m + r0 * ng, nr * ng * sizeof(cplx), cudaMemcpyHostToDevice));
       QUANTA_CUDA_CHECK(cudaEventRecord(t0));
       QUANTA_CUDA_LIB_CHECK("cuBLAS", cublasZgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(cols), nr, j.ng, &one,
-                                                  reinterpret_cast<const cuDoubleComplex*>(mats.data()), j.ng,
+                                                  reinterpret_cast<const cuDoubleComplex*>(mp), j.ng,
                                                   reinterpret_cast<const cuDoubleComplex*>(m.data()), j.ng, &zero,
                                                   reinterpret_cast<cuDoubleComplex*>(y.data()), static_cast<int>(cols)));
       row_dot_kernel<<<dim3(nr, nf), kReduceThreads>>>(y.data(), m.data(), gpd.data(), vd.data(), j.ng, j.ngp, cols, s.data());

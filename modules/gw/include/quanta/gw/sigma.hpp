@@ -104,6 +104,7 @@ struct SigmaTimings {
   double setup_modes = 0;     // of setup: the plasmon-pole modes of each (k, q) (their arrays allocated and filled)
   bool modes_on_device = false;  // the modes were computed and kept on the device (CUDA backend, when they fit)
   bool m_on_device = false;      // M stayed on the device from MTXEL to the exchange and GPP kernels (likewise)
+  bool ff_on_device = false;     // full frequency: eps^-1 rotated to each q on the device (CUDA backend, when it fits)
   double gpp_kernel = 0;      // of gpp: the device kernels alone (CUDA events; 0 on the CPU)
   double ffts = 0;            // 3D transforms on the box (states and products)
   std::size_t box_points = 0;
