@@ -21,6 +21,7 @@
 #include <string>
 
 #include "../kernels/chi_sum.hpp"
+#include "../src/coulomb.hpp"
 #include "../src/states.hpp"
 #include "quanta/core/backend.hpp"
 #include "quanta/core/timer.hpp"
@@ -82,6 +83,7 @@ int main(int argc, char** argv) {
   if (dir.empty()) dir = si + "bgw-inputs";
   try {
     const Backend backend = resolve_backend(parse_backend(backend_name));
+    prefetch_mini_zone_points();  // as quanta gw does: Sigma's mini-zone points drawn in the background
     EpsilonParams ep = read_epsilon_inp(dir / "epsilon.inp");
     SigmaParams sp = read_sigma_inp(dir / "sigma.inp");
     ep.backend = sp.backend = backend;

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <algorithm>
+#include <future>
+#include <mutex>
 #include <random>
 
 #include "quanta/core/units.hpp"
@@ -36,6 +38,36 @@ Vec3 shortest_image(const Crystal& crystal, const Vec3& r) {
   return best;
 }
 
+namespace {
+
+constexpr int kMiniZonePoints = 2500000;
+
+std::vector<Vec3> uniform_points(int npoints) {
+  std::mt19937 rng(5000);
+  rng.discard(3ull * npoints);
+  auto uniform = [&] { return static_cast<double>(rng()) / 4294967295.0; };
+  std::vector<Vec3> p(npoints);
+  for (auto& x : p) x = {uniform(), uniform(), uniform()};
+  return p;
+}
+
+std::shared_future<std::vector<Vec3>>& mini_zone_future() {
+  static std::shared_future<std::vector<Vec3>> f;
+  return f;
+}
+std::once_flag mini_zone_once;
+
+}  // namespace
+
+void prefetch_mini_zone_points() {
+  std::call_once(mini_zone_once, [] { mini_zone_future() = std::async(std::launch::async, uniform_points, kMiniZonePoints).share(); });
+}
+
+const std::vector<Vec3>& mini_zone_uniform_points() {
+  prefetch_mini_zone_points();
+  return mini_zone_future().get();
+}
+
 MiniBzAverage::MiniBzAverage(const Crystal& crystal, const Vec3i& qgrid, int npoints) : crystal_(crystal) {
   const double pi = units::pi;
   // The inscribed sphere: the shortest half grid vector.
@@ -47,13 +79,9 @@ MiniBzAverage::MiniBzAverage(const Crystal& crystal, const Vec3i& qgrid, int npo
         const double l = crystal.norm2({i1 / (2.0 * qgrid[0]), i2 / (2.0 * qgrid[1]), i3 / (2.0 * qgrid[2])});
         q0sph2_ = std::min(q0sph2_, l);
       }
-  // The point set: uniform in the reciprocal cell, folded to its shortest image, scaled to the q-grid.
-  std::mt19937 rng(5000);
-  rng.discard(3ull * npoints);
-  auto uniform = [&] { return static_cast<double>(rng()) / 4294967295.0; };
-  // The random numbers in order (one stream), then the folding in parallel.
-  points_.resize(npoints);
-  for (auto& p : points_) p = {uniform(), uniform(), uniform()};
+  // The point set: uniform in the reciprocal cell, folded to its shortest image, scaled to the q-grid. The random
+  // numbers in order (one stream; the default set made once per process), then the folding in parallel.
+  points_ = npoints == kMiniZonePoints ? mini_zone_uniform_points() : uniform_points(npoints);
   // The parallel loops of this file are arithmetic on memory already held: nothing in them throws.
 #pragma omp parallel for schedule(static)
   for (long ip = 0; ip < static_cast<long>(points_.size()); ++ip) {

@@ -15,6 +15,13 @@ namespace quanta::gw {
 // range for the Wigner-Seitz folding), the first in loop order (n1, then n2, then n3 ascending) on a tie.
 Vec3 shortest_image(const Crystal& crystal, const Vec3& r);
 
+// The point set before folding: N = 2.5e6 uniform triples in [0, 1]^3 from MT19937 seeded with 5000 after 3 N discarded
+// draws, the same for every crystal. Drawing them is serial (about 0.09 s); they are made once per process, in the
+// background from the first call of prefetch_mini_zone_points() (a run starts it before Epsilon), and
+// mini_zone_uniform_points() waits for them.
+void prefetch_mini_zone_points();
+const std::vector<Vec3>& mini_zone_uniform_points();
+
 class MiniBzAverage {
  public:
   MiniBzAverage(const Crystal& crystal, const Vec3i& qgrid, int npoints = 2500000);

@@ -14,6 +14,7 @@
 #include "quanta/gw/epsilon.hpp"
 #include "quanta/gw/inputs.hpp"
 #include "quanta/gw/outputs.hpp"
+#include "coulomb.hpp"
 
 namespace quanta::gw {
 namespace {
@@ -79,6 +80,7 @@ RunSummary run(const RunOptions& o) {
 
   RunSummary s;
   s.backend = to_string(backend);
+  prefetch_mini_zone_points();  // Sigma's Coulomb averages need them; drawn in the background while the inputs are read
 
   // 1. Every input read or, for the large wavefunction files, its header, and checked: a mistake in
   // sigma.inp, RHO or vxc.dat shows now, not after Epsilon. With BerkeleyGW's eps0mat.h5 (and epsmat.h5)
