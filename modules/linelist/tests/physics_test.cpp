@@ -187,6 +187,15 @@ TEST(LinelistPhysics, CharacterTablesAreOrthonormalAndPairTheRightIrreps) {
   EXPECT_TRUE(d3h.dipole_allowed(0, 3));   // A1' <-> A1"
   EXPECT_TRUE(d3h.dipole_allowed(2, 5));   // E' <-> E"
   EXPECT_FALSE(d3h.dipole_allowed(2, 2));
+  const SymmetryGroup& d2h = symmetry_group("D2h(M)");
+  EXPECT_EQ(d2h.irreps[d2h.dipole_irrep], "Au");
+  EXPECT_TRUE(d2h.dipole_allowed(0, 1));   // Ag <-> Au
+  EXPECT_TRUE(d2h.dipole_allowed(6, 7));   // B3g <-> B3u
+  EXPECT_FALSE(d2h.dipole_allowed(0, 2));  // Ag <-> B1g
+  EXPECT_FALSE(d2h.dipole_allowed(1, 3));  // Au <-> B1u
+  // TROVE's "selection 1 1 2 2 3 3 4 4" (g with u of the same label) is the product table's pairing.
+  EXPECT_EQ(selection_pairs(d2h, {1, 1, 2, 2, 3, 3, 4, 4}, "in"), (std::vector<int>{1, 0, 3, 2, 5, 4, 7, 6}));
+  EXPECT_EQ(selection_pairs(d2h, {}, "in"), (std::vector<int>{1, 0, 3, 2, 5, 4, 7, 6}));
   // TROVE's "selection 1 1 2 2" and the product table pair C2v(M) the same way.
   EXPECT_EQ(selection_pairs(c2v, {1, 1, 2, 2}, "in"), selection_pairs(c2v, {}, "in"));
   EXPECT_EQ(selection_pairs(c2v, {}, "in"), (std::vector<int>{1, 0, 3, 2}));

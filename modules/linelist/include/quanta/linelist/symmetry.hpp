@@ -23,7 +23,7 @@ struct SymmetryGroup {
   bool dipole_allowed(int a, int b) const { return product_contains_dipole(a, b) > 0; }
 };
 
-// Cs(M), C2v(M), C3v(M), D3h(M), Td(M) (case-insensitive, "(M)" optional). Throws Error listing the
+// Cs(M), C2v(M), C3v(M), D3h(M), D2h(M), Td(M) (case-insensitive, "(M)" optional). Throws Error listing the
 // groups offered otherwise.
 const SymmetryGroup& symmetry_group(std::string_view name);
 std::vector<std::string> symmetry_group_names();
