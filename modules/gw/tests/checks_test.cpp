@@ -371,3 +371,109 @@ TEST(GwCommand, EpsmatOptionsAreChecked) {
 }
 
 }  // namespace
+
+// Every epsilon and sigma keyword file of BerkeleyGW 3.0's testsuite (tests/data/bgw-testsuite-inputs, its README): each
+// is read, or refused by an InputError that names the file, the line and the keyword (the first that quanta does not
+// implement). The table is what quanta does today; a keyword newly implemented changes its row on purpose.
+TEST(GwKeywords, BerkeleyGWTestsuiteInputsAreReadOrRefusedByName) {
+  struct Case {
+    const char* file;
+    const char* refused;  // "" = read
+    int line;
+  };
+  const Case cases[] = {
+      {"AlAs-DFT__epsilon_gn.inp", "frequency_dependence", 1},
+      {"AlAs-DFT__epsilon_hl.inp", "", 0},
+      {"AlAs-DFT__epsilon_ra.inp", "frequency_dependence_method", 2},
+      {"BN__epsilon_NNS.inp", "cell_slab_truncation", 4},
+      {"BN__epsilon_co.inp", "cell_slab_truncation", 4},
+      {"BN__epsilon_csi.inp", "cell_slab_truncation", 4},
+      {"Benzene-SAPO__epsilon.inp", "cell_box_truncation", 5},
+      {"GaAs-EPM__eps_ff.inp", "frequency_dependence_method", 12},
+      {"GaAs-EPM__eps_ff1_elements.inp", "frequency_dependence_method", 12},
+      {"GaAs-EPM__eps_ff1_elements_spinor.inp", "frequency_dependence_method", 12},
+      {"GaAs-EPM__eps_ff_elements.inp", "frequency_dependence_method", 12},
+      {"GaAs-EPM__eps_ff_elements_spinor.inp", "frequency_dependence_method", 12},
+      {"GaAs-EPM__eps_ff_parallel_freq.inp", "frequency_dependence_method", 12},
+      {"GaAs-EPM__eps_ff_parallel_freq_elements.inp", "frequency_dependence_method", 12},
+      {"GaAs-EPM__eps_ff_parallel_freq_elements_spinor.inp", "frequency_dependence_method", 12},
+      {"GaAs-EPM__eps_ff_parallel_freq_spinor.inp", "frequency_dependence_method", 12},
+      {"GaAs-EPM__eps_ff_spinor.inp", "frequency_dependence_method", 12},
+      {"GaAs-EPM__eps_partial_occs.inp", "occ_broadening", 5},
+      {"GaAs-EPM__epsilon.inp", "", 0},
+      {"GaAs-EPM__epsilon_spinor.inp", "", 0},
+      {"Graphene__epsilon.inp", "cell_slab_truncation", 5},
+      {"Graphene__epsilon_0.inp", "cell_slab_truncation", 5},
+      {"Graphene__epsilon_0_lineden.inp", "cell_slab_truncation", 5},
+      {"Graphene__epsilon_0_lineden_ff_el.inp", "cell_slab_truncation", 5},
+      {"Graphene__epsilon_0_lineden_ff_mat.inp", "cell_slab_truncation", 5},
+      {"Si-EPM__eps_cd.inp", "", 0},
+      {"Si-EPM__eps_cd_elements.inp", "gcomm_elements", 17},
+      {"Si-EPM__eps_cd_parallel_freq.inp", "nfreq_group", 17},
+      {"Si-EPM__eps_cd_parallel_freq_elements.inp", "gcomm_elements", 17},
+      {"Si-EPM__eps_ff.inp", "frequency_dependence_method", 12},
+      {"Si-EPM__eps_ff1_elements.inp", "frequency_dependence_method", 12},
+      {"Si-EPM__eps_ff_elements.inp", "frequency_dependence_method", 12},
+      {"Si-EPM__eps_ff_parallel_freq.inp", "frequency_dependence_method", 12},
+      {"Si-EPM__eps_ff_parallel_freq_elements.inp", "frequency_dependence_method", 12},
+      {"Si-EPM__epsilon.inp", "", 0},
+      {"Si-EPM_subspace__eps_cd_subspace.inp", "comm_nonblocking_cyclic", 19},
+      {"Si-EPM_subspace__eps_cd_subspace_io.inp", "dont_use_hdf5", 20},
+      {"Si-EPM_subspace__eps_cd_subspace_io_h5.inp", "comm_nonblocking_cyclic", 22},
+      {"Si-Wire-EPM__eps_elements.inp", "cell_wire_truncation", 5},
+      {"Si-Wire-EPM__eps_matrix.inp", "cell_wire_truncation", 5},
+      {"Silane-PARATEC__eps_sphere.inp", "spherical_truncation", 10},
+      {"Silane-PARATEC__epsilon.inp", "cell_box_truncation", 9},
+      {"Silane-PARATEC__epsilon_core_excl.inp", "cell_box_truncation", 9},
+      {"AlAs-DFT__sigma_gn.inp", "frequency_dependence", 1},
+      {"AlAs-DFT__sigma_hl.inp", "", 0},
+      {"AlAs-DFT__sigma_ra.inp", "frequency_dependence_method", 2},
+      {"BN__sigma.inp", "cell_slab_truncation", 1},
+      {"GaAs-EPM__sig_COHSEX.inp", "frequency_dependence", 14},
+      {"GaAs-EPM__sig_COHSEX_offdiag_spinor.inp", "frequency_dependence", 14},
+      {"GaAs-EPM__sig_COHSEX_spinor.inp", "frequency_dependence", 14},
+      {"GaAs-EPM__sig_GPP.inp", "exact_static_ch", 15},
+      {"GaAs-EPM__sig_GPP_spinor.inp", "exact_static_ch", 14},
+      {"GaAs-EPM__sig_HF.inp", "begin", 14},
+      {"GaAs-EPM__sig_HF_spinor.inp", "begin", 14},
+      {"GaAs-EPM__sig_ff.inp", "frequency_dependence_method", 16},
+      {"GaAs-EPM__sig_ff_spinor.inp", "frequency_dependence_method", 16},
+      {"Graphene__sigma.inp", "cell_slab_truncation", 6},
+      {"Si-EPM__sig_COHSEX.inp", "frequency_dependence", 14},
+      {"Si-EPM__sig_COHSEX_offdiag.inp", "frequency_dependence", 12},
+      {"Si-EPM__sig_GPP.inp", "exact_static_ch", 15},
+      {"Si-EPM__sig_HF.inp", "begin", 14},
+      {"Si-EPM__sig_cd.inp", "exact_static_ch", 12},
+      {"Si-EPM__sig_ff.inp", "exact_static_ch", 12},
+      {"Si-EPM_subspace__sig_cd.inp", "exact_static_ch", 12},
+      {"Si-EPM_subspace__sig_cd_readsub.inp", "exact_static_ch", 12},
+      {"Si-EPM_subspace__sig_cd_readsub_dosub.inp", "exact_static_ch", 12},
+      {"Si-EPM_subspace__sig_cd_readsub_dosub_h5.inp", "exact_static_ch", 12},
+      {"Si-Wire-EPM__sig_COHSEX.inp", "cell_wire_truncation", 8},
+      {"Si-Wire-EPM__sig_GPP.inp", "cell_wire_truncation", 8},
+      {"Si-Wire-EPM__sig_GPP_avg.inp", "cell_wire_truncation", 8},
+      {"Si-Wire-EPM__sig_GPP_ca.inp", "cell_wire_truncation", 8},
+      {"Silane-PARATEC__sig_GPP.inp", "cell_box_truncation", 20},
+      {"Silane-PARATEC__sig_GPP_core_excl.inp", "cell_box_truncation", 26},
+  };
+  const fs::path dir = quanta::test::data_path("gw/bgw-testsuite-inputs");
+  int read = 0, refused = 0;
+  for (const Case& c : cases) {
+    const fs::path f = dir / c.file;
+    const std::string name(c.file);
+    const bool sigma = name.find("__sig_") != std::string::npos || name.find("__sigma") != std::string::npos;
+    try {
+      if (sigma) read_sigma_inp(f);
+      else read_epsilon_inp(f);
+      EXPECT_STREQ(c.refused, "") << c.file << " was read, expected a refusal of " << c.refused;
+      ++read;
+    } catch (const quanta::InputError& e) {
+      const std::string what = e.what();
+      EXPECT_STRNE(c.refused, "") << c.file << " refused: " << what;
+      EXPECT_NE(what.find(f.string() + ":" + std::to_string(c.line) + ": " + c.refused + ":"), std::string::npos) << what;
+      ++refused;
+    }
+  }
+  std::printf("  BerkeleyGW's testsuite inputs: %d read, %d refused by name\n", read, refused);
+  EXPECT_EQ(read + refused, static_cast<int>(std::size(cases)));
+}
