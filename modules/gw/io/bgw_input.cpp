@@ -335,6 +335,8 @@ SigmaParams read_sigma_inp(const std::filesystem::path& f) {
   known["delta_frequency_eval"] = {Kind::Real, 1e-6, kHuge, "a positive step in eV"};
   known["max_frequency_eval"] = {Kind::Real, 0, kHuge, "a half-width >= 0 in eV"};
   known["do_sigma_subspace"] = {Kind::Flag, 0, 0, ""};
+  known["exact_static_ch"] = {Kind::Integer, 0, 0, "0 (no static remainder, BerkeleyGW's default for frequency_dependence 1 and 2); 1, the "
+                                                   "static remainder correction, is not implemented"};
   known["no_symmetries_q_grid"] = {Kind::Flag, 0, 0, ""};
   known["use_symmetries_q_grid"] = {Kind::Flag, 0, 0, ""};
   known["number_sigma_pools"] = {Kind::Integer, 1, 2e9, "a positive integer (pools of processes over the bands n; a divisor of the processes)"};

@@ -141,9 +141,19 @@ TEST(GwKeywords, ScreeningSemiconductorIsAcceptedOtherScreeningsAndTruncationsRe
 
 TEST(GwKeywords, UnknownKeywordNamesWhatQuantaImplements) {
   TempDir dir;
-  const auto f = dir.write("sigma.inp", slurp(si() / "bgw-inputs/sigma.inp") + "exact_static_ch 1\n");
-  expect_error<InputError>([&] { read_sigma_inp(f); }, {"sigma.inp:", "exact_static_ch", "does not implement", "band_index_max",
+  const auto f = dir.write("sigma.inp", slurp(si() / "bgw-inputs/sigma.inp") + "band_occupation 4*1 4*0\n");
+  expect_error<InputError>([&] { read_sigma_inp(f); }, {"sigma.inp:", "band_occupation", "does not implement", "band_index_max",
                                                          "degeneracy_check_override", "screening_semiconductor", "begin kpoints"});
+}
+
+// exact_static_ch 0 is BerkeleyGW's default for the plasmon-pole and full-frequency Sigma (no static remainder) and is
+// read; 1, the static remainder correction, is refused naming the line and what is implemented.
+TEST(GwKeywords, ExactStaticChZeroIsReadOneRefused) {
+  TempDir dir;
+  const auto base = slurp(si() / "bgw-inputs/sigma.inp");
+  EXPECT_NO_THROW(read_sigma_inp(dir.write("zero.inp", base + "exact_static_ch 0\n")));
+  expect_error<InputError>([&] { read_sigma_inp(dir.write("one.inp", base + "exact_static_ch 1\n")); },
+                           {"one.inp:", "exact_static_ch", "found 1", "static remainder", "not implemented"});
 }
 
 TEST(GwKeywords, RepeatedKeywordLastWinsWithAWarningNamingBothLines) {
