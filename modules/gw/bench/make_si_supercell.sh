@@ -36,7 +36,13 @@ np="${NP:-2}"
 for exe in pw.x pw2bgw.x python3; do
   command -v "$exe" > /dev/null || { echo "make_si_supercell: $exe not on PATH (scripts/install-deps.sh --with-qe)" >&2; exit 1; }
 done
-python3 -c 'import numpy' 2> /dev/null || { echo "make_si_supercell: python3 has no numpy" >&2; exit 1; }
+# The python3 on PATH, or the system's when that one lacks numpy (a user-installed python3 first on PATH can hide the
+# python3-numpy that scripts/install-deps.sh installs).
+py=python3
+if ! "$py" -c 'import numpy' 2> /dev/null; then
+  [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import numpy' 2> /dev/null && py=/usr/bin/python3
+fi
+"$py" -c 'import numpy' 2> /dev/null || { echo "make_si_supercell: python3 has no numpy (neither $(command -v python3) nor /usr/bin/python3)" >&2; exit 1; }
 run=()
 if [[ "$np" -gt 1 ]]; then
   command -v mpirun > /dev/null || { echo "make_si_supercell: mpirun not on PATH (or set NP=1)" >&2; exit 1; }
@@ -77,11 +83,11 @@ fi
 step 02-wfn pw "$wfn_in"
 step 02-pw2bgw qe pw2bgw.x "$case_dir/02-wfn/pw2bgw.in"
 step 02-pw2bgw-rho qe pw2bgw.x "$case_dir/02-wfn/pw2bgw-rho.in"
-step 02-real python3 "$here/wfn_to_real.py" WFN.complex WFN --bands "$nbands_wfn"
+step 02-real "$py" "$here/wfn_to_real.py" WFN.complex WFN --bands "$nbands_wfn"
 tail -n 1 "$scratch/02-real.out"
 step 03-wfnq pw "$case_dir/03-wfnq/pw.in"
 step 03-pw2bgw qe pw2bgw.x "$case_dir/03-wfnq/pw2bgw.in"
-step 03-real python3 "$here/wfn_to_real.py" WFNq.complex WFNq --bands "$nbands_wfnq"
+step 03-real "$py" "$here/wfn_to_real.py" WFNq.complex WFNq --bands "$nbands_wfnq"
 tail -n 1 "$scratch/03-real.out"
 
 for f in WFN WFNq RHO vxc.dat; do
@@ -92,7 +98,7 @@ done
 if [ -f "$scratch/VXC" ]; then mv "$scratch/VXC" "$work/VXC"; fi
 # The bands kept in WFN, from its header (the second record: nspin, ng, ntran, cell_symmetry, nat,
 # ecutrho (8 bytes), nk, nb).
-kept=$(python3 -c 'import struct,sys; f=open(sys.argv[1],"rb"); f.seek(4+struct.unpack("<i",f.read(4))[0]+4+4); print(struct.unpack_from("<i",f.read(40),32)[0])' "$work/WFN")
+kept=$("$py" -c 'import struct,sys; f=open(sys.argv[1],"rb"); f.seek(4+struct.unpack("<i",f.read(4))[0]+4+4); print(struct.unpack_from("<i",f.read(40),32)[0])' "$work/WFN")
 for f in epsilon.inp sigma.inp; do
   sed "s/@WFN_BANDS@/$kept/" "$case_dir/$f" > "$work/$f"
 done
