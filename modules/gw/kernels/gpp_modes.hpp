@@ -20,6 +20,7 @@
 #include "quanta/core/backend.hpp"
 #include "quanta/core/complex.hpp"
 #include "quanta/core/hd.hpp"
+#include "quanta/core/units.hpp"
 
 namespace quanta::gw::kernels {
 
@@ -52,7 +53,6 @@ struct GppModesJob {
 // The (a, b) entry; b is a screened column index (col_lo <= b < col_lo + ncol).
 QUANTA_HD void gpp_mode(const GppModesJob& j, int a, int b, cplx& i_out, double& wt_out) {
   constexpr double kSmall = 1e-6;
-  constexpr double kPi = 3.14159265358979323846;
   i_out = cplx();
   wt_out = 0;
   const int ka = j.keep[a], kb = j.keep[b];
@@ -83,7 +83,7 @@ QUANTA_HD void gpp_mode(const GppModesJob& j, int a, int b, cplx& i_out, double&
     double dot = 0;
     for (int i = 0; i < 3; ++i)
       for (int k = 0; k < 3; ++k) dot += qa[i] * j.metric[3 * i + k] * qb[k];
-    omega2 = j.wp2 * (rg / j.nel) * (dot * j.vbar[a] / (8.0 * kPi));
+    omega2 = j.wp2 * (rg / j.nel) * (dot * j.vbar[a] / (8.0 * units::pi));
   }
   if (abs(omega2) < kSmall) return;
   const cplx ratio = omega2 * conj(I) / norm2(I);

@@ -34,8 +34,6 @@
 namespace quanta::gw {
 namespace {
 
-constexpr double kTolSmall = 1e-6;
-
 bool same_k(const Vec3& a, const Vec3& b) {
   for (int i = 0; i < 3; ++i) {
     const double d = a[i] - b[i];

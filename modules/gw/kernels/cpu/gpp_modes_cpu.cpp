@@ -45,8 +45,9 @@ GppModes::GppModes(Backend backend, const std::vector<cplx>& rho_cube, int rho_g
 
 GppModes::~GppModes() = default;
 
+// eps^-1, I and wt, the per-G lists (keep, G's three components, phase, vbar) and rho(G).
 std::size_t GppModes::device_bytes(std::size_t ng_irr, std::size_t ng, std::size_t ncol, std::size_t rho_cube) {
-  return ng_irr * ng_irr * sizeof(cplx) + ng * ncol * (sizeof(cplx) + sizeof(double)) + ng * (2 * sizeof(int) + 3 * sizeof(int) + sizeof(cplx) + sizeof(double)) +
+  return ng_irr * ng_irr * sizeof(cplx) + ng * ncol * (sizeof(cplx) + sizeof(double)) + ng * (4 * sizeof(int) + sizeof(cplx) + sizeof(double)) +
          rho_cube * sizeof(cplx);
 }
 
