@@ -6,7 +6,9 @@
 // completion, for its FLOP rate without the transfers and host work around it.
 //
 //   bench_gw [INPUT_DIR] [--backend cpu|cuda|auto] [--wfn F] [--wfnq F] [--wfn-inner F] [--rho F] [--vxc F]
-//            [--gpu-mem-limit SIZE] [--out results.json]
+//            [--epsilon-input F] [--sigma-input F] [--gpu-mem-limit SIZE] [--out results.json]
+// --epsilon-input and --sigma-input replace INPUT_DIR's epsilon.inp and sigma.inp (paths as given); with
+// do_sigma_subspace Epsilon keeps the static subspace's basis for Sigma, as quanta gw does.
 // INPUT_DIR defaults to BerkeleyGW's silicon example as the tests stage it in the build tree
 // (<build>/test-data/gw/si-bgw, from modules/gw/tests/data; the mean-field files in its mean-field/
 // folders); file names are taken in INPUT_DIR.
@@ -43,7 +45,7 @@ int main(int argc, char** argv) {
   // With no INPUT_DIR: the silicon example, its mean-field files in their own folders. With one: the
   // files named in INPUT_DIR, under BerkeleyGW's names unless given.
   fs::path dir;
-  std::string wfn, wfnq, inner, rho, vxc, backend_name = "auto", out, mem_limit;
+  std::string wfn, wfnq, inner, rho, vxc, backend_name = "auto", out, mem_limit, eps_input, sigma_input;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -61,6 +63,8 @@ int main(int argc, char** argv) {
     else if (a == "--vxc") vxc = next();
     else if (a == "--out") out = next();
     else if (a == "--gpu-mem-limit") mem_limit = next();
+    else if (a == "--epsilon-input") eps_input = next();
+    else if (a == "--sigma-input") sigma_input = next();
     else if (!a.empty() && a[0] != '-') dir = a;
     else {
       std::fprintf(stderr, "bench_gw: unknown option %s\n", a.c_str());
@@ -84,9 +88,11 @@ int main(int argc, char** argv) {
   try {
     const Backend backend = resolve_backend(parse_backend(backend_name));
     prefetch_mini_zone_points();  // as quanta gw does: Sigma's mini-zone points drawn in the background
-    EpsilonParams ep = read_epsilon_inp(dir / "epsilon.inp");
-    SigmaParams sp = read_sigma_inp(dir / "sigma.inp");
+    EpsilonParams ep = read_epsilon_inp(eps_input.empty() ? dir / "epsilon.inp" : fs::path(eps_input));
+    SigmaParams sp = read_sigma_inp(sigma_input.empty() ? dir / "sigma.inp" : fs::path(sigma_input));
     ep.backend = sp.backend = backend;
+    ep.subspace_keep_basis = sp.subspace;
+    ep.subspace_expand = !sp.subspace;
     if (!mem_limit.empty()) ep.gpu_mem_limit = sp.gpu_mem_limit = parse_memory_size(mem_limit);
     WallTimer tread;
     const auto w = read_wfn(wfn, ep.nbands);
@@ -138,6 +144,9 @@ int main(int argc, char** argv) {
     std::printf("  sigma %.3f s: setup %.3f (modes %.4f on the %s), states %.3f, mtxel %.3f (%.3g FFTs, %.1f GFLOP/s), exchange %.3f, gpp %.3f (%.3g terms, %.3g Gterm/s, %.1f GFLOP/s at 18.8/term; kernels %.4f s)\n",
                 t_sig, st.setup, st.setup_modes, st.modes_on_device ? "device" : "host", st.states, st.mtxel, st.ffts, fft_flops_s / st.mtxel * 1e-9, st.exchange, st.gpp, st.gpp_terms,
                 st.gpp_terms / st.gpp * 1e-9, gpp_flops / st.gpp * 1e-9, st.gpp_kernel);
+    if (ep.frequency_dependence == 2)
+      std::printf("  full frequency: %d frequencies; epsilon's static subspace %.3f s (%d eigenvectors); sigma's contractions %.3g FLOP, device %.4f s\n",
+                  static_cast<int>(eps[0].freq.size()), et.subspace, ep.subspace ? eps[0].subspace_nbasis : 0, st.cd_flops, st.cd_kernel);
     std::printf("  chi_sum alone: ng %d, %d pairs: %.4f s per call, %.1f GFLOP/s\n", ng, npairs, t_chi, chi_flops / t_chi * 1e-9);
     std::printf("  first k, band %d: Eqp1 %.6f eV\n", sigma[0].bands[0].n, sigma[0].bands[0].eqp1);
     if (!out.empty()) {

@@ -29,6 +29,30 @@ struct CdContractJob {
   double flops() const { return 8.0 * nrows * static_cast<double>(ng) * ngp * nmat; }
 };
 
+// The static subspace's band-pair values (do_sigma_subspace). On q's screened sphere eps^-1(z_j) - 1 is the rotated
+// static part (contracted by cd_contract, not here) plus L D'_j R^H with D'_j = D_j or its transpose, so
+//   s(r, j) = sum_{a, b} alpha(r, a) D'_j(a, b) conj(beta(r, b)) + head_j |M_r(G_g0)|^2,
+//   alpha = M^T L,  beta = M^T Rv,  Rv(G, b) = v(q+G) R(G, b) on this process's columns G' and 0 elsewhere,
+// head_j being the caller's correction of the (G = 0, G' = 0) element. Two ZGEMMs per row chunk, one per frequency
+// (strided batch on the device) and a row dot.
+struct CdSubspaceJob {
+  int ng = 0;                   // the screened sphere at q
+  int nb = 0;                   // the subspace basis
+  const cplx* L = nullptr;      // [nb][ng]
+  const cplx* Rv = nullptr;     // [nb][ng]
+  int nmat = 0;
+  const cplx* d = nullptr;      // [nmat][nb][nb] D_j, column-major
+  bool transposed = false;      // D'_j = D_j^T (a time-reversed image)
+  const cplx* head = nullptr;   // [nmat] head_j (nullptr: none)
+  int g0 = -1;                  // the row G = 0 of M the head correction multiplies
+  int nrows = 0;
+  const cplx* m = nullptr;      // [nrows][ng] M_r(G)
+  cplx* s = nullptr;            // [nrows][nmat], written
+  double* kernel_seconds = nullptr;  // when given, the CUDA backend adds its device time (events)
+
+  double flops() const { return 8.0 * nrows * nb * (2.0 * ng + static_cast<double>(nb) * nmat); }
+};
+
 // eps^-1 of the irreducible q (one frequency, ld x ld column-major in its G order) rotated to q on the screened sphere,
 // minus the identity, on this process's columns b = col_lo .. col_lo + ncol - 1 (Sigma's I_j of the contraction above):
 //   out(a, b - col_lo) = e(a, b) wing(a, b) - delta_ab,  e = raw(keep[a], keep[b]) phase[a] conj(phase[b]), or for a
@@ -62,5 +86,11 @@ void cd_contract_cpu(const CdContractJob& job);
 void cd_contract_cuda(const CdContractJob& job, std::size_t device_budget);
 #endif
 void cd_contract(Backend backend, const CdContractJob& job, std::size_t device_budget);
+
+void cd_subspace_cpu(const CdSubspaceJob& job);
+#if QUANTA_GW_CUDA
+void cd_subspace_cuda(const CdSubspaceJob& job, std::size_t device_budget);
+#endif
+void cd_subspace(Backend backend, const CdSubspaceJob& job, std::size_t device_budget);
 
 }  // namespace quanta::gw::kernels

@@ -9,12 +9,14 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <span>
 
 #include "../kernels/chi_freq.hpp"
 #include "../kernels/chi_sum.hpp"
 #include "../kernels/invert.hpp"
 #include "../kernels/mtxel.hpp"
 #include "../kernels/subspace.hpp"
+#include "quanta/core/buffer.hpp"
 #include "quanta/core/comm.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/host_memory.hpp"
@@ -176,13 +178,28 @@ void subspace_epsilon(DielectricMatrix& d, const std::vector<double>& v, const E
   WallTimer te;
   const std::size_t b2 = static_cast<std::size_t>(nb) * nb;
   const int nf = static_cast<int>(chis.size() / b2), f0 = static_cast<int>(p.frequencies.real_axis().size());  // z = 0 on the imaginary axis
-  std::vector<cplx> c(chis.size());
-  for (int f = 0; f < nf; ++f) {
-    std::vector<cplx> e(b2);
-    for (std::size_t i = 0; i < b2; ++i) e[i] = (i % (nb + 1) == 0 ? cplx(1.0) : cplx()) - chis[f * b2 + i];
-    auto inv = kernels::invert_cpu(std::move(e), nb, where + ", subspace, frequency " + std::to_string(f + 1) + " of " + std::to_string(nf));
-    for (std::size_t i = 0; i < b2; ++i) c[f * b2 + i] = inv[i] - (i % (nb + 1) == 0 ? cplx(1.0) : cplx());
+  // (1 - chi_s(z))^-1 at every frequency: on the device as Epsilon's G-basis frequencies are (eps = 1 - v chi with v = 1,
+  // one set of inversion buffers) when chi_s, the inverses and the solver's buffers take at most half the device budget;
+  // else on the host.
+  std::vector<cplx> c;
+#if QUANTA_GW_CUDA
+  if (p.backend == Backend::Cuda && bytes_of(sizeof(cplx), 2 * nf + 4, b2) <= GpuMemoryBudget{p.gpu_mem_limit}.usable_bytes() / 2) {
+    DeviceBuffer<cplx> dev(std::span<const cplx>(chis), "subspace chi_s at the frequencies");
+    std::vector<double> heads(nf);
+    c = kernels::epsilon_inverse_cuda_many(dev.data(), nf, std::vector<double>(nb, 1.0), nb, where + ", subspace", heads.data());
   }
+#endif
+  if (c.empty()) {
+    c.resize(chis.size());
+    for (int f = 0; f < nf; ++f) {
+      std::vector<cplx> e(b2);
+      for (std::size_t i = 0; i < b2; ++i) e[i] = (i % (nb + 1) == 0 ? cplx(1.0) : cplx()) - chis[f * b2 + i];
+      auto inv = kernels::invert_cpu(std::move(e), nb, where + ", subspace, frequency " + std::to_string(f + 1) + " of " + std::to_string(nf));
+      std::copy(inv.begin(), inv.end(), c.begin() + f * b2);
+    }
+  }
+  for (int f = 0; f < nf; ++f)
+    for (int i = 0; i < nb; ++i) c[f * b2 + i * (nb + 1)] -= cplx(1.0);
   kernels::SubspaceExpansion x;
   x.ng = ng, x.nb = nb, x.nf = nf, x.basis = B.data(), x.c = c.data(), x.f0 = f0, x.keep = p.subspace_keep_full_static, x.einv0 = einv0.data(),
   x.sv = sv.data();

@@ -132,51 +132,58 @@ struct FfDevice {
 
 // The static subspace's rotation to one q (do_sigma_subspace), as Sigma builds it: eps^-1(z) - 1 on q's screened sphere
 // and this process's columns is static_part (eps^-1(0) - 1 rotated; empty without the whole static part) plus
-// L D'(z) R^H, D' = D or its transpose; the G = 0 row of L and R carry the wings, and the (G = 0, G = 0) element
-// gets head_fix times its unscaled value l0 D' r0^H added back.
+// L D'(z) R^H, D' = D or its transpose. Rv holds R with v(q+G') folded in, on the rows G' of this process's columns
+// (zero elsewhere). The G = 0 row of L and R carry the wings, and the (G = 0, G = 0) element gets head_fix times its
+// unscaled value l0 D' r0^H added back.
 struct SubspaceRotation {
   int nb = 0;
   bool transposed = false;
-  std::vector<cplx> L, R, static_part, l0, r0;
+  std::vector<cplx> L, Rv, static_part, l0, r0;
   int g0 = -1;
   double head_fix = 0;
 };
 
 // s(r, f) = sum_{G, G'} M_r(G) conj(M_r(G')) W(G, G'; z_f0+f) v(G') for the static subspace's W: the static part by
-// `contract` (the G-basis contraction of one matrix), the dynamic part as alpha D' beta^H row by row with alpha = M L
-// (nrows x nb) and beta(r, j) = sum_c M_r(G'_c) v(G'_c) R(c, j) (host BLAS).
+// `contract` (the G-basis contraction of one matrix), the rest by cd_subspace (kernels/cd.hpp) with the head's
+// correction head_f = head_fix v(0) l0 D'_f r0^H.
 template <class Contract>
-void subspace_values(const SubspaceRotation& sr, const DielectricMatrix& d, int f0, int nmat, const cplx* rows, int nrows, int ng,
-                     const std::vector<int>& columns, const std::vector<double>& v, std::vector<cplx>& out, const Contract& contract) {
+void subspace_values(Backend backend, std::size_t device_budget, double* kernel_seconds, const SubspaceRotation& sr, const DielectricMatrix& d, int f0,
+                     int nmat, const cplx* rows, int nrows, int ng, const std::vector<double>& v, std::vector<cplx>& out, const Contract& contract) {
   out.assign(static_cast<std::size_t>(nrows) * nmat, cplx());
   if (nrows == 0 || nmat == 0) return;
-  const int nb = sr.nb, ncol = static_cast<int>(columns.size());
-  std::vector<cplx> s0;
-  if (!sr.static_part.empty()) contract(sr.static_part, rows, nrows, s0);
-  std::vector<cplx> alpha(static_cast<std::size_t>(nrows) * nb), beta(alpha.size()), mv(static_cast<std::size_t>(ncol) * nrows), t(alpha.size());
-  const cplx one(1.0), zero;
-  zgemm_("T", "N", &nrows, &nb, &ng, &one, rows, &ng, sr.L.data(), &ng, &zero, alpha.data(), &nrows);
-  for (int r = 0; r < nrows; ++r)
-    for (int c = 0; c < ncol; ++c) mv[c + static_cast<std::size_t>(ncol) * r] = rows[static_cast<std::size_t>(r) * ng + columns[c]] * v[columns[c]];
-  if (ncol > 0) zgemm_("T", "N", &nrows, &nb, &ncol, &one, mv.data(), &ncol, sr.R.data(), &ncol, &zero, beta.data(), &nrows);
+  const int nb = sr.nb;
   const std::size_t b2 = static_cast<std::size_t>(nb) * nb;
-  for (int f = 0; f < nmat; ++f) {
-    const cplx* dc = d.sub_c.data() + static_cast<std::size_t>(f0 + f) * b2;
-    zgemm_("N", sr.transposed ? "T" : "N", &nrows, &nb, &nb, &one, alpha.data(), &nrows, dc, &nb, &zero, t.data(), &nrows);
-    cplx head;  // l0 D' r0^H, the unscaled crossing
-    if (sr.head_fix != 0 && !sr.r0.empty())
+  std::vector<cplx> head;
+  if (sr.head_fix != 0 && !sr.r0.empty()) {
+    head.assign(nmat, cplx());
+    for (int f = 0; f < nmat; ++f) {
+      const cplx* dc = d.sub_c.data() + static_cast<std::size_t>(f0 + f) * b2;
+      cplx h;  // l0 D' r0^H, the unscaled crossing
       for (int i = 0; i < nb; ++i)
-        for (int j = 0; j < nb; ++j) head += sr.l0[i] * (sr.transposed ? dc[j + static_cast<std::size_t>(nb) * i] : dc[i + static_cast<std::size_t>(nb) * j]) * conj(sr.r0[j]);
-    for (int r = 0; r < nrows; ++r) {
-      cplx acc = s0.empty() ? cplx() : s0[r];
-      for (int j = 0; j < nb; ++j) acc += t[r + static_cast<std::size_t>(nrows) * j] * conj(beta[r + static_cast<std::size_t>(nrows) * j]);
-      if (sr.head_fix != 0 && !sr.r0.empty()) {
-        const cplx m0 = rows[static_cast<std::size_t>(r) * ng + sr.g0];
-        acc += sr.head_fix * (m0 * conj(m0) * v[sr.g0]) * head;
-      }
-      out[static_cast<std::size_t>(r) * nmat + f] = acc;
+        for (int j = 0; j < nb; ++j) h += sr.l0[i] * (sr.transposed ? dc[j + static_cast<std::size_t>(nb) * i] : dc[i + static_cast<std::size_t>(nb) * j]) * conj(sr.r0[j]);
+      head[f] = sr.head_fix * v[sr.g0] * h;
     }
   }
+  kernels::CdSubspaceJob job;
+  job.ng = ng;
+  job.nb = nb;
+  job.L = sr.L.data();
+  job.Rv = sr.Rv.data();
+  job.nmat = nmat;
+  job.d = d.sub_c.data() + static_cast<std::size_t>(f0) * b2;
+  job.transposed = sr.transposed;
+  job.head = head.empty() ? nullptr : head.data();
+  job.g0 = head.empty() ? -1 : sr.g0;
+  job.nrows = nrows;
+  job.m = rows;
+  job.s = out.data();
+  job.kernel_seconds = kernel_seconds;
+  kernels::cd_subspace(backend, job, device_budget);
+  if (sr.static_part.empty()) return;
+  std::vector<cplx> s0;
+  contract(sr.static_part, rows, nrows, s0);
+  for (int r = 0; r < nrows; ++r)  // the static part, the same at every frequency
+    for (int f = 0; f < nmat; ++f) out[static_cast<std::size_t>(r) * nmat + f] += s0[r];
 }
 
 }  // namespace
@@ -441,9 +448,11 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
     // subspace from L, R and D(z) (subspace_values).
     std::vector<cplx> mats;
     auto values = [&](int f0, int nmat, const cplx* rows, int nrows, std::vector<cplx>& out) {
-      if (sr.nb > 0) return subspace_values(sr, d, f0, nmat, rows, nrows, ng, columns, v, out, [&](const std::vector<cplx>& m1, const cplx* r, int n, std::vector<cplx>& o) {
-        contract(m1.data(), false, 1, r, n, o);
-      });
+      if (sr.nb > 0) {
+        t.cd_flops += kernels::CdSubspaceJob{.ng = ng, .nb = sr.nb, .nmat = nmat, .nrows = nrows}.flops();
+        return subspace_values(p.backend, half_budget, &t.cd_kernel, sr, d, f0, nmat, rows, nrows, ng, v, out,
+                               [&](const std::vector<cplx>& m1, const cplx* r, int n, std::vector<cplx>& o) { contract(m1.data(), false, 1, r, n, o); });
+      }
       if (!device) {
         mats.assign(mat * nmat, cplx());
         for (int j = 0; j < nmat; ++j) kernels::cd_rotate_cpu(rotation, d.epsinv_at(f0 + j), mats.data() + j * mat);
@@ -768,7 +777,11 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
           sr.nb = nb;
           sr.transposed = image->time_reversed;
           sr.L.resize(static_cast<std::size_t>(ngs) * nb);
-          sr.R.resize(static_cast<std::size_t>(ncol) * nb);
+          sr.Rv.assign(static_cast<std::size_t>(ngs) * nb, cplx());
+          auto r_value = [&](const cplx* bcol, int b) {
+            const int kb = keep[b];
+            return image->time_reversed ? conj(bcol[kb]) * conj(phase[b]) * d.sub_sv[kb] : bcol[kb] * phase[b] * (1.0 / d.sub_sv[kb]);
+          };
           for (int i = 0; i < nb; ++i) {
             const cplx* bcol = d.sub_basis.data() + static_cast<std::size_t>(ngs_all) * i;
             for (int a = 0; a < ngs; ++a) {
@@ -776,24 +789,21 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
               sr.L[a + static_cast<std::size_t>(ngs) * i] =
                   image->time_reversed ? conj(bcol[ka]) * conj(phase[a]) * (1.0 / d.sub_sv[ka]) : bcol[ka] * phase[a] * d.sub_sv[ka];
             }
-            for (int b = b_lo; b < b_hi; ++b) {
-              const int kb = keep[b];
-              sr.R[(b - b_lo) + static_cast<std::size_t>(ncol) * i] =
-                  image->time_reversed ? conj(bcol[kb]) * conj(phase[b]) * d.sub_sv[kb] : bcol[kb] * phase[b] * (1.0 / d.sub_sv[kb]);
-            }
+            for (int b = b_lo; b < b_hi; ++b) sr.Rv[b + static_cast<std::size_t>(ngs) * i] = r_value(bcol, b) * s.v[b];
           }
           for (int a = 0; a < ngs; ++a)
             if (keep[a] == i0) sr.g0 = a;
           if (sr.g0 >= 0) {
             sr.l0.assign(nb, cplx());
             for (int i = 0; i < nb; ++i) sr.l0[i] = sr.L[sr.g0 + static_cast<std::size_t>(ngs) * i];
-            if (sr.g0 >= b_lo && sr.g0 < b_hi) {
+            const bool g0_held = sr.g0 >= b_lo && sr.g0 < b_hi;
+            if (g0_held) {
               sr.r0.assign(nb, cplx());
-              for (int i = 0; i < nb; ++i) sr.r0[i] = sr.R[(sr.g0 - b_lo) + static_cast<std::size_t>(ncol) * i];
+              for (int i = 0; i < nb; ++i) sr.r0[i] = r_value(d.sub_basis.data() + static_cast<std::size_t>(ngs_all) * i, sr.g0);
             }
             for (int i = 0; i < nb; ++i) {
               sr.L[sr.g0 + static_cast<std::size_t>(ngs) * i] *= wing_row;
-              if (!sr.r0.empty()) sr.R[(sr.g0 - b_lo) + static_cast<std::size_t>(ncol) * i] *= wing_col;
+              if (g0_held) sr.Rv[sr.g0 + static_cast<std::size_t>(ngs) * i] *= wing_col;
             }
             sr.head_fix = 1.0 - wing_row * wing_col;
           }

@@ -155,3 +155,54 @@ TEST(GwContour, PlasmonPoleScreeningGivesTheGppSums) {
     }
   }
 }
+
+// The static subspace's values (cd_subspace, do_sigma_subspace) are the G-basis contraction of the matrices they stand
+// for, I_j(G, G'_c) = sum_{a,b} L(G, a) D'_j(a, b) conj(R(G'_c, b)) plus head_j / v(G_0) at (G_0, G_0): random L, R, D,
+// a subset of columns, D' = D and D^T. The same sums in another order: 1e-12 of the largest value.
+TEST(GwContour, SubspaceValuesAreTheContractionOfTheMatricesTheyStandFor) {
+  const int ng = 29, nb = 7, nmat = 4, nrows = 13, g0 = 5;
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<double> u(-1, 1);
+  auto random = [&](std::size_t n) {
+    std::vector<cplx> x(n);
+    for (auto& e : x) e = {u(rng), u(rng)};
+    return x;
+  };
+  const auto L = random(ng * nb), R = random(ng * nb), d = random(nmat * nb * nb), m = random(nrows * ng), head = random(nmat);
+  std::vector<double> v(ng);
+  for (auto& x : v) x = 0.5 + 0.5 * u(rng);
+  std::vector<int> cols;
+  for (int c = 3; c < 20; ++c) cols.push_back(c);  // holds G_0 = 5
+  const int ncol = static_cast<int>(cols.size());
+  std::vector<cplx> rv(ng * nb);
+  for (int b = 0; b < nb; ++b)
+    for (int c : cols) rv[c + ng * b] = R[c + ng * b] * v[c];
+  for (const bool transposed : {false, true}) {
+    std::vector<cplx> mats(static_cast<std::size_t>(nmat) * ncol * ng);
+    for (int j = 0; j < nmat; ++j)
+      for (int c = 0; c < ncol; ++c)
+        for (int g = 0; g < ng; ++g) {
+          cplx e;
+          for (int a = 0; a < nb; ++a)
+            for (int b = 0; b < nb; ++b) {
+              const cplx dab = transposed ? d[j * nb * nb + b + nb * a] : d[j * nb * nb + a + nb * b];
+              e += L[g + ng * a] * dab * conj(R[cols[c] + ng * b]);
+            }
+          if (g == g0 && cols[c] == g0) e += head[j] / v[g0];
+          mats[(static_cast<std::size_t>(j) * ncol + c) * ng + g] = e;
+        }
+    std::vector<cplx> want(nrows * nmat), got(nrows * nmat);
+    kernels::CdContractJob cj;
+    cj.ng = ng, cj.ngp = ncol, cj.gp_index = cols.data(), cj.nmat = nmat, cj.mats = mats.data(), cj.v = v.data(), cj.nrows = nrows, cj.m = m.data(),
+    cj.s = want.data();
+    kernels::cd_contract(Backend::Cpu, cj, 0);
+    kernels::CdSubspaceJob sj;
+    sj.ng = ng, sj.nb = nb, sj.L = L.data(), sj.Rv = rv.data(), sj.nmat = nmat, sj.d = d.data(), sj.transposed = transposed, sj.head = head.data(),
+    sj.g0 = g0, sj.nrows = nrows, sj.m = m.data(), sj.s = got.data();
+    kernels::cd_subspace(Backend::Cpu, sj, 0);
+    double big = 0, diff = 0;
+    for (int i = 0; i < nrows * nmat; ++i) big = std::max(big, abs(want[i])), diff = std::max(diff, abs(want[i] - got[i]));
+    std::printf("  subspace values against the expanded contraction (transposed %d): %.2e of %.3g\n", transposed, diff, big);
+    EXPECT_LT(diff, 1e-12 * big) << "transposed " << transposed;
+  }
+}

@@ -192,6 +192,31 @@ TEST(GwParity, CdContractCudaMatchesCpuAcrossChunks) {
   }
 }
 
+// The static subspace's values in Sigma (do_sigma_subspace): D and D^T, the head correction, one chunk and several
+// chunks of rows and frequencies.
+TEST(GwParity, CdSubspaceCudaMatchesCpuAcrossChunks) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
+  std::mt19937_64 rng(24);
+  const int ng = 97, nb = 23, nmat = 7, nrows = 131, g0 = 11;
+  const auto L = random_cplx(static_cast<std::size_t>(ng) * nb, rng), rv = random_cplx(static_cast<std::size_t>(ng) * nb, rng);
+  const auto d = random_cplx(static_cast<std::size_t>(nmat) * nb * nb, rng), m = random_cplx(static_cast<std::size_t>(nrows) * ng, rng);
+  const auto head = random_cplx(nmat, rng);
+  for (const bool transposed : {false, true}) {
+    auto run = [&](Backend b, std::size_t budget) {
+      std::vector<cplx> s(static_cast<std::size_t>(nrows) * nmat);
+      kernels::CdSubspaceJob j;
+      j.ng = ng, j.nb = nb, j.L = L.data(), j.Rv = rv.data(), j.nmat = nmat, j.d = d.data(), j.transposed = transposed, j.head = head.data(), j.g0 = g0,
+      j.nrows = nrows, j.m = m.data(), j.s = s.data();
+      kernels::cd_subspace(b, j, budget);
+      return s;
+    };
+    const auto cpu = run(Backend::Cpu, 0);
+    // 150,000 B: the basis takes 71 kB, frequencies in chunks of 4 (4 + 3), rows in chunks of 11.
+    for (std::size_t budget : {std::size_t(0), std::size_t(150000)})
+      EXPECT_LT(rel_diff(run(Backend::Cuda, budget), cpu), 1e-10) << "transposed " << transposed << " budget " << budget;
+  }
+}
+
 // The static subspace's linear algebra: the eigen decomposition of a Hermitian matrix (eigenvalues against the CPU's,
 // eigenvectors by their residual |A V - V diag(w)|, as their phases are free) and the expansion of eps^-1 (both forms).
 TEST(GwParity, SubspaceEigenAndExpansionCudaMatchCpu) {

@@ -46,6 +46,38 @@ void cd_rotate_cpu(const CdRotateJob& j, const cplx* raw, cplx* out) {
     for (int a = 0; a < j.ngs; ++a) out[a + static_cast<std::size_t>(j.ngs) * c] = cd_rotated(j, raw, a, j.col_lo + c);
 }
 
+// alpha and beta for all rows (one ZGEMM each), then per frequency T = alpha D'_j and the row dots.
+void cd_subspace_cpu(const CdSubspaceJob& j) {
+  std::fill(j.s, j.s + static_cast<std::size_t>(j.nrows) * j.nmat, cplx());
+  if (j.nrows == 0 || j.nmat == 0 || j.nb == 0) return;
+  const int nr = j.nrows, nb = j.nb, ng = j.ng;
+  const std::size_t rb = static_cast<std::size_t>(nr) * nb, b2 = static_cast<std::size_t>(nb) * nb;
+  std::vector<cplx> alpha(rb), beta(rb), t(rb);
+  const cplx one(1.0), zero;
+  zgemm_("T", "N", &nr, &nb, &ng, &one, j.m, &ng, j.L, &ng, &zero, alpha.data(), &nr);
+  zgemm_("T", "N", &nr, &nb, &ng, &one, j.m, &ng, j.Rv, &ng, &zero, beta.data(), &nr);
+  for (int f = 0; f < j.nmat; ++f) {
+    zgemm_("N", j.transposed ? "T" : "N", &nr, &nb, &nb, &one, alpha.data(), &nr, j.d + f * b2, &nb, &zero, t.data(), &nr);
+#pragma omp parallel for schedule(static)
+    for (int r = 0; r < nr; ++r) {
+      cplx acc;
+      for (int b = 0; b < nb; ++b) acc += t[r + static_cast<std::size_t>(nr) * b] * conj(beta[r + static_cast<std::size_t>(nr) * b]);
+      if (j.head && j.g0 >= 0) acc += j.head[f] * norm2(j.m[static_cast<std::size_t>(r) * ng + j.g0]);
+      j.s[static_cast<std::size_t>(r) * j.nmat + f] = acc;
+    }
+  }
+}
+
+void cd_subspace(Backend backend, const CdSubspaceJob& job, std::size_t device_budget) {
+#if QUANTA_GW_CUDA
+  if (backend == Backend::Cuda) return cd_subspace_cuda(job, device_budget);
+#else
+  (void)device_budget;
+#endif
+  if (backend == Backend::Cuda) throw Error("cd_subspace: this build has no CUDA backend");
+  cd_subspace_cpu(job);
+}
+
 void cd_contract(Backend backend, const CdContractJob& job, std::size_t device_budget) {
 #if QUANTA_GW_CUDA
   if (backend == Backend::Cuda) return cd_contract_cuda(job, device_budget);
