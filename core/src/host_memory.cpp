@@ -1,5 +1,7 @@
 #include "quanta/core/host_memory.hpp"
 
+#include <omp.h>
+
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include <string>
 
 #include "quanta/core/error.hpp"
+#include "quanta/core/host_vector.hpp"
 
 namespace quanta {
 namespace {
@@ -88,6 +91,16 @@ std::size_t bytes_of(std::size_t element_size, std::size_t n0, std::size_t n1, s
     total *= n;
   }
   return total;
+}
+
+void parallel_zero(void* p, std::size_t bytes) {
+  auto* b = static_cast<unsigned char*>(p);
+#pragma omp parallel
+  {
+    const std::size_t nt = static_cast<std::size_t>(omp_get_num_threads()), t = static_cast<std::size_t>(omp_get_thread_num());
+    const std::size_t lo = bytes / nt * t, hi = t + 1 == nt ? bytes : bytes / nt * (t + 1);
+    std::fill(b + lo, b + hi, static_cast<unsigned char>(0));
+  }
 }
 
 }  // namespace quanta

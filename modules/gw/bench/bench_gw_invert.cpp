@@ -21,6 +21,8 @@
 #include "../kernels/invert.hpp"
 #include "quanta/core/backend.hpp"
 #include "quanta/core/buffer.hpp"
+#include "quanta/core/host_vector.hpp"
+#include "quanta/core/threads.hpp"
 #include "quanta/core/timer.hpp"
 
 using namespace quanta;
@@ -64,7 +66,7 @@ int main(int argc, char** argv) {
   double check = 0;
   try {
     for (int r = 0; r < repeat; ++r) {
-      std::vector<cplx> inv;
+      HostVector<cplx> inv;
 #if QUANTA_GW_CUDA
       if (backend == Backend::Cuda) {
         DeviceBuffer<cplx> dev(std::span<const cplx>(chis), "chi_f");
@@ -106,22 +108,28 @@ int main(int argc, char** argv) {
     WallTimer ta;
     std::vector<cplx> fresh(nn * nf);
     const double t_alloc = ta.seconds();
+    double t_parallel = 0;
+    {
+      WallTimer tz;
+      const auto zeroed = host_vector_zeroed<cplx>(nn * nf);
+      t_parallel = tz.seconds();
+    }
     DeviceBuffer<cplx> one(nn, "one matrix");
     one.download(std::span<cplx>(fresh.data(), nn));  // warm
     WallTimer tp;
     for (int r = 0; r < 3; ++r) one.download(std::span<cplx>(fresh.data(), nn));
     const double t_pageable = tp.seconds() / 3;
-    double t_pinned = 0;
-    {
-      PinnedHost pin(fresh.data(), nn * sizeof(cplx));
-      WallTimer tq;
-      for (int r = 0; r < 3; ++r) one.download(std::span<cplx>(fresh.data(), nn));
-      t_pinned = tq.seconds() / 3;
-    }
-    std::printf("bench_gw_invert: host side: the result's allocation %.3f s (%.2f GB/s, %.2f ms per matrix); one matrix down the link %.2f ms "
-                "pageable (%.1f GB/s), %.2f ms page-locked (%.1f GB/s)\n",
-                t_alloc, 16.0 * nn * nf / t_alloc * 1e-9, 1e3 * t_alloc / nf, 1e3 * t_pageable, 16.0 * nn / t_pageable * 1e-9, 1e3 * t_pinned,
-                16.0 * nn / t_pinned * 1e-9);
+    WallTimer tr;
+    PinnedHost pin(fresh.data(), fresh.size() * sizeof(cplx));
+    const double t_register = tr.seconds();
+    WallTimer tq;
+    for (int r = 0; r < 3; ++r) one.download(std::span<cplx>(fresh.data(), nn));
+    const double t_pinned = tq.seconds() / 3;
+    std::printf("bench_gw_invert: host side: a result as std::vector<cplx>(n) %.3f s (%.2f GB/s, %.2f ms per matrix), as host_vector_zeroed %.3f s "
+                "(%.2f GB/s, %d threads); one matrix down the link %.2f ms pageable (%.1f GB/s); the whole result page-locked in %.3f s (%.2f ms "
+                "per matrix), then one matrix down %.2f ms (%.1f GB/s)\n",
+                t_alloc, 16.0 * nn * nf / t_alloc * 1e-9, 1e3 * t_alloc / nf, t_parallel, 16.0 * nn * nf / t_parallel * 1e-9, max_threads(),
+                1e3 * t_pageable, 16.0 * nn / t_pageable * 1e-9, t_register, 1e3 * t_register / nf, 1e3 * t_pinned, 16.0 * nn / t_pinned * 1e-9);
   }
 #endif
   std::vector<double> later(runs.begin() + 1, runs.end());

@@ -147,7 +147,7 @@ void read_one(const std::filesystem::path& file, bool q0, EpsilonFromFiles& out)
     }
     r.h5().read_rows("/mats/matrix", iq, 1, raw.data());
     const std::size_t nn = static_cast<std::size_t>(n) * n;
-    std::vector<cplx> all(nn * nfreq);
+    HostVector<cplx> all(nn * nfreq);  // every element written below
     for (int fq = 0; fq < nfreq; ++fq)
       for (std::int64_t j = 0; j < n; ++j)
         for (std::int64_t i = 0; i < n; ++i) {

@@ -17,6 +17,7 @@
 
 #include "quanta/core/backend.hpp"
 #include "quanta/core/complex.hpp"
+#include "quanta/core/host_vector.hpp"
 
 namespace quanta::gw::kernels {
 
@@ -44,7 +45,7 @@ class ChiFreqEngine {
   // ChiSumEngine::epsilon_inverse does for the static chi0); returns eps^-1 [nf][ng][ng] and Re eps(0, 0) of each
   // frequency in heads[nf], and the engine is spent. Empty, chi0 untouched, on the CPU backend or when the device lacks
   // the memory for the first inversion's buffers (then result() and invert() do it).
-  std::vector<cplx> epsilon_inverse(const std::vector<double>& v, const std::string& what, double* heads);
+  HostVector<cplx> epsilon_inverse(const std::vector<double>& v, const std::string& what, double* heads);
   int nf() const { return static_cast<int>(z_.size()); }
   double flops() const { return flops_; }  // of the products so far: 8 nf n^2 per pair (and 8 ng nb for a projection)
   int n() const { return n_; }
@@ -69,7 +70,7 @@ class ChiFreqEngine {
 ChiFreqEngine::Cuda* make_chi_freq_cuda(int ng, int n, int nf, const std::vector<cplx>& basis, std::size_t device_budget);
 void chi_freq_cuda(ChiFreqEngine::Cuda& ws, const ChiFreqJob& job, const std::vector<cplx>& w);
 std::vector<cplx> chi_freq_cuda_result(const ChiFreqEngine::Cuda& ws);  // already [nf][ng][ng]
-std::vector<cplx> chi_freq_cuda_epsilon_inverse(ChiFreqEngine::Cuda& ws, const std::vector<double>& v, const std::string& what, double* heads);
+HostVector<cplx> chi_freq_cuda_epsilon_inverse(ChiFreqEngine::Cuda& ws, const std::vector<double>& v, const std::string& what, double* heads);
 #endif
 
 // chi_stack ((nf ng) x ng) reordered to [nf][ng][ng] (each frequency's matrix column-major).

@@ -13,6 +13,7 @@
 
 #include "quanta/core/backend.hpp"
 #include "quanta/core/complex.hpp"
+#include "quanta/core/host_vector.hpp"
 
 namespace quanta::gw::kernels {
 
@@ -45,7 +46,7 @@ class ChiSumEngine {
   // and eps(0, 0) in *eps_head, and the engine is spent (add() and result() then throw). Returns an empty vector,
   // chi0 untouched, on the CPU backend or when the device lacks the memory for the inversion's buffers (then
   // result() and invert() do it).
-  std::vector<cplx> epsilon_inverse(const std::vector<double>& v, const std::string& what, cplx* eps_head);
+  HostVector<cplx> epsilon_inverse(const std::vector<double>& v, const std::string& what, cplx* eps_head);
 
   struct Cuda;
   struct CudaDeleter {

@@ -10,6 +10,7 @@
 
 #include "quanta/core/backend.hpp"
 #include "quanta/core/complex.hpp"
+#include "quanta/core/host_vector.hpp"
 
 namespace quanta::gw::kernels {
 
@@ -27,10 +28,10 @@ struct SubspaceExpansion {
   const double* sv = nullptr;    // [ng] v^1/2
 };
 // [nf][ng][ng] eps^-1 at every frequency.
-std::vector<cplx> subspace_expand(Backend backend, const SubspaceExpansion& job);
-std::vector<cplx> subspace_expand_cpu(const SubspaceExpansion& job);
+HostVector<cplx> subspace_expand(Backend backend, const SubspaceExpansion& job);
+HostVector<cplx> subspace_expand_cpu(const SubspaceExpansion& job);
 #if QUANTA_GW_CUDA
-std::vector<cplx> subspace_expand_cuda(const SubspaceExpansion& job);
+HostVector<cplx> subspace_expand_cuda(const SubspaceExpansion& job);
 void hermitian_eigen_cuda(std::vector<cplx>& a, int n, std::vector<double>& w, const std::string& what);
 #endif
 

@@ -181,7 +181,7 @@ void subspace_epsilon(DielectricMatrix& d, const std::vector<double>& v, const E
   // (1 - chi_s(z))^-1 at every frequency: on the device as Epsilon's G-basis frequencies are (eps = 1 - v chi with v = 1,
   // one set of inversion buffers) when chi_s, the inverses and the solver's buffers take at most half the device budget;
   // else on the host.
-  std::vector<cplx> c;
+  HostVector<cplx> c;
 #if QUANTA_GW_CUDA
   if (p.backend == Backend::Cuda && bytes_of(sizeof(cplx), 2 * nf + 4, b2) <= GpuMemoryBudget{p.gpu_mem_limit}.usable_bytes() / 2) {
     DeviceBuffer<cplx> dev(std::span<const cplx>(chis), "subspace chi_s at the frequencies");
@@ -207,7 +207,7 @@ void subspace_epsilon(DielectricMatrix& d, const std::vector<double>& v, const E
     d.epsinv_ff = kernels::subspace_expand(p.backend, x);
     d.epsinv.assign(d.epsinv_ff.begin(), d.epsinv_ff.begin() + n2);
   } else {
-    d.epsinv = einv0;
+    d.epsinv.assign(einv0.begin(), einv0.end());
   }
   if (p.subspace_keep_basis) {
     d.sub_basis = B;
@@ -523,7 +523,7 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
           auto inv = kernels::invert(p.backend, eps, ng, where_q + (full_frequency ? ", frequency " + std::to_string(f + 1) + " of " + std::to_string(nf) : std::string()));
           if (f == 0) {
             d.eps_head = eps[0].re;
-            d.epsinv = inv;
+            d.epsinv.assign(inv.begin(), inv.end());
             if (p.keep_matrices) d.eps = eps;
           }
           if (full_frequency) d.epsinv_ff.insert(d.epsinv_ff.end(), inv.begin(), inv.end());
@@ -539,18 +539,20 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
     }
     // A non-finite eps^-1 (a NaN carried in from the states, an overflow) stops the run here, not in Sigma's sums.
     // (With the subspace kept instead of expanded: the static eps^-1 and the subspace's D(z).)
-    const auto& all = full_frequency && !d.epsinv_ff.empty() ? d.epsinv_ff : d.epsinv;
-    std::size_t bad = all.size();
+    const bool all_ff = full_frequency && !d.epsinv_ff.empty();
+    const cplx* all = all_ff ? d.epsinv_ff.data() : d.epsinv.data();
+    const std::size_t n_all = all_ff ? d.epsinv_ff.size() : d.epsinv.size();
+    std::size_t bad = n_all;
 #pragma omp parallel for reduction(min : bad) num_threads(max_threads())
-    for (std::size_t i = 0; i < all.size(); ++i)
+    for (std::size_t i = 0; i < n_all; ++i)
       if (!std::isfinite(all[i].re) || !std::isfinite(all[i].im)) bad = std::min(bad, i);
     for (const cplx x : d.sub_c)
       if (!std::isfinite(x.re) || !std::isfinite(x.im))
         throw Error("epsilon, q-point " + std::to_string(out.size() + 1) + ": a non-finite element of the static subspace's (1 - chi_s(z))^-1");
     const std::size_t n2 = static_cast<std::size_t>(ng) * ng;
-    if (bad < all.size() || !std::isfinite(d.eps_head))
+    if (bad < n_all || !std::isfinite(d.eps_head))
       throw Error("epsilon, q-point " + std::to_string(out.size() + 1) + ": a non-finite element of " +
-                  (bad < all.size() ? "eps^-1 at (G " + std::to_string(bad % n2 % ng + 1) + ", G' " + std::to_string(bad % n2 / ng + 1) + ")" +
+                  (bad < n_all ? "eps^-1 at (G " + std::to_string(bad % n2 % ng + 1) + ", G' " + std::to_string(bad % n2 / ng + 1) + ")" +
                                           (full_frequency ? " at frequency " + std::to_string(bad / n2 + 1) : std::string())
                                     : std::string("eps at the head")));
     out.push_back(std::move(d));

@@ -41,8 +41,8 @@ double mag(double x) { return std::abs(x); }
 double mag(cplx x) { return quanta::abs(x); }
 
 // The largest difference over the largest element; printed, so that the test log records the figure.
-template <class T>
-double rel_diff(const std::vector<T>& a, const std::vector<T>& b) {
+template <class A, class B>
+double rel_diff(const A& a, const B& b) {
   double m = 0, s = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
     m = std::max(m, mag(a[i] - b[i]));

@@ -95,7 +95,7 @@ std::vector<cplx> ChiFreqEngine::result() const {
   return unstack_frequencies(stack_, n_, nf());
 }
 
-std::vector<cplx> ChiFreqEngine::epsilon_inverse(const std::vector<double>& v, const std::string& what, double* heads) {
+HostVector<cplx> ChiFreqEngine::epsilon_inverse(const std::vector<double>& v, const std::string& what, double* heads) {
   if (v.size() != static_cast<std::size_t>(ng_)) throw Error("chi_freq: epsilon_inverse needs one v per G-vector");
   if (!basis_.empty()) return {};  // the subspace's matrices are the caller's to invert and expand
 #if QUANTA_GW_CUDA

@@ -61,7 +61,7 @@ void ChiSumEngine::add(const ChiSumJob& job) {
   chi_sum_cpu(j);
 }
 
-std::vector<cplx> ChiSumEngine::epsilon_inverse(const std::vector<double>& v, const std::string& what, cplx* eps_head) {
+HostVector<cplx> ChiSumEngine::epsilon_inverse(const std::vector<double>& v, const std::string& what, cplx* eps_head) {
   if (v.size() != static_cast<std::size_t>(ng_)) throw Error("chi_sum: epsilon_inverse needs one v per G-vector");
 #if QUANTA_GW_CUDA
   if (cuda_) {

@@ -36,9 +36,10 @@ void hermitian_eigen(Backend backend, std::vector<cplx>& a, int n, std::vector<d
   hermitian_eigen_cpu(a, n, w, what);
 }
 
-std::vector<cplx> subspace_expand_cpu(const SubspaceExpansion& j) {
+HostVector<cplx> subspace_expand_cpu(const SubspaceExpansion& j) {
   const std::size_t ng = j.ng, nb = j.nb, n2 = ng * ng, b2 = nb * nb;
-  std::vector<cplx> out(n2 * j.nf), d(b2), t(ng * nb), e(n2);
+  auto out = host_vector_zeroed<cplx>(n2 * j.nf);
+  std::vector<cplx> d(b2), t(ng * nb), e(n2);
   const cplx one(1.0), zero;
   const int m = j.ng, k = j.nb;
   for (int f = 0; f < j.nf; ++f) {
@@ -57,7 +58,7 @@ std::vector<cplx> subspace_expand_cpu(const SubspaceExpansion& j) {
   return out;
 }
 
-std::vector<cplx> subspace_expand(Backend backend, const SubspaceExpansion& job) {
+HostVector<cplx> subspace_expand(Backend backend, const SubspaceExpansion& job) {
 #if QUANTA_GW_CUDA
   if (backend == Backend::Cuda) return subspace_expand_cuda(job);
 #endif

@@ -101,7 +101,7 @@ void chi_freq_cuda(ChiFreqEngine::Cuda& ws, const ChiFreqJob& job, const std::ve
   QUANTA_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-std::vector<cplx> chi_freq_cuda_epsilon_inverse(ChiFreqEngine::Cuda& ws, const std::vector<double>& v, const std::string& what, double* heads) {
+HostVector<cplx> chi_freq_cuda_epsilon_inverse(ChiFreqEngine::Cuda& ws, const std::vector<double>& v, const std::string& what, double* heads) {
   return epsilon_inverse_cuda_many(ws.stack.data(), ws.nf, v, ws.ng, what, heads);
 }
 

@@ -75,11 +75,11 @@ class Inversion {
 
 }  // namespace
 
-std::vector<cplx> epsilon_inverse_cuda_many(cplx* chis, int nf, const std::vector<double>& v, int n, const std::string& what, double* heads) {
+HostVector<cplx> epsilon_inverse_cuda_many(cplx* chis, int nf, const std::vector<double>& v, int n, const std::string& what, double* heads) {
   DeviceBuffer<double> vd(std::span<const double>(v.data(), v.size()), "8 pi / |q+G|^2");
   Inversion inv(chis, n);
   const std::size_t nn = static_cast<std::size_t>(n) * n;
-  std::vector<cplx> out(nn * nf);
+  auto out = host_vector_zeroed<cplx>(nn * nf);  // the pages touched by all threads: their faults were most of the time
   for (int f = 0; f < nf; ++f) {
     const std::string at = nf > 1 ? what + ", frequency " + std::to_string(f + 1) + " of " + std::to_string(nf) : what;
     cplx* chi = chis + f * nn;
@@ -105,7 +105,7 @@ std::vector<cplx> invert_cuda(const std::vector<cplx>& a, int n, const std::stri
   return inv.run(what);
 }
 
-std::vector<cplx> epsilon_inverse_cuda(cplx* chi, const std::vector<double>& v, int n, const std::string& what, cplx* eps_head) {
+HostVector<cplx> epsilon_inverse_cuda(cplx* chi, const std::vector<double>& v, int n, const std::string& what, cplx* eps_head) {
   double head = 0;
   auto inv = epsilon_inverse_cuda_many(chi, 1, v, n, what, &head);
   *eps_head = cplx(head);

@@ -49,7 +49,7 @@ void hermitian_eigen_cuda(std::vector<cplx>& a, int n, std::vector<double>& w, c
   QUANTA_CUDA_CHECK(cudaMemcpy(w.data(), wd.data(), wd.bytes(), cudaMemcpyDeviceToHost));
 }
 
-std::vector<cplx> subspace_expand_cuda(const SubspaceExpansion& j) {
+HostVector<cplx> subspace_expand_cuda(const SubspaceExpansion& j) {
   const std::size_t ng = j.ng, nb = j.nb, n2 = ng * ng, b2 = nb * nb;
   DeviceBuffer<cplx> basis(std::span<const cplx>(j.basis, ng * nb), "subspace basis"), c(std::span<const cplx>(j.c, b2 * j.nf), "subspace C");
   DeviceBuffer<cplx> t(ng * nb, "subspace B D"), e(n2, "subspace B D B^H"), o(n2, "eps^-1 expanded");
@@ -65,7 +65,7 @@ std::vector<cplx> subspace_expand_cuda(const SubspaceExpansion& j) {
   const cuDoubleComplex one = make_cuDoubleComplex(1, 0), zero = make_cuDoubleComplex(0, 0), minus = make_cuDoubleComplex(-1, 0);
   auto z = [](const cplx* p) { return reinterpret_cast<const cuDoubleComplex*>(p); };
   auto zm = [](cplx* p) { return reinterpret_cast<cuDoubleComplex*>(p); };
-  std::vector<cplx> out(n2 * j.nf);
+  auto out = host_vector_zeroed<cplx>(n2 * j.nf);
   DeviceBuffer<cplx> d(b2, "subspace D");
   for (int f = 0; f < j.nf; ++f) {
     // D = C_f - C_f0 (keep) or C_f.

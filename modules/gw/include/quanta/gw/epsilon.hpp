@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "quanta/core/backend.hpp"
+#include "quanta/core/host_vector.hpp"
 #include "quanta/gw/mean_field.hpp"
 
 namespace quanta::gw {
@@ -64,13 +65,13 @@ struct DielectricMatrix {
   std::vector<double> qg2;    // [ng] |q+G|^2, bohr^-2
   std::vector<cplx> chi0;     // [ng][ng] column-major: (G, G') at G + ng G'; Ry^-1 bohr^-3 (empty unless keep_matrices)
   std::vector<cplx> eps;      // [ng][ng] eps(G,G') = delta - 8 pi / |q+G|^2 chi0(G,G') (empty unless keep_matrices)
-  std::vector<cplx> epsinv;   // [ng][ng]
+  HostVector<cplx> epsinv;    // [ng][ng]
   double eps_head = std::numeric_limits<double>::quiet_NaN();  // Re eps(0, 0); NaN when only eps^-1 is known (files)
   // Full frequency: eps^-1 at each of the frequencies `freq` (eV; FrequencyGrid::all(), n_real on the real axis
   // first), [nf][ng][ng] column-major per frequency. epsinv is then the first of them (w = init_frequency).
   std::vector<cplx> freq;
   int n_real = 0;
-  std::vector<cplx> epsinv_ff;
+  HostVector<cplx> epsinv_ff;  // (allocated without a serial fill: gigabytes at Si64 and beyond)
   int subspace_nbasis = 0;    // the static subspace's basis size (0: the G basis)
   // With EpsilonParams::subspace_keep_basis: eps^-1(z) = base + diag(sub_sv) B D(z) B^H diag(1 / sub_sv), base = the static
   // eps^-1 (sub_einv0, z = 0; sub_keep) or 1, D = sub_c[f] (already C(z) - C(0) when sub_keep).
@@ -83,7 +84,8 @@ struct DielectricMatrix {
   const cplx* epsinv_at(int f) const { return epsinv_ff.data() + static_cast<std::size_t>(f) * ng() * ng(); }
   int nk = 0;                 // k-points of the full zone summed
   int ng() const { return static_cast<int>(gvec.size()); }
-  cplx at(const std::vector<cplx>& m, int i, int j) const { return m[i + static_cast<std::size_t>(ng()) * j]; }
+  template <class Matrix>
+  cplx at(const Matrix& m, int i, int j) const { return m[i + static_cast<std::size_t>(ng()) * j]; }
 };
 
 // Stage timings, seconds, and the work done (for rates in the benchmarks).
