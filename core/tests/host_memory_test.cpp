@@ -10,6 +10,8 @@
 #include <string>
 
 #include "quanta/core/error.hpp"
+#include "quanta/core/complex.hpp"
+#include "quanta/core/host_vector.hpp"
 #include "quanta/test/sanitizer.hpp"
 
 using quanta::bytes_of;
@@ -64,4 +66,28 @@ TEST(HostMemory, HonoursTheAddressSpaceLimit) {
   waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << "1: available not capped by RLIMIT_AS, 2: 6 GiB accepted under 4 GiB";
+}
+
+// HostVector: zeroed by host_vector_zeroed over every thread's share (an odd byte count, so the last share is uneven),
+// values kept through copies, growth and assignment from iterators like a std::vector.
+TEST(HostVector, ZeroedInParallelAndCopiedLikeAVector) {
+  const std::size_t n = 1000003;
+  auto v = quanta::host_vector_zeroed<quanta::cplx>(n);
+  ASSERT_EQ(v.size(), n);
+  std::size_t nonzero = 0;
+  for (const auto& x : v) nonzero += x.re != 0 || x.im != 0;
+  EXPECT_EQ(nonzero, 0u);
+  v[n - 1] = quanta::cplx(1.5, -2.0);
+  const auto w = v;
+  EXPECT_EQ(w[n - 1].re, 1.5);
+  EXPECT_EQ(w[n - 1].im, -2.0);
+  v.insert(v.end(), w.begin(), w.begin() + 2);
+  EXPECT_EQ(v.size(), n + 2);
+  quanta::HostVector<double> d;
+  const double src[3] = {1, 2, 3};
+  d.assign(src, src + 3);
+  EXPECT_EQ(d[2], 3.0);
+  std::vector<char> bytes(7, 'x');
+  quanta::parallel_zero(bytes.data(), bytes.size());
+  for (char c : bytes) EXPECT_EQ(c, 0);
 }

@@ -7,10 +7,12 @@
 //   sorted sphere of each q)}, /mf_header/gspace/components [ng][3], /mf_header/crystal/celvol,
 //   /mats/matrix [nq][nmatrix][nfreq][nmtx_max][nmtx_max][flavor]: [q][0][f][G'][G] = eps^-1(G, G'; z_f), each q's
 //   leading nmtx x nmtx block (the rest is padding); flavor 1 (real) or 2 (real, imaginary).
-// Full frequency (contour deformation, freq_dep 2): matrix_flavor 2 in either flavour; the retarded eps^-1 at
-// z_f = freqs[f][0] + i freqs[f][1] (eV): the real axis w + i broadening first, then the nfreq_imag points i w_j;
-// matrix-diagonal holds the first frequency's diagonal. BerkeleyGW's real-axis methods (has_advanced) and its
-// subspace-basis files (params/subspace) are refused by name.
+// Full frequency (freq_dep 2): matrix_flavor 2 in either flavour; the retarded eps^-1 at z_f = freqs[f][0] + i freqs[f][1]
+// (eV): the real axis w + i broadening first, then (contour deformation) the nfreq_imag points i w_j, or (the real-axis
+// method, nfreq_imag 0) the real axis alone, its steps growing past frequency_low_cutoff; matrix-diagonal holds the first
+// frequency's diagonal. Files holding advanced matrices (has_advanced 1; the real-axis method takes them from the
+// retarded ones by time reversal, as BerkeleyGW's HDF5 path does) and subspace-basis files (params/subspace) are refused
+// by name.
 // The writer adds what BerkeleyGW writes beside them: /eps_header/gspace/{gind_rho2eps (the inverse order),
 // ekin [nq][ng] (|q+G|^2 in the density's order, q = 0 for q0), vcoul [nq][nmtx_max] (8 pi / |q+G|^2 in the
 // sphere's order, with the q0 shift)}, /mats/matrix-diagonal [nq][nmtx_max][flavor], /eps_header/params/{efermi
@@ -51,13 +53,15 @@ void read_one(const std::filesystem::path& file, bool q0, EpsilonFromFiles& out)
                             ": expected 0 (static screening) or 2 (full frequency; 1, the Godby-Needs plasmon pole, and 3 are not read)");
   const bool ff = freq_dep == 2;
   if (ff && r.h5().exists("/eps_header/params/has_advanced") && r.one_int("/eps_header/params/has_advanced") != 0)
-    throw InputError(f, "/eps_header/params/has_advanced 1: advanced matrices (BerkeleyGW's real-axis methods, frequency_dependence_method 0 "
-                        "and 1) are not read; expected the contour-deformation file (frequency_dependence_method 2)");
+    throw InputError(f, "/eps_header/params/has_advanced 1: files holding advanced matrices are not read; expected BerkeleyGW's HDF5 layout "
+                        "with the retarded matrices only (has_advanced 0; the advanced ones follow from them by time reversal)");
   if (r.h5().exists("/eps_header/params/subspace") && r.one_int("/eps_header/params/subspace") != 0)
     throw InputError(f, "/eps_header/params/subspace 1: BerkeleyGW's static-subspace files (matrices in the subspace basis) are not read; "
                         "expected a file written without the subspace, or run Epsilon in quanta");
   const int nfreq = ff ? r.count("/eps_header/freqs/nfreq", 3) : 1;
-  const int nfreq_imag = ff ? r.count("/eps_header/freqs/nfreq_imag", 2, nfreq - 1) : 0;
+  const int nfreq_imag = ff ? r.count("/eps_header/freqs/nfreq_imag", 0, nfreq - 1) : 0;
+  if (ff && nfreq_imag == 1)
+    throw InputError(f, "/eps_header/freqs/nfreq_imag 1: expected 0 (the real-axis method's grid) or at least 2 (contour deformation's imaginary axis)");
   std::vector<cplx> freqs;
   if (ff) {
     const auto z = r.doubles("/eps_header/freqs/freqs", 2 * static_cast<std::size_t>(nfreq));
@@ -94,7 +98,18 @@ void read_one(const std::filesystem::path& file, bool q0, EpsilonFromFiles& out)
   // Full frequency: the grid Sigma's contour deformation needs, BerkeleyGW's for frequency_dependence_method 2: a uniform real
   // axis from 0 with one broadening, then points on the imaginary axis.
   FrequencyGrid grid_ff;
-  if (ff) {
+  if (ff && nfreq_imag == 0) {  // the real-axis method (frequency_dependence_method 0): increasing real frequencies, one broadening
+    grid_ff.method = 0;
+    grid_ff.n_imag = 0;
+    grid_ff.init = freqs[0].re;
+    grid_ff.delta = freqs[1].re - freqs[0].re;
+    grid_ff.broadening = freqs[0].im;
+    grid_ff.low_cutoff = grid_ff.high_cutoff = freqs[nfreq - 1].re;
+    for (int i = 0; i < nfreq; ++i)
+      if ((i > 0 && !(freqs[i].re > freqs[i - 1].re)) || !(freqs[i].im > 0))
+        throw InputError(f, "/eps_header/freqs/freqs, frequency " + std::to_string(i + 1) + " (" + std::to_string(freqs[i].re) + ", " +
+                                std::to_string(freqs[i].im) + ") eV: expected the real-axis grid, increasing frequencies with a positive broadening");
+  } else if (ff) {
     const int nr = nfreq - nfreq_imag;
     grid_ff.init = freqs[0].re;
     grid_ff.delta = nr > 1 ? freqs[1].re - freqs[0].re : 1.0;

@@ -227,13 +227,13 @@ EpsilonParams read_epsilon_inp(const std::filesystem::path& f) {
   known["epsilon_cutoff"] = {Kind::Real, 1e-12, kHuge, "a positive cutoff in Ry (at most the density's cutoff of WFN)"};
   known["number_bands"] = {Kind::Integer, 2, 2e9, "an integer >= 2 (valence and conduction bands)"};
   known["frequency_dependence"] = {Kind::Integer, 0, 2, "0 (static screening) or 2 (full frequency; 1 and 3 are not implemented)"};
-  known["frequency_dependence_method"] = {Kind::Integer, 2, 2, "2 (contour deformation; the real-axis methods 0 and 1 are not implemented)"};
+  known["frequency_dependence_method"] = {Kind::Integer, 0, 2, "0 (real axis) or 2 (contour deformation); the spectral method 1 is not implemented"};
   known["broadening"] = {Kind::Real, 1e-6, kHuge, "a positive broadening in eV"};
   known["init_frequency"] = {Kind::Real, 0, kHuge, "a frequency >= 0 in eV"};
   known["delta_frequency"] = {Kind::Real, 1e-6, kHuge, "a positive step in eV"};
   known["frequency_low_cutoff"] = {Kind::Real, 0, kHuge, "a frequency >= 0 in eV (the end of the real-axis grid)"};
-  known["frequency_high_cutoff"] = {Kind::Real, 0, kHuge, "a frequency >= 0 in eV (not used by contour deformation)"};
-  known["delta_frequency_step"] = {Kind::Real, 0, kHuge, "a step >= 0 in eV (not used by contour deformation)"};
+  known["frequency_high_cutoff"] = {Kind::Real, 0, kHuge, "a frequency >= 0 in eV (the end of the real-axis method's grid)"};
+  known["delta_frequency_step"] = {Kind::Real, 0, kHuge, "a step >= 0 in eV (the growth of the real-axis method's steps past frequency_low_cutoff)"};
   known["number_imaginary_freqs"] = {Kind::Integer, 2, 100000, "an integer >= 2 (points on the imaginary axis)"};
   known["plasma_freq"] = {Kind::Real, 1e-6, kHuge, "a positive frequency in eV (the scale of the imaginary-axis grid)"};
   known["chi_eigenvalue_cutoff"] = {Kind::Real, 0, 1, "a cutoff 0..1 on |eigenvalue| / the largest |eigenvalue| of the static chi0"};
@@ -244,6 +244,8 @@ EpsilonParams read_epsilon_inp(const std::filesystem::path& f) {
   EpsilonParams p;
   bool has_delta = false;
   std::vector<std::string> ff_given;  // full-frequency keywords, which need frequency_dependence 2
+  std::vector<Line> real_axis_only, contour_only;  // keywords of one method's grid, warned about under the other
+  int method_line = 0;
   int nq0 = 0;
   auto qpoints = [&](const Line&, const std::vector<Line>& rows) {
         for (const auto& r : rows) {
@@ -267,7 +269,14 @@ EpsilonParams read_epsilon_inp(const std::filesystem::path& f) {
     else if (l.keyword == "degeneracy_check_override") p.degeneracy_check_override = true;
     else if (l.keyword == "dont_check_norms") p.check_norms = false;
     else if (l.keyword == "frequency_dependence") p.frequency_dependence = integer(f, l, 0, l.keyword);
-    else if (l.keyword == "frequency_dependence_method") ff_given.push_back(l.keyword);
+    else if (l.keyword == "frequency_dependence_method") {
+      ff_given.push_back(l.keyword);
+      p.frequencies.method = integer(f, l, 0, l.keyword);
+      method_line = l.number;
+      if (p.frequencies.method == 1)
+        throw InputError(f.string(), method_line, "frequency_dependence_method", "1",
+                         "0 (real axis, Adler-Wiser) or 2 (contour deformation): BerkeleyGW's spectral method 1 is not implemented");
+    }
     else if (l.keyword == "chi_eigenvalue_cutoff" || l.keyword == "eps_trunc_eigen") {
       p.subspace = true;
       p.subspace_cutoff = number(f, l, 0, l.keyword);
@@ -286,13 +295,15 @@ EpsilonParams read_epsilon_inp(const std::filesystem::path& f) {
     }
     else if (l.keyword == "frequency_high_cutoff" || l.keyword == "delta_frequency_step") {
       ff_given.push_back(l.keyword);
-      warn("gw", f.string() + ": line " + std::to_string(l.number) + ": " + l.keyword +
-                     " belongs to the real-axis grid of frequency_dependence_method 0 and 1; contour deformation does not use it, as in BerkeleyGW");
+      real_axis_only.push_back(l);
+      if (l.keyword == "frequency_high_cutoff") p.frequencies.high_cutoff = number(f, l, 0, l.keyword);
+      else p.frequencies.step_increase = number(f, l, 0, l.keyword);
     } else if (l.keyword == "broadening" || l.keyword == "init_frequency" || l.keyword == "delta_frequency" || l.keyword == "frequency_low_cutoff" ||
                l.keyword == "number_imaginary_freqs" || l.keyword == "plasma_freq") {
       FrequencyGrid& g = p.frequencies;
       const double x = l.keyword == "number_imaginary_freqs" ? integer(f, l, 0, l.keyword) : number(f, l, 0, l.keyword);
       ff_given.push_back(l.keyword);
+      if (l.keyword == "number_imaginary_freqs" || l.keyword == "plasma_freq") contour_only.push_back(l);
       if (l.keyword == "broadening") g.broadening = x;
       else if (l.keyword == "init_frequency") g.init = x;
       else if (l.keyword == "delta_frequency") { g.delta = x; has_delta = true; }
@@ -302,6 +313,21 @@ EpsilonParams read_epsilon_inp(const std::filesystem::path& f) {
     }
   });
   if (!has_delta) p.frequencies.delta = p.frequencies.broadening;  // BerkeleyGW's default
+  for (const auto& l : p.frequencies.method == 2 ? real_axis_only : contour_only)
+    warn("gw", f.string() + ": line " + std::to_string(l.number) + ": " + l.keyword + " belongs to the " +
+                   (p.frequencies.method == 2 ? "real-axis grid of frequency_dependence_method 0; contour deformation"
+                                              : "imaginary axis of contour deformation; the real-axis method 0") +
+                   " does not use it, as in BerkeleyGW");
+  if (p.frequencies.method == 0) {
+    p.frequencies.n_imag = 0;
+    if (p.subspace)
+      throw InputError(f.string(), "the static subspace (nbasis_subspace, chi_eigenvalue_cutoff) with frequency_dependence_method 0: expected "
+                                   "frequency_dependence_method 2 (quanta's subspace is implemented for contour deformation)");
+    const double high = p.frequencies.high_cutoff < 0 ? 4 * p.frequencies.low_cutoff : p.frequencies.high_cutoff;
+    if (high < p.frequencies.low_cutoff)
+      throw InputError(f.string(), "frequency_high_cutoff " + std::to_string(high) + " eV is below frequency_low_cutoff " +
+                                       std::to_string(p.frequencies.low_cutoff) + " eV: expected the end of the grid above its fine part");
+  }
   if (p.frequency_dependence == 1)
     throw InputError(f.string(), "frequency_dependence 1: expected 0 (static screening) or 2 (full frequency) in epsilon.inp (the plasmon-pole model "
                                  "is Sigma's frequency_dependence 1, built from the static matrices)");
@@ -329,7 +355,7 @@ SigmaParams read_sigma_inp(const std::filesystem::path& f) {
   known["finite_difference_spacing"] = {Kind::Real, 1e-12, kHuge, "a positive spacing in eV"};
   known["finite_difference_form"] = {Kind::Integer, 2, 2, "2 (forward difference; the only one implemented)"};
   known["frequency_dependence"] = {Kind::Integer, 1, 2, "1 (generalized plasmon pole) or 2 (full frequency; 0 and 3 are not implemented)"};
-  known["frequency_dependence_method"] = {Kind::Integer, 2, 2, "2 (contour deformation; the real-axis method 0 is not implemented)"};
+  known["frequency_dependence_method"] = {Kind::Integer, 0, 2, "0 (real-axis integration) or 2 (contour deformation); 1 does not exist"};
   known["cd_integration_method"] = {Kind::Integer, 0, 2, "0 (piecewise constant) or 2 (piecewise quadratic); 1 does not exist and 3 is not implemented"};
   known["frequency_grid_shift"] = {Kind::Integer, 2, 2, "2 (the evaluation grid centred on each E_mf; 0 and 1 are not implemented)"};
   known["delta_frequency_eval"] = {Kind::Real, 1e-6, kHuge, "a positive step in eV"};
@@ -350,7 +376,7 @@ SigmaParams read_sigma_inp(const std::filesystem::path& f) {
                                                             "energies widened by margin >= 0 eV on both sides (with sigma_matrix)"};
   SigmaParams p;
   bool has_min = false, has_max = false;
-  int number_offdiag = -1, matrix_line = 0, offdiag_line = 0, grid_line = 0, ff_line = 0;
+  int number_offdiag = -1, matrix_line = 0, offdiag_line = 0, grid_line = 0, ff_line = 0, method_line = 0;
   std::vector<SigmaParams::OffdiagElement> offdiag_rows;
   std::vector<int> offdiag_row_lines;
   auto kpoints = [&](const Line&, const std::vector<Line>& rows) {
@@ -393,6 +419,12 @@ SigmaParams read_sigma_inp(const std::filesystem::path& f) {
     else if (l.keyword == "dont_use_vxcdat") p.use_vxc_dat = false;
     else if (l.keyword == "no_symmetries_offdiagonals") p.offdiag_symmetry = false;
     else if (l.keyword == "frequency_dependence") p.frequency_dependence = integer(f, l, 0, l.keyword);
+    else if (l.keyword == "frequency_dependence_method") {
+      p.ff_method = integer(f, l, 0, l.keyword);
+      ff_line = method_line = l.number;
+      if (p.ff_method == 1)
+        throw InputError(f.string(), method_line, "frequency_dependence_method", "1", "0 (real-axis integration) or 2 (contour deformation)");
+    }
     else if (l.keyword == "do_sigma_subspace") {
       p.subspace = true;
       ff_line = l.number;
@@ -422,6 +454,9 @@ SigmaParams read_sigma_inp(const std::filesystem::path& f) {
                                      ": expected 1 <= band_index_min <= band_index_max <= number_bands");
   if (p.kpoints.empty()) throw InputError(f.string(), "no 'begin kpoints' block (expected the k-points of Sigma)");
   if (p.cd_integration_method == 1) throw InputError(f.string(), ff_line, "cd_integration_method", "1", "0 (piecewise constant) or 2 (piecewise quadratic)");
+  if (p.ff_method == 0 && p.subspace)
+    throw InputError(f.string(), "do_sigma_subspace with frequency_dependence_method 0: expected frequency_dependence_method 2 (quanta's Sigma in the "
+                                 "static subspace is implemented for contour deformation)");
   if (ff_line > 0 && p.frequency_dependence != 2)
     throw InputError(f.string(), ff_line, "frequency_dependence", std::to_string(p.frequency_dependence),
                      "2 (full frequency) with cd_integration_method, delta_frequency_eval, max_frequency_eval and do_sigma_subspace");

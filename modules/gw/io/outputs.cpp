@@ -40,6 +40,24 @@ void write_sigma_hp_log(const std::filesystem::path& file, const Crystal& c, con
   for (std::size_t ik = 0; ik < sigma.size(); ++ik) {
     const auto& k = sigma[ik];
     o << format("       k =%10.6f%10.6f%10.6f ik =%4d spin = 1\n", k.k[0], k.k[1], k.k[2], k.ik);
+    if (ff && !k.bands.empty() && k.bands[0].ff_method == 0) {
+      // BerkeleyGW's real-axis table: SX-X, ch, Sig = X + SX-X + ch and Cor (the retarded correlation) at E_mf, Eqp0
+      // from Sig, Eqp1 from X + Cor4 with its Soln word; a second line with the imaginary parts.
+      o << "\n";
+      o << format("%6s%12s%12s%12s%12s%12s%12s%12s%12s%12s%12s%12s\n", "n", "Emf", "Eo", "X", "Re SX-X", "Re ch", "Re Sig", "Re Cor", "Vxc", "Re Eqp0",
+                  "Re Eqp1", "Soln");
+      o << format("%6s%12s%12s%12s%12s%12s%12s%12s%12s%12s%12s\n", "", "", "", "", "Im SX-X", "Im ch", "Im Sig", "Im Cor", "", "Im Eqp0", "Im Eqp1");
+      for (const auto& b : k.bands) {
+        const std::size_t c = b.ff_omega.size() / 2;
+        const cplx sxx = b.ff_res[c], chc = b.ff_int[c], cor = b.ff_cor[c];
+        o << format("%6d%12.6f%12.6f%12.6f%12.6f%12.6f%12.6f%12.6f%12.6f%12.6f%12.6f%12s\n", b.n, b.emf, b.eo, b.x, sxx.re, chc.re, b.x + sxx.re + chc.re,
+                    cor.re, b.vxc, b.eqp0, b.eqp1, b.soln.c_str());
+        o << format("%6s%12s%12s%12s%12.6f%12.6f%12.6f%12.6f%12s%12.6f%12.6f\n", "", "", "", "", sxx.im, chc.im, sxx.im + chc.im, cor.im, "", sxx.im + chc.im,
+                    b.eqp1_im);
+      }
+      o << " \n";
+      continue;
+    }
     if (ff) {
       // BerkeleyGW's contour-deformation table: Res (residues) and Int (imaginary-axis integral) at E_mf, Cor =
       // Res + Int, Eqp1 the root on the evaluation grid; a second line with the imaginary parts.
@@ -202,6 +220,17 @@ void write_gw_h5(const std::filesystem::path& file, const std::vector<Dielectric
         f.write_attribute("sigma/full_frequency/res", "layout", "[k][band][omega][re, im]: the residue part of Sigma_c(omega), eV");
         f.write_attribute("sigma/full_frequency/int", "layout", "[k][band][omega][re, im]: the imaginary-axis integral of Sigma_c(omega), eV");
         f.write_attribute("sigma/full_frequency/eqp_lin", "layout", "[k][band]: E_mf + Znk (Re Sigma(E_mf) - Vxc), eV");
+        if (sigma[0].bands[0].ff_method == 0) {  // the real-axis method: res holds SX-X and int CH; Cor and Cor4 besides
+          std::vector<double> cor, cor4;
+          for (const auto& s : sigma)
+            for (const auto& b : s.bands)
+              for (std::size_t e = 0; e < nw; ++e) cor.insert(cor.end(), {b.ff_cor[e].re, b.ff_cor[e].im}), cor4.insert(cor4.end(), {b.ff_cor4[e].re, b.ff_cor4[e].im});
+          f.write("sigma/full_frequency/cor", cor, {nk, nb, nw, 2});
+          f.write("sigma/full_frequency/cor4", cor4, {nk, nb, nw, 2});
+          f.write_attribute("sigma/full_frequency/res", "method", "real axis (frequency_dependence_method 0): res is SX-X, int is CH");
+          f.write_attribute("sigma/full_frequency/cor", "layout", "[k][band][omega][re, im]: the retarded correlation (BerkeleyGW's Cor column), eV");
+          f.write_attribute("sigma/full_frequency/cor4", "layout", "[k][band][omega][re, im]: its eta -> 0 form, which Eqp1 solves with, eV");
+        }
       }
       // Off-diagonal elements <n|Sigma(E_l)|m>: complex values as [re, im]; SX-X and CH at E_l and E_l + spacing.
       const std::size_t noff = sigma[0].offdiag.size();

@@ -1,6 +1,8 @@
 #include "contour.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "quanta/core/error.hpp"
 
@@ -13,6 +15,8 @@ cplx quadratic_piece(cplx c0, cplx c1, cplx c2, double a, double b, double x) {
   const double lg = 0.5 * x * std::log((x * x + b * b) / (x * x + a * a));
   return c2 * (x * (b - a)) + (c0 - c2 * (x * x)) * at + c1 * lg;
 }
+
+cplx inverse(cplx z) { return conj(z) / norm2(z); }
 
 }  // namespace
 
@@ -80,6 +84,59 @@ void cd_band_sums(const CdBand& b, cplx* residue, cplx* integral, const std::str
     residue[e] = res;
     integral[e] = in * (-1.0 / 3.14159265358979323846);
   }
+}
+
+bool ra_band_sums(const RaBand& b, cplx* sx_x, cplx* ch, cplx* cor, cplx* cor4) {
+  constexpr double pi = 3.141592653589793;
+  const int nw = b.nw;
+  if (nw < 2) throw Error("the real-axis method needs at least two real frequencies");
+  // The interval of y: w_a <= y < w_{a+1}; outside the grid the last one (BerkeleyGW extrapolates from it).
+  bool beyond = false;
+  auto interval = [&](double y) {
+    int a = static_cast<int>(std::upper_bound(b.w, b.w + nw, y) - b.w) - 1;
+    return a < 0 || a > nw - 2 ? nw - 2 : a;
+  };
+  auto interpolate = [&](const cplx* y, double at, int a) {
+    const double h = b.w[a + 1] - b.w[a];
+    return y[a] * ((b.w[a + 1] - at) / h) + y[a + 1] * ((at - b.w[a]) / h);
+  };
+  auto clamp = [](double r) { return std::min(std::max(r, 1e-4), 1e4); };
+  std::vector<double> pref(nw - 1), s(nw);
+  for (int j = 0; j + 1 < nw; ++j) pref[j] = (b.w[j + 1] - b.w[j]) / pi;
+  pref[0] *= 0.5;
+  for (int e = 0; e < b.ne; ++e) sx_x[e] = ch[e] = cor[e] = cor4[e] = cplx();
+  std::vector<cplx> spectral(nw);
+  for (int m = 0; m < b.nm; ++m) {
+    const cplx* p = b.p + static_cast<std::size_t>(m) * nw;
+    for (int j = 0; j < nw; ++j) s[j] = p[j].im, spectral[j] = cplx(p[j].im);
+    const bool occupied = m < b.nocc;
+    for (int e = 0; e < b.ne; ++e) {
+      const double x = b.e_eval[e] + kRealAxisShift - b.e_m[m];
+      if (occupied) {
+        const double y = std::abs(x);
+        beyond = beyond || y >= b.w[nw - 1];
+        const cplx v = interpolate(p, y, interval(y));
+        sx_x[e] += x >= 0 ? v : conj(v);
+      }
+      cplx c, cb;
+      for (int j = 0; j + 1 < nw; ++j) {
+        c += pref[j] * s[j] * inverse(cplx(x - b.w[j], b.eta[j]));
+        if (occupied) cb += pref[j] * s[j] * inverse(cplx(x + b.w[j], b.eta[j]));
+      }
+      ch[e] += c;
+      cor[e] += occupied ? cb : c;
+      cplx c4;
+      for (int j = 1; j < nw; ++j) {
+        const double lo = b.w[j - 1], hi = b.w[j], slope = (s[j] - s[j - 1]) / (hi - lo);
+        if (occupied) c4 += ((s[j - 1] + slope * (-x - lo)) * std::log(clamp(std::abs((x + hi) / (x + lo)))) + (s[j] - s[j - 1])) / pi;
+        else c4 += ((s[j - 1] + slope * (x - lo)) * -std::log(clamp(std::abs((x - hi) / (x - lo)))) + (s[j] - s[j - 1])) / pi;
+      }
+      if (x >= 0 && !occupied) c4 += cplx(0, -interpolate(spectral.data(), x, interval(x)).re);
+      if (x < 0 && occupied) c4 += cplx(0, -interpolate(spectral.data(), -x, interval(-x)).re);
+      cor4[e] += c4;
+    }
+  }
+  return beyond;
 }
 
 }  // namespace quanta::gw

@@ -47,4 +47,29 @@ struct CdBand {
 };
 void cd_band_sums(const CdBand& b, cplx* residue, cplx* integral, const std::string& what);
 
+// The real-axis method (BerkeleyGW's frequency_dependence_method 0, its sigma_ra) for one band n, from the band-pair
+// values P_nm(w_j) = sum_{G,G'} M(G) (1 - eps^-1(w_j + i eta_j))(G, G') v(G') conj(M(G')) at every real frequency of
+// Epsilon's grid (p, [nm][nw]; -s of kernels/cd.hpp) and their spectral weight S = Im P. At each evaluation energy E
+// (taken 1e-6 eV above e_eval, as BerkeleyGW does), with x = E - E_m, y~ linear interpolation between grid points (and
+// extrapolation from the last interval past the grid's end):
+//   sx_x = sum_{m occupied} [P~(x) if x >= 0, else conj P~(-x)],
+//   ch   = sum_m sum_{j < nw-1} w_j S_j / (x - w_j + i eta_j),   w_j = (w_{j+1} - w_j) / pi (the first halved),
+//   cor  = ch's sum with x + w_j for the occupied m (the retarded correlation; BerkeleyGW's "Cor" column),
+//   cor4 = the eta -> 0 form with S linear on each interval: closed-form principal-value logarithms (their ratios
+//          clamped to [1e-4, 1e4]) plus -i S~(|x|) for an empty m above E or an occupied m below it; for the empty m
+//          each interval adds +(S_j - S_{j-1}) / pi as BerkeleyGW 3.0 codes it (docs/gw.md). Eqp1 solves with X + cor4.
+// In the units of p. Returns whether some |x| lay past the grid's last frequency (the extrapolated interval).
+inline constexpr double kRealAxisShift = 1e-6;  // eV, BerkeleyGW's TOL_SMALL on the evaluation energies
+struct RaBand {
+  int nm = 0, nocc = 0;
+  const double* e_m = nullptr;     // [nm] eV
+  int ne = 0;
+  const double* e_eval = nullptr;  // [ne] eV
+  int nw = 0;
+  const double* w = nullptr;       // [nw] eV, increasing
+  const double* eta = nullptr;     // [nw] eV
+  const cplx* p = nullptr;         // [nm][nw]
+};
+bool ra_band_sums(const RaBand& b, cplx* sx_x, cplx* ch, cplx* cor, cplx* cor4);
+
 }  // namespace quanta::gw

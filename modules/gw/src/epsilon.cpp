@@ -227,13 +227,29 @@ double max_epsilon_cutoff(const Wavefunctions& wfn) { return wfn.ecutrho; }
 
 std::vector<double> FrequencyGrid::real_axis() const {
   std::vector<double> w;
+  if (method == 0) {  // BerkeleyGW's loop (Epsilon/inread.f90), the sums in the same order, so the same binary64 points
+    const double high = high_cutoff < 0 ? 4 * low_cutoff : high_cutoff;
+    double step = delta;
+    for (double t = init; t <= high;) {
+      w.push_back(t);
+      if (w.size() > 100000)
+        throw Error("the real-axis grid (frequency_dependence_method 0) would hold more than 100000 frequencies up to frequency_high_cutoff " +
+                    std::to_string(high) + " eV: expected a larger delta_frequency or delta_frequency_step");
+      if (t < low_cutoff) t += delta;
+      else {
+        step += step_increase;
+        t += step;
+      }
+    }
+    return w;
+  }
   for (long i = 0; init + i * delta <= low_cutoff + 1e-9 * delta; ++i) w.push_back(init + i * delta);
   return w;
 }
 
 std::vector<double> FrequencyGrid::imaginary_axis() const {
   std::vector<double> w;
-  for (int j = 0; j < n_imag; ++j) {
+  for (int j = 0; j < n_imag && method == 2; ++j) {
     const double z = static_cast<double>(j) / n_imag;
     w.push_back(plasma * z / (1 - z));
   }

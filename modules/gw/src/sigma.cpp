@@ -85,7 +85,58 @@ struct Screening {
 // (linear between neighbouring points; of several, the one nearest Eqp0; with none, the line through the two
 // end points nearest the sign change it heads for, with a warning), as BerkeleyGW's full-frequency Sigma finds it;
 // Znk and the linearized solution from the central difference of Re Sigma at E_mf.
+// The real-axis method, as BerkeleyGW's get_eqp1 does it: Eqp0 from X + SX-X + CH at E_mf; Eqp1 the root of
+// f(E) = E_mf + X + Cor4(E) - Vxc - E (Re f from > 0 to < 0 between neighbouring points, linear; of several, the one
+// nearest Re Eqp0, "MULT:n"; the imaginary part interpolated likewise); with none, the line through the first two points
+// when Re f starts below zero and falls ("extrap-"), through the last two when it ends above zero and falls ("extrap+"),
+// else Eqp0 ("NO_SOLN!", warned). Znk and the linearized solution from the central difference of Re Cor4 at E_mf.
+void real_axis_energies(SigmaBand& b, const Vec3& k, double step) {
+  const int ne = static_cast<int>(b.ff_omega.size()), c = ne / 2;
+  const std::string where = "sigma, k-point (" + std::to_string(k[0]) + ", " + std::to_string(k[1]) + ", " + std::to_string(k[2]) + "), band " + std::to_string(b.n);
+  std::vector<cplx> f(ne);
+  for (int e = 0; e < ne; ++e) f[e] = cplx(b.emf + b.x - b.vxc - b.ff_omega[e]) + b.ff_cor4[e];
+  const cplx sig = cplx(b.x) + b.ff_res[c] + b.ff_int[c];
+  b.sig = sig.re;
+  b.eqp0 = b.emf - b.vxc + sig.re;
+  auto root = [&](int i) {  // the line through points i, i + 1
+    const double r = b.ff_omega[i] + f[i].re * step / (f[i].re - f[i + 1].re);
+    const double im = ((b.ff_omega[i + 1] - r) * f[i].im + (r - b.ff_omega[i]) * f[i + 1].im) / step;
+    return std::pair{r, im};
+  };
+  int found = 0;
+  std::pair<double, double> best{0, 0};
+  for (int e = 1; e < ne; ++e)
+    if (f[e - 1].re > 0 && f[e].re < 0) {
+      const auto r = root(e - 1);
+      if (found == 0 || std::abs(r.first - b.eqp0) < std::abs(best.first - b.eqp0)) best = r;
+      ++found;
+    }
+  if (found == 1) b.soln = "unique";
+  else if (found > 1) b.soln = "MULT:" + std::to_string(found);
+  else if (ne >= 2 && f[0].re < 0 && f[0].re > f[1].re) b.soln = "extrap-", best = root(0);
+  else if (ne >= 2 && f[ne - 1].re > 0 && f[ne - 2].re > f[ne - 1].re) b.soln = "extrap+", best = root(ne - 2);
+  else {
+    b.soln = "NO_SOLN!";
+    best = {b.eqp0, sig.im};
+    warn("gw", where + ": E_mf + X + Cor4(E) - Vxc = E has no root on the evaluation grid and no extrapolation; Eqp1 is Eqp0 (as BerkeleyGW prints "
+                       "NO_SOLN!)");
+  }
+  b.eqp1 = best.first;
+  b.eqp1_im = best.second;
+  double slope = 0;
+  if (ne >= 3) slope = (b.ff_cor4[c + 1].re - b.ff_cor4[c - 1].re) / (2 * step);
+  b.znk = 1.0 / (1.0 - slope);
+  b.eqp_lin = b.emf + b.znk * (b.x + b.ff_cor4[c].re - b.vxc);
+  for (const double v : {b.x, b.sig, b.eqp0, b.eqp1, b.eqp1_im, b.znk, b.eqp_lin})
+    if (!std::isfinite(v)) throw Error(where + ": a non-finite value among X, Sigma, Eqp0, Eqp1 and Znk (real-axis method)");
+  for (int e = 0; e < ne; ++e)
+    for (const cplx v : {b.ff_res[e], b.ff_int[e], b.ff_cor[e], b.ff_cor4[e]})
+      if (!std::isfinite(v.re) || !std::isfinite(v.im))
+        throw Error(where + ": a non-finite Sigma at " + std::to_string(b.ff_omega[e]) + " eV on the evaluation grid (real-axis method)");
+}
+
 void full_frequency_energies(SigmaBand& b, const Vec3& k, double step) {
+  if (b.ff_method == 0) return real_axis_energies(b, k, step);
   const int ne = static_cast<int>(b.ff_omega.size()), c = ne / 2;
   std::vector<double> f(ne);
   for (int e = 0; e < ne; ++e) f[e] = b.emf + b.x + (b.ff_res[e] + b.ff_int[e]).re - b.vxc - b.ff_omega[e];
@@ -247,14 +298,29 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
   // side of the gap: checked now, not after hours of sums.
   const bool full_frequency = p.frequency_dependence == 2;
   const int ne = full_frequency ? p.eval_points() : 2;
-  std::vector<double> w_imag;
+  std::vector<double> w_imag, w_ra, eta_ra;  // the imaginary axis (contour deformation); the real axis (method 0)
   double w_real0 = 0, w_real_step = 1;
   int n_real = 0;
-  if (full_frequency) {
+  const bool real_axis_method = full_frequency && p.ff_method == 0;
+  if (real_axis_method) {
+    auto same_grid = [&](const DielectricMatrix& d) {
+      if (d.freq.size() != eps[0].freq.size()) return false;
+      for (std::size_t j = 0; j < d.freq.size(); ++j)
+        if (d.freq[j].re != eps[0].freq[j].re || d.freq[j].im != eps[0].freq[j].im) return false;
+      return true;
+    };
+    for (const auto& d : eps)
+      if (d.freq.empty() || d.n_real != d.nfreq() || d.n_real < 2 || d.epsinv_ff.empty() || !same_grid(d))
+        throw Error("sigma: frequency_dependence_method 0 needs Epsilon's real-axis eps^-1 (frequency_dependence 2 and frequency_dependence_method 0 in "
+                    "epsilon.inp: at least two real frequencies, no imaginary ones, the same grid for every q-point)");
+    for (const auto& z : eps[0].freq) w_ra.push_back(z.re), eta_ra.push_back(z.im);
+    n_real = eps[0].n_real;
+  } else if (full_frequency) {
     for (const auto& d : eps)
       if (d.freq.empty() || d.n_real < 1 || d.nfreq() - d.n_real < 2 || (p.subspace ? d.sub_basis.empty() : d.epsinv_ff.empty()))
         throw Error("sigma: frequency_dependence 2 needs Epsilon's full-frequency eps^-1 (frequency_dependence 2 in epsilon.inp, at least one real and "
-                    "two imaginary frequencies; with do_sigma_subspace, its static subspace basis)");
+                    "two imaginary frequencies; with do_sigma_subspace, its static subspace basis; Epsilon's real-axis method 0 goes with Sigma's "
+                    "frequency_dependence_method 0)");
     const auto& d = eps[0];
     n_real = d.n_real;
     w_real0 = d.freq[0].re;
@@ -417,12 +483,14 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
 
   // Full frequency, one (k, q): the band-pair values of W_c at the imaginary frequencies (every pair (n, m)) and at the
   // real ones the residues reach (the pairs with a band m across an evaluation energy), then per (n, E) the
-  // imaginary-axis integral (into ch) and the residues (into sx), in Ry, weighted by the q-point's multiplicity.
+  // imaginary-axis integral (into ch) and the residues (into sx), in Ry, weighted by the q-point's multiplicity. The
+  // real-axis method instead takes every pair at every real frequency: SX-X into sx, CH into ch, Cor and Cor4.
+  bool warned_range = false;  // the real-axis method warns once when W is extrapolated past its grid
   auto full_frequency_sums = [&](const kernels::CdRotateJob& rotation, FfDevice* device, const DielectricMatrix& d, const SubspaceRotation& sr,
                                  const std::vector<cplx>& ms,
                                  const std::vector<double>& e_m, const std::vector<int>& columns,
                                  const std::vector<double>& v, double weight, const std::vector<double>& e_eval, int n_lo, int pn,
-                                 std::vector<cplx>& sx, std::vector<cplx>& ch, const Vec3& q) {
+                                 std::vector<cplx>& sx, std::vector<cplx>& ch, std::vector<cplx>& cor, std::vector<cplx>& cor4, const Vec3& q) {
     const int ng = static_cast<int>(v.size()), ncol = static_cast<int>(columns.size()), nm = p.nbands;
     const int nfi = static_cast<int>(w_imag.size());
     const std::size_t mat = static_cast<std::size_t>(ng) * ncol;
@@ -472,6 +540,38 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
       }
 #endif
     };
+    // The real-axis method: every pair at every real frequency, then per (n, E) BerkeleyGW's four sums (src/contour.hpp).
+    if (real_axis_method) {
+      std::vector<cplx> s_all;
+      values(0, n_real, ms.data(), pn * nm, s_all);
+      std::vector<cplx> pnm(static_cast<std::size_t>(nm) * n_real), a(ne), b(ne), c(ne), c4(ne);
+      for (int n = 0; n < pn; ++n) {
+        for (std::size_t i = 0; i < pnm.size(); ++i) pnm[i] = -1.0 * s_all[static_cast<std::size_t>(n) * nm * n_real + i];  // P = -s
+        RaBand rb;
+        rb.nm = nm;
+        rb.nocc = nocc;
+        rb.e_m = e_m.data();
+        rb.ne = ne;
+        rb.e_eval = e_eval.data() + ne * (n_lo + n);
+        rb.nw = n_real;
+        rb.w = w_ra.data();
+        rb.eta = eta_ra.data();
+        rb.p = pnm.data();
+        if (ra_band_sums(rb, a.data(), b.data(), c.data(), c4.data()) && !warned_range) {
+          warned_range = true;
+          warn("gw", "sigma (real-axis method): |E - E_m| of an occupied band m reaches past Epsilon's last real frequency " + std::to_string(w_ra.back()) +
+                         " eV; W there is extrapolated from the last interval, as BerkeleyGW does (raise frequency_high_cutoff in epsilon.inp)");
+        }
+        for (int e = 0; e < ne; ++e) {
+          const std::size_t at = ne * (n_lo + n) + e;
+          sx[at] += weight * a[e];
+          ch[at] += weight * b[e];
+          cor[at] += weight * c[e];
+          cor4[at] += weight * c4[e];
+        }
+      }
+      return;
+    }
     // The imaginary axis, every pair.
     std::vector<cplx> s_imag;
     values(n_real, nfi, ms.data(), pn * nm, s_imag);
@@ -545,6 +645,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
     // Complex sums per (n, evaluation energy): the GPP kernel's SX-X and CH, or full frequency's residue and
     // imaginary-axis integral. Sigma's diagonal keeps the real parts (and full frequency's values whole).
     std::vector<cplx> sx(ne * nn), ch(ne * nn);
+    std::vector<cplx> cor(real_axis_method ? ne * nn : 0), cor4(cor.size());  // the real-axis method's Cor and Cor4
     // Off-diagonal elements: the distinct frequencies E_l and E_l + spacing they need, and per frequency the
     // matrices over band_index_min..max (X once, SX-X and CH per frequency).
     std::vector<double> omega;
@@ -812,7 +913,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
             kernels::cd_rotate_cpu(rotation, d.sub_einv0.data(), sr.static_part.data());
           }
         }
-        full_frequency_sums(rotation, ff_device.get(), d, sr, ms, e_m, columns, s.v, star.weight, e_eval, share.n_lo, pn, sx, ch, q);
+        full_frequency_sums(rotation, ff_device.get(), d, sr, ms, e_m, columns, s.v, star.weight, e_eval, share.n_lo, pn, sx, ch, cor, cor4, q);
         t.gpp += tg.seconds();
         progress.advance(0, q_work(q));
         continue;
@@ -871,6 +972,8 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
     comm.sum(x.data(), x.size());
     comm.sum(reinterpret_cast<double*>(sx.data()), 2 * sx.size());
     comm.sum(reinterpret_cast<double*>(ch.data()), 2 * ch.size());
+    comm.sum(reinterpret_cast<double*>(cor.data()), 2 * cor.size());
+    comm.sum(reinterpret_cast<double*>(cor4.data()), 2 * cor4.size());
     comm.sum(reinterpret_cast<double*>(x_mat.data()), 2 * x_mat.size());
     comm.sum(reinterpret_cast<double*>(sx_mat.data()), 2 * sx_mat.size());
     comm.sum(reinterpret_cast<double*>(ch_mat.data()), 2 * ch_mat.size());
@@ -896,7 +999,12 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
         b.ff_omega.push_back(e_eval[ne * n + e]);
         b.ff_res.push_back(sx[ne * n + e] * ry);
         b.ff_int.push_back(ch[ne * n + e] * ry);
+        if (real_axis_method) {
+          b.ff_cor.push_back(cor[ne * n + e] * ry);
+          b.ff_cor4.push_back(cor4[ne * n + e] * ry);
+        }
       }
+      b.ff_method = real_axis_method ? 0 : 2;
       r.bands.push_back(b);
     }
     const double tol = 1e-6 * ry;
@@ -913,9 +1021,15 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
         }
         avg.ff_res.resize(r.bands[i].ff_res.size());
         avg.ff_int.resize(r.bands[i].ff_int.size());
+        avg.ff_cor.resize(r.bands[i].ff_cor.size());
+        avg.ff_cor4.resize(r.bands[i].ff_cor4.size());
         for (std::size_t e = 0; e < r.bands[i].ff_res.size(); ++e) {
           avg.ff_res[e] += r.bands[i].ff_res[e];
           avg.ff_int[e] += r.bands[i].ff_int[e];
+        }
+        for (std::size_t e = 0; e < r.bands[i].ff_cor.size(); ++e) {
+          avg.ff_cor[e] += r.bands[i].ff_cor[e];
+          avg.ff_cor4[e] += r.bands[i].ff_cor4[e];
         }
       }
       const double inv = 1.0 / (last - first);
@@ -930,6 +1044,10 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
         for (std::size_t e = 0; e < b.ff_res.size(); ++e) {
           b.ff_res[e] = avg.ff_res[e] * inv;
           b.ff_int[e] = avg.ff_int[e] * inv;
+        }
+        for (std::size_t e = 0; e < b.ff_cor.size(); ++e) {
+          b.ff_cor[e] = avg.ff_cor[e] * inv;
+          b.ff_cor4[e] = avg.ff_cor4[e] * inv;
         }
       }
       first = last;

@@ -104,8 +104,26 @@ TEST(GwKeywords, FullFrequencyKeywordsAndDefaults) {
   EXPECT_EQ(e2.subspace_nbasis, 40);
   expect_error<InputError>([&] { read_epsilon_inp(dir.write("e3.inp", eps + "broadening 0.1\n")); }, {"e3.inp", "broadening", "frequency_dependence 2"});
   expect_error<InputError>([&] { read_epsilon_inp(dir.write("e4.inp", eps + "frequency_dependence 1\n")); }, {"e4.inp:", "frequency_dependence", "0 (static screening) or 2"});
-  expect_error<InputError>([&] { read_epsilon_inp(dir.write("e5.inp", eps + "frequency_dependence 2\nfrequency_dependence_method 0\n")); },
-                           {"e5.inp:", "frequency_dependence_method", "contour deformation"});
+  expect_error<InputError>([&] { read_epsilon_inp(dir.write("e5.inp", eps + "frequency_dependence 2\nfrequency_dependence_method 1\n")); },
+                           {"e5.inp:", "frequency_dependence_method", "spectral method 1 is not implemented"});
+  // The real-axis method: BerkeleyGW's grid (fine steps to frequency_low_cutoff, then steps growing by delta_frequency_step
+  // up to frequency_high_cutoff, 4 frequency_low_cutoff by default), no imaginary points.
+  const auto r0 = read_epsilon_inp(dir.write("r0.inp", eps + "frequency_dependence 2\nfrequency_dependence_method 0\nbroadening 0.5\nfrequency_low_cutoff 2.0\n"
+                                                             "delta_frequency_step 0.5\n"));
+  EXPECT_EQ(r0.frequencies.method, 0);
+  EXPECT_TRUE(r0.frequencies.imaginary_axis().empty());
+  const std::vector<double> want = {0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.5, 6.5};  // 2.0 + 1.0, + 1.5, + 2.0; then 9.0 > 8.0
+  EXPECT_EQ(r0.frequencies.real_axis(), want);
+  expect_error<InputError>([&] { read_epsilon_inp(dir.write("r1.inp", eps + "frequency_dependence 2\nfrequency_dependence_method 0\nnbasis_subspace 10\n")); },
+                           {"r1.inp", "static subspace", "frequency_dependence_method 2"});
+  expect_error<InputError>([&] { read_epsilon_inp(dir.write("r2.inp", eps + "frequency_dependence 2\nfrequency_dependence_method 0\nfrequency_high_cutoff 5\n")); },
+                           {"r2.inp", "frequency_high_cutoff", "below frequency_low_cutoff"});
+  const auto s0 = read_sigma_inp(dir.write("s0.inp", sig + "frequency_dependence 2\nfrequency_dependence_method 0\n"));
+  EXPECT_EQ(s0.ff_method, 0);
+  expect_error<InputError>([&] { read_sigma_inp(dir.write("s5.inp", sig + "frequency_dependence 2\nfrequency_dependence_method 1\n")); },
+                           {"s5.inp:", "frequency_dependence_method", "0 (real-axis integration)"});
+  expect_error<InputError>([&] { read_sigma_inp(dir.write("s6.inp", sig + "frequency_dependence 2\nfrequency_dependence_method 0\ndo_sigma_subspace\n")); },
+                           {"s6.inp", "do_sigma_subspace", "frequency_dependence_method 2"});
   expect_error<InputError>([&] { read_epsilon_inp(dir.write("e6.inp", eps + "frequency_dependence 2\nnumber_imaginary_freqs 1\n")); },
                            {"e6.inp:", "number_imaginary_freqs", ">= 2"});
   expect_error<InputError>([&] { read_epsilon_inp(dir.write("e7.inp", eps + "frequency_dependence 2\nsubspace_use_elpa\n")); },
@@ -394,21 +412,21 @@ TEST(GwKeywords, BerkeleyGWTestsuiteInputsAreReadOrRefusedByName) {
   const Case cases[] = {
       {"AlAs-DFT__epsilon_gn.inp", "frequency_dependence", 1},
       {"AlAs-DFT__epsilon_hl.inp", "", 0},
-      {"AlAs-DFT__epsilon_ra.inp", "frequency_dependence_method", 2},
+      {"AlAs-DFT__epsilon_ra.inp", "", 0},
       {"BN__epsilon_NNS.inp", "cell_slab_truncation", 4},
       {"BN__epsilon_co.inp", "cell_slab_truncation", 4},
       {"BN__epsilon_csi.inp", "cell_slab_truncation", 4},
       {"Benzene-SAPO__epsilon.inp", "cell_box_truncation", 5},
-      {"GaAs-EPM__eps_ff.inp", "frequency_dependence_method", 12},
-      {"GaAs-EPM__eps_ff1_elements.inp", "frequency_dependence_method", 12},
-      {"GaAs-EPM__eps_ff1_elements_spinor.inp", "frequency_dependence_method", 12},
-      {"GaAs-EPM__eps_ff_elements.inp", "frequency_dependence_method", 12},
-      {"GaAs-EPM__eps_ff_elements_spinor.inp", "frequency_dependence_method", 12},
-      {"GaAs-EPM__eps_ff_parallel_freq.inp", "frequency_dependence_method", 12},
-      {"GaAs-EPM__eps_ff_parallel_freq_elements.inp", "frequency_dependence_method", 12},
-      {"GaAs-EPM__eps_ff_parallel_freq_elements_spinor.inp", "frequency_dependence_method", 12},
-      {"GaAs-EPM__eps_ff_parallel_freq_spinor.inp", "frequency_dependence_method", 12},
-      {"GaAs-EPM__eps_ff_spinor.inp", "frequency_dependence_method", 12},
+      {"GaAs-EPM__eps_ff.inp", "eqp_corrections", 19},
+      {"GaAs-EPM__eps_ff1_elements.inp", "delta_sfrequency", 18},
+      {"GaAs-EPM__eps_ff1_elements_spinor.inp", "delta_sfrequency", 18},
+      {"GaAs-EPM__eps_ff_elements.inp", "gcomm_elements", 19},
+      {"GaAs-EPM__eps_ff_elements_spinor.inp", "gcomm_elements", 19},
+      {"GaAs-EPM__eps_ff_parallel_freq.inp", "nfreq_group", 19},
+      {"GaAs-EPM__eps_ff_parallel_freq_elements.inp", "gcomm_elements", 19},
+      {"GaAs-EPM__eps_ff_parallel_freq_elements_spinor.inp", "gcomm_elements", 19},
+      {"GaAs-EPM__eps_ff_parallel_freq_spinor.inp", "nfreq_group", 19},
+      {"GaAs-EPM__eps_ff_spinor.inp", "eqp_corrections", 19},
       {"GaAs-EPM__eps_partial_occs.inp", "occ_broadening", 5},
       {"GaAs-EPM__epsilon.inp", "", 0},
       {"GaAs-EPM__epsilon_spinor.inp", "", 0},
@@ -421,11 +439,11 @@ TEST(GwKeywords, BerkeleyGWTestsuiteInputsAreReadOrRefusedByName) {
       {"Si-EPM__eps_cd_elements.inp", "gcomm_elements", 17},
       {"Si-EPM__eps_cd_parallel_freq.inp", "nfreq_group", 17},
       {"Si-EPM__eps_cd_parallel_freq_elements.inp", "gcomm_elements", 17},
-      {"Si-EPM__eps_ff.inp", "frequency_dependence_method", 12},
-      {"Si-EPM__eps_ff1_elements.inp", "frequency_dependence_method", 12},
-      {"Si-EPM__eps_ff_elements.inp", "frequency_dependence_method", 12},
-      {"Si-EPM__eps_ff_parallel_freq.inp", "frequency_dependence_method", 12},
-      {"Si-EPM__eps_ff_parallel_freq_elements.inp", "frequency_dependence_method", 12},
+      {"Si-EPM__eps_ff.inp", "", 0},
+      {"Si-EPM__eps_ff1_elements.inp", "delta_sfrequency", 18},
+      {"Si-EPM__eps_ff_elements.inp", "gcomm_elements", 19},
+      {"Si-EPM__eps_ff_parallel_freq.inp", "nfreq_group", 19},
+      {"Si-EPM__eps_ff_parallel_freq_elements.inp", "gcomm_elements", 19},
       {"Si-EPM__epsilon.inp", "", 0},
       {"Si-EPM_subspace__eps_cd_subspace.inp", "comm_nonblocking_cyclic", 19},
       {"Si-EPM_subspace__eps_cd_subspace_io.inp", "dont_use_hdf5", 20},
@@ -437,7 +455,7 @@ TEST(GwKeywords, BerkeleyGWTestsuiteInputsAreReadOrRefusedByName) {
       {"Silane-PARATEC__epsilon_core_excl.inp", "cell_box_truncation", 9},
       {"AlAs-DFT__sigma_gn.inp", "frequency_dependence", 1},
       {"AlAs-DFT__sigma_hl.inp", "", 0},
-      {"AlAs-DFT__sigma_ra.inp", "frequency_dependence_method", 2},
+      {"AlAs-DFT__sigma_ra.inp", "", 0},
       {"BN__sigma.inp", "cell_slab_truncation", 1},
       {"GaAs-EPM__sig_COHSEX.inp", "frequency_dependence", 14},
       {"GaAs-EPM__sig_COHSEX_offdiag_spinor.inp", "frequency_dependence", 14},
@@ -446,8 +464,8 @@ TEST(GwKeywords, BerkeleyGWTestsuiteInputsAreReadOrRefusedByName) {
       {"GaAs-EPM__sig_GPP_spinor.inp", "exact_static_ch", 14},
       {"GaAs-EPM__sig_HF.inp", "begin", 14},
       {"GaAs-EPM__sig_HF_spinor.inp", "begin", 14},
-      {"GaAs-EPM__sig_ff.inp", "frequency_dependence_method", 16},
-      {"GaAs-EPM__sig_ff_spinor.inp", "frequency_dependence_method", 16},
+      {"GaAs-EPM__sig_ff.inp", "frequency_grid_shift", 17},
+      {"GaAs-EPM__sig_ff_spinor.inp", "frequency_grid_shift", 17},
       {"Graphene__sigma.inp", "cell_slab_truncation", 6},
       {"Si-EPM__sig_COHSEX.inp", "frequency_dependence", 14},
       {"Si-EPM__sig_COHSEX_offdiag.inp", "frequency_dependence", 12},

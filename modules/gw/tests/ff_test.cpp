@@ -365,3 +365,121 @@ TEST_F(GwFullFrequencyEpsmat, WritesBerkeleyGWsFullFrequencyLayout) {
 }
 
 }  // namespace
+
+// BerkeleyGW's real-axis method (frequency_dependence_method 0 in epsilon.inp and sigma.inp; tests/data/si-bgw/bgw-ra,
+// whose README says how BerkeleyGW 3.0 made them): run-a through quanta's Epsilon and Sigma; run-b's Sigma from
+// BerkeleyGW's own eps0mat.h5/epsmat.h5, whose frequency grid quanta's must reproduce bit for bit. Each sigma_hp.log
+// against BerkeleyGW's: every number of both lines of every band, and the Soln word.
+// Bound 3e-5 eV: BerkeleyGW prints 6 decimals, and at Gamma every column agrees to that last digit; at (0, 0.4, 0.4)
+// SX-X, ch and Cor differ by up to 1.7e-5 (run-a) and 2.2e-5 eV (run-b, from BerkeleyGW's own matrices, so not from
+// Epsilon) while the contour-deformation table of the same k-point agrees to 7e-6 eV. The real-axis sums run over every
+// band pair and every one of the 112-162 frequencies; the cause of the extra 1e-5 at that k-point is not isolated.
+namespace {
+
+struct RaRow {
+  std::vector<double> re, im;  // Emf Eo X SX-X ch Sig Cor Vxc Eqp0 Eqp1; Im SX-X, ch, Sig, Cor, Eqp0, Eqp1
+  std::string soln;
+};
+
+std::map<Key, RaRow> ra_rows(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error("cannot open " + file);
+  std::map<Key, RaRow> out;
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  int k = -1;
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+    if (lines[i].find(" k =") != std::string::npos && lines[i].find("ik =") != std::string::npos) ++k;
+    std::istringstream s(lines[i]);
+    std::vector<std::string> t;
+    for (std::string w; s >> w;) t.push_back(w);
+    if (t.size() != 12 || t[0].find_first_not_of("0123456789") != std::string::npos) continue;
+    RaRow r;
+    for (int c = 1; c <= 10; ++c) r.re.push_back(std::stod(t[c]));
+    r.soln = t[11];
+    std::istringstream s2(lines[i + 1]);
+    for (double x; s2 >> x;) r.im.push_back(x);
+    out[{k, std::stoi(t[0])}] = r;
+  }
+  return out;
+}
+
+double compare_ra_tables(const std::string& ours_file, const std::string& ref_file, double bound) {
+  const auto ours = ra_rows(ours_file), ref = ra_rows(ref_file);
+  EXPECT_EQ(ref.size(), 14u);
+  EXPECT_EQ(ours.size(), ref.size());
+  double worst = 0;
+  for (const auto& [key, r] : ref) {
+    const auto it = ours.find(key);
+    if (it == ours.end()) {
+      ADD_FAILURE() << "k " << key.first + 1 << " band " << key.second << " missing";
+      continue;
+    }
+    EXPECT_EQ(it->second.soln, r.soln) << "k " << key.first + 1 << " band " << key.second;
+    EXPECT_EQ(it->second.re.size(), 10u);
+    EXPECT_EQ(it->second.im.size(), 6u);
+    for (std::size_t c = 0; c < r.re.size() && c < it->second.re.size(); ++c) {
+      EXPECT_NEAR(it->second.re[c], r.re[c], bound) << "column " << c + 1 << ", k " << key.first + 1 << ", band " << key.second;
+      worst = std::max(worst, std::abs(it->second.re[c] - r.re[c]));
+    }
+    for (std::size_t c = 0; c < r.im.size() && c < it->second.im.size(); ++c) {
+      EXPECT_NEAR(it->second.im[c], r.im[c], bound) << "imaginary column " << c + 1 << ", k " << key.first + 1 << ", band " << key.second;
+      worst = std::max(worst, std::abs(it->second.im[c] - r.im[c]));
+    }
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST(GwRealAxis, EpsilonAndSigmaMatchBerkeleyGW) {
+  const fs::path out = fs::temp_directory_path() / ("quanta-gw-ra-a-" + std::to_string(::getpid()));
+  RunOptions o = si_bgw_run_options("bgw-ra/run-a");
+  o.output_dir = out;
+  o.backend = quanta::Backend::Auto;
+  o.quiet = true;
+  run(o);
+  const double worst = compare_ra_tables((out / "sigma_hp.log").string(), kSi + "bgw-ra/run-a/sigma_hp.log", 3e-5);
+  std::printf("  real axis (run-a, quanta's Epsilon and Sigma): largest |quanta - BerkeleyGW| over the table %.1e eV\n", worst);
+  fs::remove_all(out);
+}
+
+TEST(GwRealAxis, SigmaFromBerkeleyGWsFilesMatchesItsTable) {
+  const std::string dir = kSi + "bgw-ra/run-b/";
+  // The grid: BerkeleyGW's binary64 frequencies and broadening, point for point, from run-b's epsilon.inp.
+  const auto files = read_bgw_epsmat(dir + "eps0mat.h5", dir + "epsmat.h5");
+  const auto grid = read_epsilon_inp(dir + "epsilon.inp").frequencies.all();
+  ASSERT_EQ(files.eps[0].freq.size(), grid.size());
+  EXPECT_EQ(files.eps[0].n_real, static_cast<int>(grid.size()));
+  for (std::size_t j = 0; j < grid.size(); ++j) {
+    EXPECT_EQ(files.eps[0].freq[j].re, grid[j].re) << "frequency " << j + 1;
+    EXPECT_EQ(files.eps[0].freq[j].im, grid[j].im) << "frequency " << j + 1;
+  }
+  const fs::path out = fs::temp_directory_path() / ("quanta-gw-ra-b-" + std::to_string(::getpid()));
+  RunOptions o = si_bgw_run_options("bgw-ra/run-b");
+  o.output_dir = out;
+  o.eps0mat = dir + "eps0mat.h5";
+  o.epsmat = dir + "epsmat.h5";
+  o.backend = quanta::Backend::Auto;
+  o.quiet = true;
+  run(o);
+  const double worst = compare_ra_tables((out / "sigma_hp.log").string(), dir + "sigma_hp.log", 3e-5);
+  std::printf("  real axis (run-b, Sigma from BerkeleyGW's files): largest |quanta - BerkeleyGW| over the table %.1e eV\n", worst);
+  fs::remove_all(out);
+}
+
+// A grid too short for the occupied bands' |E - E_m| (54 frequencies to 13.6 eV): W is extrapolated from the last
+// interval (11.4-13.6 eV) out to 22 eV, and the conduction bands' Eqp1 by BerkeleyGW's extrap+ line. At Gamma every
+// column still agrees to 1e-6 eV; at (0, 0.4, 0.4) the 1e-5 eV differences of the tables above, carried out along the
+// extrapolation, reach 3.0e-5 (SX-X) and 6.8e-5 eV (Im Eqp1, extrapolated 10 eV past the grid): bound 1e-4 eV here.
+TEST(GwRealAxis, ExtrapolationPastAShortGridAsBerkeleyGW) {
+  const fs::path out = fs::temp_directory_path() / ("quanta-gw-ra-c-" + std::to_string(::getpid()));
+  RunOptions o = si_bgw_run_options("bgw-ra/run-c-short");
+  o.output_dir = out;
+  o.backend = quanta::Backend::Auto;
+  o.quiet = true;
+  run(o);
+  const double worst = compare_ra_tables((out / "sigma_hp.log").string(), kSi + "bgw-ra/run-c-short/sigma_hp.log", 1e-4);
+  std::printf("  real axis (run-c-short, extrapolated): largest |quanta - BerkeleyGW| over the table %.1e eV\n", worst);
+  fs::remove_all(out);
+}

@@ -6,6 +6,9 @@
 #include "quanta/core/error.hpp"
 
 namespace quanta::gw::kernels {
+namespace {
+constexpr std::size_t kThreadedWork = 1 << 16;  // elements below which a loop runs on one thread
+}
 
 // Y^T in chunks of rows of at most 64 MiB, one ZGEMM (threaded BLAS) each; the row dots threaded over rows.
 void cd_contract_cpu(const CdContractJob& j) {
@@ -26,7 +29,8 @@ void cd_contract_cpu(const CdContractJob& j) {
     const int mm = static_cast<int>(cols), nn = nr, kk = j.ng, lda = j.ng, ldb = j.ng, ldc = static_cast<int>(cols);
     // Y^T (cols x nr) = B^T A, B = the matrices (ng x cols), A = M (ng x nr): each row's values contiguous.
     zgemm_("T", "N", &mm, &nn, &kk, &one, j.mats, &lda, j.m + r0 * ng, &ldb, &zero, y.data(), &ldc);
-#pragma omp parallel for schedule(static)
+    // Threads only for work worth waking them (small matrices are summed many times, one call per (k, q)).
+#pragma omp parallel for schedule(static) if (static_cast<std::size_t>(nr) * cols > kThreadedWork)
     for (int r = 0; r < nr; ++r) {
       const cplx* mr = j.m + (r0 + r) * ng;
       for (int f = 0; f < j.nmat; ++f) {
@@ -41,7 +45,7 @@ void cd_contract_cpu(const CdContractJob& j) {
 
 void cd_rotate_cpu(const CdRotateJob& j, const cplx* raw, cplx* out) {
   // Arithmetic on memory already held: nothing in the loop throws.
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (static_cast<std::size_t>(j.ngs) * j.ncol > kThreadedWork)
   for (int c = 0; c < j.ncol; ++c)
     for (int a = 0; a < j.ngs; ++a) out[a + static_cast<std::size_t>(j.ngs) * c] = cd_rotated(j, raw, a, j.col_lo + c);
 }
@@ -58,7 +62,7 @@ void cd_subspace_cpu(const CdSubspaceJob& j) {
   zgemm_("T", "N", &nr, &nb, &ng, &one, j.m, &ng, j.Rv, &ng, &zero, beta.data(), &nr);
   for (int f = 0; f < j.nmat; ++f) {
     zgemm_("N", j.transposed ? "T" : "N", &nr, &nb, &nb, &one, alpha.data(), &nr, j.d + f * b2, &nb, &zero, t.data(), &nr);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (rb > kThreadedWork)
     for (int r = 0; r < nr; ++r) {
       cplx acc;
       for (int b = 0; b < nb; ++b) acc += t[r + static_cast<std::size_t>(nr) * b] * conj(beta[r + static_cast<std::size_t>(nr) * b]);

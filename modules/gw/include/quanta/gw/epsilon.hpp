@@ -24,6 +24,11 @@ struct QPoint {
 struct FrequencyGrid {
   double broadening = 0.25, init = 0, delta = 0.25, low_cutoff = 10, plasma = 27.21138506;
   int n_imag = 15;
+  // frequency_dependence_method: 2, contour deformation (the real axis to low_cutoff, then n_imag imaginary points);
+  // 0, BerkeleyGW's real-axis method (no imaginary points; past low_cutoff the steps grow by step_increase up to
+  // high_cutoff, default 4 low_cutoff, accumulated as BerkeleyGW does).
+  int method = 2;
+  double high_cutoff = -1, step_increase = 1.0;
   std::vector<double> real_axis() const;       // w_i
   std::vector<double> imaginary_axis() const;  // w_j (the points are i w_j)
   std::vector<cplx> all() const;               // w_i + i broadening, then i w_j

@@ -47,6 +47,9 @@ struct SigmaParams {
   // E_mf, the imaginary-axis integral by cd_integration_method 0 (piecewise constant) or 2 (piecewise quadratic).
   int frequency_dependence = 1;
   int cd_integration_method = 0;
+  // frequency_dependence_method: 2, contour deformation; 0, integration along the real axis (BerkeleyGW's sigma_ra:
+  // SX-X from eps^-1 interpolated at |E - E_m|, CH and Cor from its spectral function; needs Epsilon's method-0 grid).
+  int ff_method = 2;
   // do_sigma_subspace: Epsilon's matrices must come from the static subspace approximation; Sigma uses them expanded
   // to the G basis (its sums run there).
   bool subspace = false;
@@ -73,6 +76,14 @@ struct SigmaBand {
   std::vector<double> ff_omega;
   std::vector<cplx> ff_res, ff_int;
   double eqp_lin = 0;
+  // The real-axis method (ff_method 0): ff_res holds SX-X and ff_int CH on the grid (Sigma = X + SX-X + CH gives
+  // Eqp0), ff_cor the retarded correlation BerkeleyGW prints as "Cor", ff_cor4 its eta -> 0 form, from which Eqp1 is
+  // solved (X + Cor4; src/contour.hpp); eqp1_im the imaginary part at that root and soln BerkeleyGW's word for how the
+  // root was found (unique, MULT:n, extrap-, extrap+, NO_SOLN!).
+  int ff_method = 2;
+  std::vector<cplx> ff_cor, ff_cor4;
+  double eqp1_im = 0;
+  std::string soln;
 };
 
 // One off-diagonal element <n|Sigma(E)|m> at E = E_l (and E_l + spacing), eV; complex in general (real, up to
