@@ -505,3 +505,21 @@ TEST(GwKeywords, BerkeleyGWTestsuiteInputsAreReadOrRefusedByName) {
   std::printf("  BerkeleyGW's testsuite inputs: %d read, %d refused by name\n", read, refused);
   EXPECT_EQ(read + refused, static_cast<int>(std::size(cases)));
 }
+
+// Full frequency's two methods go together: Sigma's frequency_dependence_method must be Epsilon's (refused before
+// Epsilon runs, naming both); the real-axis method is not held to contour deformation's residue reach (it extrapolates
+// with a warning, as BerkeleyGW does).
+TEST(GwEarlyChecks, FullFrequencyMethodsMustAgree) {
+  const auto inner = read_wfn_header(mf("04-wfn_co/WFN_co"));
+  auto ep = read_epsilon_inp(si() / "bgw-ff/epsilon.inp");
+  auto sp = read_sigma_inp(si() / "bgw-ff/sigma.inp");
+  EXPECT_NO_THROW(check_sigma_inputs("sigma.inp", sp, ep, inner));
+  sp.ff_method = 0;
+  expect_error<InputError>([&] { check_sigma_inputs("sigma.inp", sp, ep, inner); },
+                           {"sigma.inp", "frequency_dependence_method 0", "contour deformation's (2)", "the same frequency_dependence_method"});
+  ep.frequencies.method = 0;
+  ep.frequencies.low_cutoff = 1.0;  // far short of contour deformation's reach: still accepted for the real axis
+  EXPECT_NO_THROW(check_sigma_inputs("sigma.inp", sp, ep, inner));
+  sp.ff_method = 2;
+  expect_error<InputError>([&] { check_sigma_inputs("sigma.inp", sp, ep, inner); }, {"frequency_dependence_method 2", "real-axis method's (0)"});
+}
