@@ -96,7 +96,7 @@ bool ra_band_sums(const RaBand& b, cplx* sx_x, cplx* ch, cplx* cor, cplx* cor4) 
     int a = static_cast<int>(std::upper_bound(b.w, b.w + nw, y) - b.w) - 1;
     return a < 0 || a > nw - 2 ? nw - 2 : a;
   };
-  auto interpolate = [&](const cplx* y, double at, int a) {
+  auto interpolate = [&](const auto* y, double at, int a) {  // P (complex) or S (real)
     const double h = b.w[a + 1] - b.w[a];
     return y[a] * ((b.w[a + 1] - at) / h) + y[a + 1] * ((at - b.w[a]) / h);
   };
@@ -105,10 +105,9 @@ bool ra_band_sums(const RaBand& b, cplx* sx_x, cplx* ch, cplx* cor, cplx* cor4) 
   for (int j = 0; j + 1 < nw; ++j) pref[j] = (b.w[j + 1] - b.w[j]) / pi;
   pref[0] *= 0.5;
   for (int e = 0; e < b.ne; ++e) sx_x[e] = ch[e] = cor[e] = cor4[e] = cplx();
-  std::vector<cplx> spectral(nw);
   for (int m = 0; m < b.nm; ++m) {
     const cplx* p = b.p + static_cast<std::size_t>(m) * nw;
-    for (int j = 0; j < nw; ++j) s[j] = p[j].im, spectral[j] = cplx(p[j].im);
+    for (int j = 0; j < nw; ++j) s[j] = p[j].im;
     const bool occupied = m < b.nocc;
     for (int e = 0; e < b.ne; ++e) {
       const double x = b.e_eval[e] + kRealAxisShift - b.e_m[m];
@@ -131,8 +130,8 @@ bool ra_band_sums(const RaBand& b, cplx* sx_x, cplx* ch, cplx* cor, cplx* cor4) 
         if (occupied) c4 += ((s[j - 1] + slope * (-x - lo)) * std::log(clamp(std::abs((x + hi) / (x + lo)))) + (s[j] - s[j - 1])) / pi;
         else c4 += ((s[j - 1] + slope * (x - lo)) * -std::log(clamp(std::abs((x - hi) / (x - lo)))) + (s[j] - s[j - 1])) / pi;
       }
-      if (x >= 0 && !occupied) c4 += cplx(0, -interpolate(spectral.data(), x, interval(x)).re);
-      if (x < 0 && occupied) c4 += cplx(0, -interpolate(spectral.data(), -x, interval(-x)).re);
+      if (x >= 0 && !occupied) c4 += cplx(0, -interpolate(s.data(), x, interval(x)));
+      if (x < 0 && occupied) c4 += cplx(0, -interpolate(s.data(), -x, interval(-x)));
       cor4[e] += c4;
     }
   }
