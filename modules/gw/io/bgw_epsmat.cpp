@@ -105,6 +105,7 @@ void read_one(const std::filesystem::path& file, bool q0, EpsilonFromFiles& out)
     grid_ff.delta = freqs[1].re - freqs[0].re;
     grid_ff.broadening = freqs[0].im;
     grid_ff.low_cutoff = grid_ff.high_cutoff = freqs[nfreq - 1].re;
+    for (const cplx& z : freqs) grid_ff.listed.push_back(z.re);
     for (int i = 0; i < nfreq; ++i)
       if ((i > 0 && !(freqs[i].re > freqs[i - 1].re)) || !(freqs[i].im > 0))
         throw InputError(f, "/eps_header/freqs/freqs, frequency " + std::to_string(i + 1) + " (" + std::to_string(freqs[i].re) + ", " +

@@ -421,7 +421,7 @@ SigmaParams read_sigma_inp(const std::filesystem::path& f) {
     else if (l.keyword == "frequency_dependence") p.frequency_dependence = integer(f, l, 0, l.keyword);
     else if (l.keyword == "frequency_dependence_method") {
       p.ff_method = integer(f, l, 0, l.keyword);
-      ff_line = method_line = l.number;
+      method_line = l.number;  // BerkeleyGW reads it under any frequency_dependence; only method 0 needs 2 (below)
       if (p.ff_method == 1)
         throw InputError(f.string(), method_line, "frequency_dependence_method", "1", "0 (real-axis integration) or 2 (contour deformation)");
     }
@@ -454,6 +454,9 @@ SigmaParams read_sigma_inp(const std::filesystem::path& f) {
                                      ": expected 1 <= band_index_min <= band_index_max <= number_bands");
   if (p.kpoints.empty()) throw InputError(f.string(), "no 'begin kpoints' block (expected the k-points of Sigma)");
   if (p.cd_integration_method == 1) throw InputError(f.string(), ff_line, "cd_integration_method", "1", "0 (piecewise constant) or 2 (piecewise quadratic)");
+  if (p.ff_method == 0 && p.frequency_dependence != 2)
+    throw InputError(f.string(), method_line, "frequency_dependence", std::to_string(p.frequency_dependence),
+                     "2 (full frequency) with frequency_dependence_method 0 (the real-axis method)");
   if (p.ff_method == 0 && p.subspace)
     throw InputError(f.string(), "do_sigma_subspace with frequency_dependence_method 0: expected frequency_dependence_method 2 (quanta's Sigma in the "
                                  "static subspace is implemented for contour deformation)");

@@ -148,7 +148,15 @@ void write_eqp(const std::filesystem::path& file, const std::vector<SigmaK>& sig
   auto& o = f.stream();
   for (const auto& k : sigma) {
     o << format("%13.9f%13.9f%13.9f%8d\n", k.k[0], k.k[1], k.k[2], static_cast<int>(k.bands.size()));
-    for (const auto& b : k.bands) o << format("%8d%8d%15.9f%15.9f\n", 1, b.n, b.emf, which == 0 ? b.eqp0 : which == 1 ? b.eqp1 : b.eqp_lin);
+    for (const auto& b : k.bands) {
+      const double e = which == 0 ? b.eqp0 : which == 1 ? b.eqp1 : b.eqp_lin;
+      if (b.ff_method == 0 && which < 2) {  // the real-axis method: BerkeleyGW adds the imaginary part
+        const std::size_t c = b.ff_omega.size() / 2;
+        o << format("%8d%8d%15.9f%15.9f%15.9f\n", 1, b.n, b.emf, e, which == 0 ? (b.ff_res[c] + b.ff_int[c]).im : b.eqp1_im);
+      } else {
+        o << format("%8d%8d%15.9f%15.9f\n", 1, b.n, b.emf, e);
+      }
+    }
   }
   f.commit();
 }

@@ -156,13 +156,14 @@ void check_sigma_inputs(const std::filesystem::path& input, const SigmaParams& p
   if (p.frequency_dependence == 1 && ep.frequency_dependence != 0)
     throw InputError(input.string(), "frequency_dependence 1 (generalized plasmon pole) needs the static matrices: expected frequency_dependence 0 in epsilon.inp "
                                      "(or eps0mat.h5 / epsmat.h5 of a static run)");
-  if (p.frequency_dependence == 2 && ep.frequencies.init > 0)
-    throw InputError(input.string(), "frequency_dependence 2: the residues need W on the real axis from 0 eV, but epsilon.inp's init_frequency is " +
-                                         str(ep.frequencies.init) + " eV (expected 0)");
   if (p.frequency_dependence == 2 && p.ff_method != ep.frequencies.method)
     throw InputError(input.string(), "frequency_dependence_method " + std::to_string(p.ff_method) + " needs Epsilon's matrices of the same method, but " +
                                          (ep.frequencies.method == 0 ? "Epsilon's grid is the real-axis method's (0)" : "Epsilon's grid is contour deformation's (2)") +
                                          ": expected the same frequency_dependence_method in epsilon.inp and sigma.inp");
+  if (p.frequency_dependence == 2 && ep.frequencies.init > 0)
+    throw InputError(input.string(), "frequency_dependence 2: Sigma needs W on the real axis from 0 eV (" +
+                                         std::string(p.ff_method == 2 ? "the residues" : "SX-X and CH at every |E - E_m|") +
+                                         "), but epsilon.inp's init_frequency is " + str(ep.frequencies.init) + " eV (expected 0)");
   if (p.frequency_dependence == 2 && p.ff_method == 2) {  // the real-axis method extrapolates past its grid, with a warning, as BerkeleyGW
     const FrequencyGrid& g = ep.frequencies;
     const auto real = g.real_axis();

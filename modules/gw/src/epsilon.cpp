@@ -184,9 +184,13 @@ void subspace_epsilon(DielectricMatrix& d, const std::vector<double>& v, const E
   HostVector<cplx> c;
 #if QUANTA_GW_CUDA
   if (p.backend == Backend::Cuda && bytes_of(sizeof(cplx), 2 * nf + 4, b2) <= GpuMemoryBudget{p.gpu_mem_limit}.usable_bytes() / 2) {
-    DeviceBuffer<cplx> dev(std::span<const cplx>(chis), "subspace chi_s at the frequencies");
-    std::vector<double> heads(nf);
-    c = kernels::epsilon_inverse_cuda_many(dev.data(), nf, std::vector<double>(nb, 1.0), nb, where + ", subspace", heads.data());
+    try {  // chi_s stays on the host: a device that cannot take the buffers leaves the work to the host below
+      DeviceBuffer<cplx> dev(std::span<const cplx>(chis), "subspace chi_s at the frequencies");
+      std::vector<double> heads(nf);
+      c = kernels::epsilon_inverse_cuda_many(dev.data(), nf, std::vector<double>(nb, 1.0), nb, where + ", subspace", heads.data());
+    } catch (const OutOfDeviceMemory&) {
+      c.clear();
+    }
   }
 #endif
   if (c.empty()) {
@@ -226,6 +230,7 @@ void subspace_epsilon(DielectricMatrix& d, const std::vector<double>& v, const E
 double max_epsilon_cutoff(const Wavefunctions& wfn) { return wfn.ecutrho; }
 
 std::vector<double> FrequencyGrid::real_axis() const {
+  if (!listed.empty()) return listed;
   std::vector<double> w;
   if (method == 0) {  // BerkeleyGW's loop (Epsilon/inread.f90), the sums in the same order, so the same binary64 points
     const double high = high_cutoff < 0 ? 4 * low_cutoff : high_cutoff;

@@ -306,7 +306,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
     auto same_grid = [&](const DielectricMatrix& d) {
       if (d.freq.size() != eps[0].freq.size()) return false;
       for (std::size_t j = 0; j < d.freq.size(); ++j)
-        if (d.freq[j].re != eps[0].freq[j].re || d.freq[j].im != eps[0].freq[j].im) return false;
+        if (std::abs(d.freq[j].re - eps[0].freq[j].re) > 1e-9 || std::abs(d.freq[j].im - eps[0].freq[j].im) > 1e-9) return false;  // as the file reader
       return true;
     };
     for (const auto& d : eps)
@@ -521,10 +521,24 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
         return subspace_values(p.backend, half_budget, &t.cd_kernel, sr, d, f0, nmat, rows, nrows, ng, v, out,
                                [&](const std::vector<cplx>& m1, const cplx* r, int n, std::vector<cplx>& o) { contract(m1.data(), false, 1, r, n, o); });
       }
-      if (!device) {
-        mats.assign(mat * nmat, cplx());
-        for (int j = 0; j < nmat; ++j) kernels::cd_rotate_cpu(rotation, d.epsinv_at(f0 + j), mats.data() + j * mat);
-        return contract(mats.data(), false, nmat, rows, nrows, out);
+      if (!device) {  // the rotated matrices in chunks of at most 256 MiB (the real-axis method takes every frequency)
+        const int chunk = static_cast<int>(std::clamp<std::size_t>((std::size_t{256} << 20) / std::max<std::size_t>(mat * sizeof(cplx), 1), 1, nmat));
+        if (chunk >= nmat) {
+          mats.assign(mat * nmat, cplx());
+          for (int j = 0; j < nmat; ++j) kernels::cd_rotate_cpu(rotation, d.epsinv_at(f0 + j), mats.data() + j * mat);
+          return contract(mats.data(), false, nmat, rows, nrows, out);
+        }
+        out.assign(static_cast<std::size_t>(nrows) * nmat, cplx());
+        std::vector<cplx> part;
+        mats.assign(mat * chunk, cplx());
+        for (int j0 = 0; j0 < nmat; j0 += chunk) {
+          const int nj = std::min(chunk, nmat - j0);
+          for (int j = 0; j < nj; ++j) kernels::cd_rotate_cpu(rotation, d.epsinv_at(f0 + j0 + j), mats.data() + j * mat);
+          contract(mats.data(), false, nj, rows, nrows, part);
+          for (int r = 0; r < nrows; ++r)
+            for (int j = 0; j < nj; ++j) out[static_cast<std::size_t>(r) * nmat + j0 + j] = part[static_cast<std::size_t>(r) * nj + j];
+        }
+        return;
       }
 #if QUANTA_GW_CUDA
       out.assign(static_cast<std::size_t>(nrows) * nmat, cplx());

@@ -120,6 +120,10 @@ TEST(GwKeywords, FullFrequencyKeywordsAndDefaults) {
                            {"r2.inp", "frequency_high_cutoff", "below frequency_low_cutoff"});
   const auto s0 = read_sigma_inp(dir.write("s0.inp", sig + "frequency_dependence 2\nfrequency_dependence_method 0\n"));
   EXPECT_EQ(s0.ff_method, 0);
+  // BerkeleyGW reads frequency_dependence_method under the plasmon pole too; the real-axis method needs full frequency.
+  EXPECT_NO_THROW(read_sigma_inp(dir.write("s7.inp", sig + "frequency_dependence_method 2\n")));
+  expect_error<InputError>([&] { read_sigma_inp(dir.write("s8.inp", sig + "frequency_dependence_method 0\n")); },
+                           {"s8.inp:", "frequency_dependence", "2 (full frequency) with frequency_dependence_method 0"});
   expect_error<InputError>([&] { read_sigma_inp(dir.write("s5.inp", sig + "frequency_dependence 2\nfrequency_dependence_method 1\n")); },
                            {"s5.inp:", "frequency_dependence_method", "0 (real-axis integration)"});
   expect_error<InputError>([&] { read_sigma_inp(dir.write("s6.inp", sig + "frequency_dependence 2\nfrequency_dependence_method 0\ndo_sigma_subspace\n")); },

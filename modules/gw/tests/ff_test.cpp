@@ -441,6 +441,23 @@ TEST(GwRealAxis, EpsilonAndSigmaMatchBerkeleyGW) {
   run(o);
   const double worst = compare_ra_tables((out / "sigma_hp.log").string(), kSi + "bgw-ra/run-a/sigma_hp.log", 3e-5);
   std::printf("  real axis (run-a, quanta's Epsilon and Sigma): largest |quanta - BerkeleyGW| over the table %.1e eV\n", worst);
+  // eqp0.dat and eqp1.dat in BerkeleyGW's real-axis form: spin, band, E_mf, Re and Im of the energy (9 decimals).
+  for (const char* name : {"eqp0.dat", "eqp1.dat"}) {
+    std::ifstream a(out / name), b(kSi + "bgw-ra/run-a/" + name);
+    std::string la, lb;
+    int rows = 0;
+    while (std::getline(b, lb)) {
+      ASSERT_TRUE(std::getline(a, la)) << name;
+      std::istringstream sa(la), sb(lb);
+      std::vector<double> va, vb;
+      for (double x; sa >> x;) va.push_back(x);
+      for (double x; sb >> x;) vb.push_back(x);
+      ASSERT_EQ(va.size(), vb.size()) << name << ": " << la << " | " << lb;
+      for (std::size_t i = 0; i < va.size(); ++i) EXPECT_NEAR(va[i], vb[i], 3e-5) << name << ": " << la << " | " << lb;
+      ++rows;
+    }
+    EXPECT_EQ(rows, 16) << name;  // two k-points: a header and 7 bands each
+  }
   fs::remove_all(out);
 }
 

@@ -62,8 +62,14 @@ class TimedBlas {
  public:
   TimedBlas() {
     QUANTA_CUDA_LIB_CHECK("cuBLAS", cublasCreate(&handle));
-    QUANTA_CUDA_CHECK(cudaEventCreate(&t0_));
-    QUANTA_CUDA_CHECK(cudaEventCreate(&t1_));
+    try {
+      QUANTA_CUDA_CHECK(cudaEventCreate(&t0_));
+      QUANTA_CUDA_CHECK(cudaEventCreate(&t1_));
+    } catch (...) {  // the destructor does not run for a constructor that throws
+      if (t0_) cudaEventDestroy(t0_);
+      cublasDestroy(handle);
+      throw;
+    }
   }
   ~TimedBlas() {
     cudaEventDestroy(t0_);

@@ -29,6 +29,7 @@ struct FrequencyGrid {
   // high_cutoff, default 4 low_cutoff, accumulated as BerkeleyGW does).
   int method = 2;
   double high_cutoff = -1, step_increase = 1.0;
+  std::vector<double> listed;  // the real axis as read from eps0mat.h5 (real-axis method): real_axis() returns it as is
   std::vector<double> real_axis() const;       // w_i
   std::vector<double> imaginary_axis() const;  // w_j (the points are i w_j)
   std::vector<cplx> all() const;               // w_i + i broadening, then i w_j
