@@ -206,3 +206,76 @@ TEST(GwContour, SubspaceValuesAreTheContractionOfTheMatricesTheyStandFor) {
     EXPECT_LT(diff, 1e-12 * big) << "transposed " << transposed;
   }
 }
+
+// The real-axis method's sums (ra_band_sums) against closed forms, with the spectral weight S = Im P linear between the
+// grid points (0 .. 10 eV, uneven steps) and energies outside the grid's principal-value range:
+// - an occupied band at x >= 0: Cor4 = (1/pi) int S(w) / (x + w) dw exactly (no delta term, no pole);
+// - an empty band at x < 0: Cor4 = (1/pi) int S(w) / (x - w) dw + (2/pi) (S_N - S_1), BerkeleyGW 3.0's +(S_j - S_{j-1}) per
+//   interval where the exact principal value has -(S_j - S_{j-1});
+// - SX-X of an occupied band: P interpolated at |x|, conjugated for x < 0; CH the forward-difference sum.
+// The integrals by Simpson's rule on 2e5 panels per interval (1e-12 relative).
+TEST(GwContour, RealAxisSumsFollowTheirClosedForms) {
+  const std::vector<double> w = {0, 0.5, 1.2, 2.0, 3.5, 5.0, 7.5, 10.0};
+  const int nw = static_cast<int>(w.size());
+  std::vector<double> eta(nw, 0.1);
+  std::vector<cplx> p(2 * nw);  // band 0 occupied, band 1 empty
+  for (int m = 0; m < 2; ++m)
+    for (int j = 0; j < nw; ++j) p[m * nw + j] = cplx(0.3 * std::cos(j + m), 0.2 + 0.1 * std::sin(1.7 * j) + 0.05 * m);
+  const double e_m[2] = {-1.0, 2.0};
+  const double e_eval[2] = {3.0, -2.5};  // x = E + 1e-6 - E_m: band 0 at 4 and -1.5, band 1 at 1 and -4.5
+  auto linear_s = [&](int m, double x) {
+    int a = 0;
+    while (a + 2 < nw && x >= w[a + 1]) ++a;
+    return p[m * nw + a].im + (p[m * nw + a + 1].im - p[m * nw + a].im) * (x - w[a]) / (w[a + 1] - w[a]);
+  };
+  auto integral = [&](int m, auto kernel) {  // int_0^10 S(w) kernel(w) dw
+    double sum = 0;
+    for (int j = 0; j + 1 < nw; ++j) {
+      const int n = 200000;
+      const double h = (w[j + 1] - w[j]) / n;
+      for (int i = 0; i <= n; ++i) {
+        const double x = w[j] + i * h, c = i == 0 || i == n ? 1 : i % 2 ? 4 : 2;
+        sum += c * h / 3 * linear_s(m, x) * kernel(x);
+      }
+    }
+    return sum;
+  };
+  constexpr double pi = 3.141592653589793;
+  for (int m = 0; m < 2; ++m) {
+    RaBand b;
+    b.nm = 1, b.nocc = m == 0 ? 1 : 0, b.e_m = &e_m[m], b.ne = 2, b.e_eval = e_eval, b.nw = nw, b.w = w.data(), b.eta = eta.data(), b.p = p.data() + m * nw;
+    cplx sx[2], ch[2], cor[2], cor4[2];
+    const bool beyond = ra_band_sums(b, sx, ch, cor, cor4);
+    EXPECT_FALSE(beyond);
+    for (int e = 0; e < 2; ++e) {
+      const double x = e_eval[e] + kRealAxisShift - e_m[m];
+      cplx want_ch;
+      for (int j = 0; j + 1 < nw; ++j)
+        want_ch += ((w[j + 1] - w[j]) / pi * (j == 0 ? 0.5 : 1.0) * p[m * nw + j].im) * (cplx(x - w[j], -eta[j]) / ((x - w[j]) * (x - w[j]) + eta[j] * eta[j]));
+      EXPECT_NEAR(abs(ch[e] - want_ch), 0, 1e-13) << "band " << m << " x " << x;
+      if (m == 0) {  // occupied
+        int a = 0;
+        const double y = std::abs(x);
+        while (a + 2 < nw && y >= w[a + 1]) ++a;
+        const cplx v = p[a] + (p[a + 1] - p[a]) * ((y - w[a]) / (w[a + 1] - w[a]));
+        const cplx want_sx = x >= 0 ? v : conj(v);
+        EXPECT_NEAR(abs(sx[e] - want_sx), 0, 1e-13) << "x " << x;
+        if (x >= 0) {
+          const double exact = integral(0, [&](double t) { return 1 / (x + t); }) / pi;
+          EXPECT_NEAR(cor4[e].re, exact, 1e-10 * std::abs(exact)) << "x " << x;
+          std::printf("  occupied band, x = %+.6f: Cor4 %.12f, (1/pi) int S / (x + w) %.12f\n", x, cor4[e].re, exact);
+          EXPECT_EQ(cor4[e].im, 0.0);
+        }
+      } else {  // empty
+        EXPECT_EQ(abs(sx[e]), 0.0);
+        if (x < 0) {
+          const double exact = integral(1, [&](double t) { return 1 / (x - t); }) / pi;
+          const double quirk = 2 / pi * (p[nw + nw - 1].im - p[nw].im);
+          EXPECT_NEAR(cor4[e].re, exact + quirk, 1e-10 * std::abs(exact + quirk)) << "x " << x;
+          std::printf("  empty band, x = %+.6f: Cor4 %.12f, principal value %.12f + (2/pi)(S_N - S_1) %.12f\n", x, cor4[e].re, exact, quirk);
+          EXPECT_EQ(cor4[e].im, 0.0);
+        }
+      }
+    }
+  }
+}
