@@ -242,7 +242,7 @@ EpsilonParams read_epsilon_inp(const std::filesystem::path& f) {
   known["subspace_dont_keep_full_eps_omega0"] = {Kind::Flag, 0, 0, ""};
   known["write_subspace_epsinv"] = {Kind::Flag, 0, 0, ""};
   EpsilonParams p;
-  bool has_delta = false;
+  bool has_delta = false, has_broadening = false;
   std::vector<std::string> ff_given;  // full-frequency keywords, which need frequency_dependence 2
   std::vector<Line> real_axis_only, contour_only;  // keywords of one method's grid, warned about under the other
   int method_line = 0;
@@ -304,7 +304,7 @@ EpsilonParams read_epsilon_inp(const std::filesystem::path& f) {
       const double x = l.keyword == "number_imaginary_freqs" ? integer(f, l, 0, l.keyword) : number(f, l, 0, l.keyword);
       ff_given.push_back(l.keyword);
       if (l.keyword == "number_imaginary_freqs" || l.keyword == "plasma_freq") contour_only.push_back(l);
-      if (l.keyword == "broadening") g.broadening = x;
+      if (l.keyword == "broadening") g.broadening = x, has_broadening = true;
       else if (l.keyword == "init_frequency") g.init = x;
       else if (l.keyword == "delta_frequency") { g.delta = x; has_delta = true; }
       else if (l.keyword == "frequency_low_cutoff") g.low_cutoff = x;
@@ -312,6 +312,9 @@ EpsilonParams read_epsilon_inp(const std::filesystem::path& f) {
       else if (l.keyword == "plasma_freq") g.plasma = x;
     }
   });
+  if (p.frequency_dependence == 2 && !has_broadening)
+    throw InputError(f.string(), "broadening: missing with frequency_dependence 2; BerkeleyGW's default is 0, which leaves the real-axis "
+                                 "frequencies undamped (and, without delta_frequency, no grid at all): expected a broadening in eV, e.g. 0.1");
   if (!has_delta) p.frequencies.delta = p.frequencies.broadening;  // BerkeleyGW's default
   for (const auto& l : p.frequencies.method == 2 ? real_axis_only : contour_only)
     warn("gw", f.string() + ": line " + std::to_string(l.number) + ": " + l.keyword + " belongs to the " +

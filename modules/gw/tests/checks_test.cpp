@@ -91,9 +91,11 @@ TEST(GwKeywords, FullFrequencyKeywordsAndDefaults) {
   TempDir dir;
   const auto eps = slurp(si() / "bgw-inputs/epsilon.inp");
   const auto sig = slurp(si() / "bgw-inputs/sigma.inp");
-  const auto e = read_epsilon_inp(dir.write("e.inp", eps + "frequency_dependence 2\n"));
+  const auto e = read_epsilon_inp(dir.write("e.inp", eps + "frequency_dependence 2\nbroadening 0.25\n"));
   EXPECT_EQ(e.frequency_dependence, 2);
-  EXPECT_EQ(e.frequencies.real_axis().size(), 41u);  // 0 .. 10 eV in steps of the broadening, 0.25 eV
+  EXPECT_EQ(e.frequencies.real_axis().size(), 801u);  // 0 .. 200 eV (BerkeleyGW's default) in steps of the broadening
+  expect_error<InputError>([&] { read_epsilon_inp(dir.write("e0.inp", eps + "frequency_dependence 2\n")); },
+                           {"e0.inp", "broadening: missing", "BerkeleyGW's default is 0"});
   ASSERT_EQ(e.frequencies.imaginary_axis().size(), 15u);
   EXPECT_EQ(e.frequencies.imaginary_axis()[0], 0.0);
   EXPECT_NEAR(e.frequencies.imaginary_axis()[14], 27.21138506 * 14, 1e-9);
@@ -104,7 +106,7 @@ TEST(GwKeywords, FullFrequencyKeywordsAndDefaults) {
   EXPECT_EQ(e2.subspace_nbasis, 40);
   expect_error<InputError>([&] { read_epsilon_inp(dir.write("e3.inp", eps + "broadening 0.1\n")); }, {"e3.inp", "broadening", "frequency_dependence 2"});
   expect_error<InputError>([&] { read_epsilon_inp(dir.write("e4.inp", eps + "frequency_dependence 1\n")); }, {"e4.inp:", "frequency_dependence", "0 (static screening) or 2"});
-  expect_error<InputError>([&] { read_epsilon_inp(dir.write("e5.inp", eps + "frequency_dependence 2\nfrequency_dependence_method 1\n")); },
+  expect_error<InputError>([&] { read_epsilon_inp(dir.write("e5.inp", eps + "frequency_dependence 2\nbroadening 0.1\nfrequency_dependence_method 1\n")); },
                            {"e5.inp:", "frequency_dependence_method", "spectral method 1 is not implemented"});
   // The real-axis method: BerkeleyGW's grid (fine steps to frequency_low_cutoff, then steps growing by delta_frequency_step
   // up to frequency_high_cutoff, 4 frequency_low_cutoff by default), no imaginary points.
@@ -114,9 +116,9 @@ TEST(GwKeywords, FullFrequencyKeywordsAndDefaults) {
   EXPECT_TRUE(r0.frequencies.imaginary_axis().empty());
   const std::vector<double> want = {0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.5, 6.5};  // 2.0 + 1.0, + 1.5, + 2.0; then 9.0 > 8.0
   EXPECT_EQ(r0.frequencies.real_axis(), want);
-  expect_error<InputError>([&] { read_epsilon_inp(dir.write("r1.inp", eps + "frequency_dependence 2\nfrequency_dependence_method 0\nnbasis_subspace 10\n")); },
+  expect_error<InputError>([&] { read_epsilon_inp(dir.write("r1.inp", eps + "frequency_dependence 2\nfrequency_dependence_method 0\nbroadening 0.1\nnbasis_subspace 10\n")); },
                            {"r1.inp", "static subspace", "frequency_dependence_method 2"});
-  expect_error<InputError>([&] { read_epsilon_inp(dir.write("r2.inp", eps + "frequency_dependence 2\nfrequency_dependence_method 0\nfrequency_high_cutoff 5\n")); },
+  expect_error<InputError>([&] { read_epsilon_inp(dir.write("r2.inp", eps + "frequency_dependence 2\nfrequency_dependence_method 0\nbroadening 0.1\nfrequency_low_cutoff 10\nfrequency_high_cutoff 5\n")); },
                            {"r2.inp", "frequency_high_cutoff", "below frequency_low_cutoff"});
   const auto s0 = read_sigma_inp(dir.write("s0.inp", sig + "frequency_dependence 2\nfrequency_dependence_method 0\n"));
   EXPECT_EQ(s0.ff_method, 0);

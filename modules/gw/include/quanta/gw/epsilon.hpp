@@ -22,7 +22,9 @@ struct QPoint {
 // i w_j on the imaginary axis, w_j = plasma_freq z / (1 - z) with z = j / number_imaginary_freqs, j = 0, 1, ...
 // (BerkeleyGW's grid). All in eV.
 struct FrequencyGrid {
-  double broadening = 0.25, init = 0, delta = 0.25, low_cutoff = 10, plasma = 27.21138506;
+  // BerkeleyGW's defaults for methods 0 and 2 (Epsilon/inread.f90): frequency_low_cutoff 200 eV; broadening has none that
+  // works (0, which read_epsilon_inp refuses), delta_frequency the broadening.
+  double broadening = 0.25, init = 0, delta = 0.25, low_cutoff = 200, plasma = 27.21138506;
   int n_imag = 15;
   // frequency_dependence_method: 2, contour deformation (the real axis to low_cutoff, then n_imag imaginary points);
   // 0, BerkeleyGW's real-axis method (no imaginary points; past low_cutoff the steps grow by step_increase up to
