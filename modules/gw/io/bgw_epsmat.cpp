@@ -174,7 +174,8 @@ void read_one(const std::filesystem::path& file, bool q0, EpsilonFromFiles& out)
                                     std::to_string(i + 1) + ", " + std::to_string(j + 1) + ")");
           all[fq * nn + i + static_cast<std::size_t>(n) * j] = e;
         }
-    d.epsinv.assign(all.begin(), all.begin() + nn);
+    if (ff) d.epsinv.assign(all.begin(), all.begin() + nn);
+    else d.epsinv = std::move(all);  // the static file's one matrix
     if (ff) {
       d.freq = freqs;
       d.n_real = nfreq - nfreq_imag;

@@ -530,6 +530,7 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
       if (d.epsinv.empty()) {  // chi0 on the host: eps formed and inverted at each frequency (one for a static run)
         d.chi0 = on_host(std::move(chi), std::move(host));
         const std::size_t n2 = static_cast<std::size_t>(ng) * ng;
+        if (full_frequency) d.epsinv_ff.reserve(n2 * nf);  // filled frequency by frequency below, without reallocations
         for (std::size_t f = 0; f < nf; ++f) {
           WallTimer ti;
           std::vector<cplx> eps(n2);
