@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 
 #include "quanta/core/error.hpp"
 #include "quanta/core/io/atomic_file.hpp"
@@ -55,10 +56,14 @@ void write_exomol_states(const std::filesystem::path& path, const Levels& L, con
   f.commit();
 }
 
+// As TROVE's ExoMol writer (dipole.f90): a line is written when A exceeds TROVE's small_, epsilon(1.0) of its double kind
+// (2.2e-16 1/s); fainter ones stay in quanta-linelist.h5 and the GAIN table.
 void write_exomol_trans(const std::filesystem::path& path, const Levels& L, const LineList& list) {
+  constexpr double kTroveSmall = std::numeric_limits<double>::epsilon();
   io::AtomicFile f(path);
   for (const Transition& t : list.transitions)
-    f.stream() << format("%12d %12d  %16.8E %16.6f\n", L.levels[t.upper].id, L.levels[t.lower].id, t.einstein_a, t.wavenumber);
+    if (t.einstein_a > kTroveSmall)
+      f.stream() << format("%12d %12d  %16.8E %16.6f\n", L.levels[t.upper].id, L.levels[t.lower].id, t.einstein_a, t.wavenumber);
   f.commit();
 }
 

@@ -191,9 +191,13 @@ RootsFile read_root_descriptions(const std::filesystem::path& file, int nmodes, 
     ++number;
     if (line.find("End Quantum numbers and energies") != std::string::npos) {
       if (!have_counts) break;
-      if (static_cast<int>(out.roots.size()) != out.nroots)
+      // The count at the top is an upper bound: when the diagonalizer's enermax kept fewer roots, TROVE still writes the
+      // block's size there (HOOH's J = 2, B1u: 98 written, 97 listed), and its own readers take the lines up to this
+      // End line. The roots are the lines listed.
+      if (static_cast<int>(out.roots.size()) > out.nroots)
         throw InputError(file.string(), number, "roots", std::to_string(out.roots.size()) + " lines",
-                         std::to_string(out.nroots) + " (the count at the top)");
+                         "at most " + std::to_string(out.nroots) + " (the count at the top)");
+      out.nroots = static_cast<int>(out.roots.size());
       return out;
     }
     if (line.find("<==") != std::string::npos || line.find("Class #") != std::string::npos) continue;

@@ -156,3 +156,33 @@ TEST(LinelistTrove, LevelsFileGivesTrovesExomolFiles) {
   }
   std::filesystem::remove_all(out);
 }
+
+// TROVE's H2O2 line list (tests/data/hooh-trove: D2h(M), J = 0..3, its README says how TROVE made it): the command on
+// TROVE's own input gives TROVE's .states (every column of the 1214 states, the D2h labels included) and .trans (the
+// same 50,290 lines in the same order; A to 1e-7 relative, wavenumbers to 1e-6 cm^-1). TROVE's full table also holds
+// a 0.27 cm^-1 line with A = 1.9e-16 1/s, below the A its ExoMol writer keeps, which quanta's .trans leaves out the same way.
+TEST(LinelistTrove, HydrogenPeroxideInD2hGivesTrovesExomolFiles) {
+  const auto out = fresh_dir("hooh");
+  const auto dir = quanta::test::data_path("linelist/hooh-trove");
+  const std::string cmd = std::string(QUANTA_BINARY) + " linelist '" + (dir / "step4_exomol_files.inp").string() + "' --checkpoints '" +
+                          (dir / "checkpoints").string() + "' -o '" + out.string() + "' --backend cpu -q";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  EXPECT_EQ(text_of(out / "HOOH_J0-3_0_3.states"), text_of(dir / "trove-output/HOOH_J0-3_0_3.states"));
+  std::istringstream mine(text_of(out / "HOOH_J0-3_0_3.trans")), ref(text_of(dir / "trove-output/HOOH_J0-3_0_3.trans"));
+  long n = 0, up, lo, up_r, lo_r;
+  double a, nu, a_r, nu_r, worst_a = 0, worst_nu = 0;
+  while (ref >> up_r >> lo_r >> a_r >> nu_r) {
+    ASSERT_TRUE(static_cast<bool>(mine >> up >> lo >> a >> nu)) << "quanta's .trans ends after " << n << " lines";
+    ASSERT_EQ(up, up_r) << "line " << n + 1;
+    ASSERT_EQ(lo, lo_r) << "line " << n + 1;
+    worst_a = std::max(worst_a, std::abs(a / a_r - 1));
+    worst_nu = std::max(worst_nu, std::abs(nu - nu_r));
+    ++n;
+  }
+  EXPECT_FALSE(static_cast<bool>(mine >> up)) << "quanta's .trans has more lines than TROVE's";
+  EXPECT_EQ(n, 50290);
+  EXPECT_LT(worst_a, 1e-7);
+  EXPECT_LE(worst_nu, 1e-6);
+  std::printf("  H2O2, D2h(M): %ld transitions, largest |A / A_TROVE - 1| %.1e, largest |nu - nu_TROVE| %.1e cm^-1\n", n, worst_a, worst_nu);
+  std::filesystem::remove_all(out);
+}
