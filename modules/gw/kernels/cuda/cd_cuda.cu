@@ -57,42 +57,6 @@ __global__ void rotate_kernel(CdRotateJob j, const cplx* __restrict__ raw, cplx*
   out[i] = cd_rotated(j, raw, a, j.col_lo + c);
 }
 
-// A cuBLAS handle and the two events that time one call's device work (kernel_seconds), released on every way out.
-class TimedBlas {
- public:
-  TimedBlas() {
-    QUANTA_CUDA_LIB_CHECK("cuBLAS", cublasCreate(&handle));
-    try {
-      QUANTA_CUDA_CHECK(cudaEventCreate(&t0_));
-      QUANTA_CUDA_CHECK(cudaEventCreate(&t1_));
-    } catch (...) {  // the destructor does not run for a constructor that throws
-      if (t0_) cudaEventDestroy(t0_);
-      cublasDestroy(handle);
-      throw;
-    }
-  }
-  ~TimedBlas() {
-    cudaEventDestroy(t0_);
-    cudaEventDestroy(t1_);
-    cublasDestroy(handle);
-  }
-  TimedBlas(const TimedBlas&) = delete;
-  TimedBlas& operator=(const TimedBlas&) = delete;
-  void start() { QUANTA_CUDA_CHECK(cudaEventRecord(t0_)); }
-  void stop() {  // the device time since start() is added once the work is done
-    QUANTA_CUDA_CHECK(cudaEventRecord(t1_));
-    QUANTA_CUDA_CHECK(cudaEventSynchronize(t1_));
-    float ms = 0;
-    QUANTA_CUDA_CHECK(cudaEventElapsedTime(&ms, t0_, t1_));
-    seconds += ms * 1e-3;
-  }
-  cublasHandle_t handle = nullptr;
-  double seconds = 0;
-
- private:
-  cudaEvent_t t0_ = nullptr, t1_ = nullptr;
-};
-
 }  // namespace
 
 void cd_rotate_cuda(const CdRotateJob& j, const cplx* raw, cplx* out) {
@@ -127,7 +91,12 @@ void cd_contract_cuda(const CdContractJob& j, std::size_t device_budget) {
   DeviceBuffer<double> vd(ng, "full-frequency Coulomb");
   QUANTA_CUDA_CHECK(cudaMemcpy(gpd.data(), gp.data(), ngp * sizeof(int), cudaMemcpyHostToDevice));
   QUANTA_CUDA_CHECK(cudaMemcpy(vd.data(), j.v, ng * sizeof(double), cudaMemcpyHostToDevice));
-  TimedBlas blas;
+  cublasHandle_t handle;
+  QUANTA_CUDA_LIB_CHECK("cuBLAS", cublasCreate(&handle));
+  cudaEvent_t t0, t1;
+  QUANTA_CUDA_CHECK(cudaEventCreate(&t0));
+  QUANTA_CUDA_CHECK(cudaEventCreate(&t1));
+  float ms_total = 0;
   std::vector<cplx> part(static_cast<std::size_t>(fchunk) * rchunk);
   const cuDoubleComplex one = make_cuDoubleComplex(1, 0), zero = make_cuDoubleComplex(0, 0);
   for (int f0 = 0; f0 < j.nmat; f0 += fchunk) {
@@ -138,20 +107,26 @@ void cd_contract_cuda(const CdContractJob& j, std::size_t device_budget) {
     for (int r0 = 0; r0 < j.nrows; r0 += rchunk) {
       const int nr = std::min(rchunk, j.nrows - r0);
       QUANTA_CUDA_CHECK(cudaMemcpy(m.data(), j.m + r0 * ng, nr * ng * sizeof(cplx), cudaMemcpyHostToDevice));
-      blas.start();
-      QUANTA_CUDA_LIB_CHECK("cuBLAS", cublasZgemm(blas.handle, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(cols), nr, j.ng, &one,
+      QUANTA_CUDA_CHECK(cudaEventRecord(t0));
+      QUANTA_CUDA_LIB_CHECK("cuBLAS", cublasZgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(cols), nr, j.ng, &one,
                                                   reinterpret_cast<const cuDoubleComplex*>(mp), j.ng,
                                                   reinterpret_cast<const cuDoubleComplex*>(m.data()), j.ng, &zero,
                                                   reinterpret_cast<cuDoubleComplex*>(y.data()), static_cast<int>(cols)));
       row_dot_kernel<<<dim3(nr, nf), kReduceThreads>>>(y.data(), m.data(), gpd.data(), vd.data(), j.ng, j.ngp, cols, s.data());
       QUANTA_CUDA_LAUNCH_CHECK("cd_contract row_dot_kernel");
-      blas.stop();
+      QUANTA_CUDA_CHECK(cudaEventRecord(t1));
       QUANTA_CUDA_CHECK(cudaMemcpy(part.data(), s.data(), static_cast<std::size_t>(nr) * nf * sizeof(cplx), cudaMemcpyDeviceToHost));
+      float ms = 0;
+      QUANTA_CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1));
+      ms_total += ms;
       for (int r = 0; r < nr; ++r)
         for (int f = 0; f < nf; ++f) j.s[static_cast<std::size_t>(r0 + r) * j.nmat + f0 + f] = part[static_cast<std::size_t>(r) * nf + f];
     }
   }
-  if (j.kernel_seconds) *j.kernel_seconds += blas.seconds;
+  cudaEventDestroy(t0);
+  cudaEventDestroy(t1);
+  cublasDestroy(handle);
+  if (j.kernel_seconds) *j.kernel_seconds += ms_total * 1e-3;
 }
 
 // The static subspace's values: L, Rv and the frequencies' D (in chunks that fit a quarter of the budget) go up once,
@@ -178,7 +153,12 @@ void cd_subspace_cuda(const CdSubspaceJob& j, std::size_t device_budget) {
   const bool with_head = j.head && j.g0 >= 0;
   DeviceBuffer<cplx> head(with_head ? j.nmat : 0, "subspace head");
   if (with_head) QUANTA_CUDA_CHECK(cudaMemcpy(head.data(), j.head, j.nmat * z, cudaMemcpyHostToDevice));
-  TimedBlas blas;
+  cublasHandle_t handle;
+  QUANTA_CUDA_LIB_CHECK("cuBLAS", cublasCreate(&handle));
+  cudaEvent_t t0, t1;
+  QUANTA_CUDA_CHECK(cudaEventCreate(&t0));
+  QUANTA_CUDA_CHECK(cudaEventCreate(&t1));
+  float ms_total = 0;
   std::vector<cplx> part(static_cast<std::size_t>(fchunk) * rchunk);
   const cuDoubleComplex one = make_cuDoubleComplex(1, 0), zero = make_cuDoubleComplex(0, 0);
   auto z_ = [](const cplx* p) { return reinterpret_cast<const cuDoubleComplex*>(p); };
@@ -188,30 +168,39 @@ void cd_subspace_cuda(const CdSubspaceJob& j, std::size_t device_budget) {
   for (int r0 = 0; r0 < j.nrows; r0 += rchunk) {
     const int nr = std::min(rchunk, j.nrows - r0);
     QUANTA_CUDA_CHECK(cudaMemcpy(m.data(), j.m + r0 * ng, nr * ng * z, cudaMemcpyHostToDevice));
-    blas.start();
-    QUANTA_CUDA_LIB_CHECK("cuBLAS", cublasZgemm(blas.handle, CUBLAS_OP_T, CUBLAS_OP_N, nr, nbi, ngi, &one, z_(m.data()), ngi, z_(L.data()), ngi, &zero, zw(alpha.data()), nr));
-    QUANTA_CUDA_LIB_CHECK("cuBLAS", cublasZgemm(blas.handle, CUBLAS_OP_T, CUBLAS_OP_N, nr, nbi, ngi, &one, z_(m.data()), ngi, z_(Rv.data()), ngi, &zero, zw(beta.data()), nr));
-    blas.stop();
+    QUANTA_CUDA_CHECK(cudaEventRecord(t0));
+    QUANTA_CUDA_LIB_CHECK("cuBLAS", cublasZgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, nr, nbi, ngi, &one, z_(m.data()), ngi, z_(L.data()), ngi, &zero, zw(alpha.data()), nr));
+    QUANTA_CUDA_LIB_CHECK("cuBLAS", cublasZgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, nr, nbi, ngi, &one, z_(m.data()), ngi, z_(Rv.data()), ngi, &zero, zw(beta.data()), nr));
+    QUANTA_CUDA_CHECK(cudaEventRecord(t1));
+    QUANTA_CUDA_CHECK(cudaEventSynchronize(t1));
+    float ms = 0;
+    QUANTA_CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1));
+    ms_total += ms;
     for (int f0 = 0; f0 < j.nmat; f0 += fchunk) {
       const int nf = std::min(fchunk, j.nmat - f0);
       if (d_loaded != f0) {
         QUANTA_CUDA_CHECK(cudaMemcpy(d.data(), j.d + f0 * b2, nf * b2 * z, cudaMemcpyHostToDevice));
         d_loaded = f0;
       }
-      blas.start();
-      QUANTA_CUDA_LIB_CHECK("cuBLAS", cublasZgemmStridedBatched(blas.handle, CUBLAS_OP_N, j.transposed ? CUBLAS_OP_T : CUBLAS_OP_N, nr, nbi, nbi, &one, z_(alpha.data()), nr, 0,
+      QUANTA_CUDA_CHECK(cudaEventRecord(t0));
+      QUANTA_CUDA_LIB_CHECK("cuBLAS", cublasZgemmStridedBatched(handle, CUBLAS_OP_N, j.transposed ? CUBLAS_OP_T : CUBLAS_OP_N, nr, nbi, nbi, &one, z_(alpha.data()), nr, 0,
                                                                 z_(d.data()), nbi, static_cast<long long>(b2), &zero, zw(t.data()), nr,
                                                                 static_cast<long long>(nr) * nbi, nf));
       subspace_dot_kernel<<<dim3((nr + 127) / 128, nf), 128>>>(t.data(), beta.data(), m.data(), with_head ? head.data() + f0 : nullptr, j.g0, j.ng, nr, nbi, nf,
                                                               s.data());
       QUANTA_CUDA_LAUNCH_CHECK("cd_subspace subspace_dot_kernel");
-      blas.stop();
+      QUANTA_CUDA_CHECK(cudaEventRecord(t1));
       QUANTA_CUDA_CHECK(cudaMemcpy(part.data(), s.data(), static_cast<std::size_t>(nr) * nf * z, cudaMemcpyDeviceToHost));
+      QUANTA_CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1));
+      ms_total += ms;
       for (int r = 0; r < nr; ++r)
         for (int f = 0; f < nf; ++f) j.s[static_cast<std::size_t>(r0 + r) * j.nmat + f0 + f] = part[static_cast<std::size_t>(r) * nf + f];
     }
   }
-  if (j.kernel_seconds) *j.kernel_seconds += blas.seconds;
+  cudaEventDestroy(t0);
+  cudaEventDestroy(t1);
+  cublasDestroy(handle);
+  if (j.kernel_seconds) *j.kernel_seconds += ms_total * 1e-3;
 }
 
 }  // namespace quanta::gw::kernels
