@@ -52,7 +52,9 @@ Subcommand add_linelist(CLI::App& app) {
     o.threads = v->common.threads;
     o.quiet = v->common.quiet;
     const auto r = linelist::run(o);
-    if (!o.quiet && Comm::world().root())
+    if (!o.quiet && Comm::world().root() && r.trans.empty())  // STATES-ONLY
+      std::fprintf(stderr, "quanta linelist: %zu levels, %.2f s -> %s\n", r.levels, r.seconds_total, r.states.string().c_str());
+    else if (!o.quiet && Comm::world().root())
       std::fprintf(stderr, "quanta linelist: %zu levels, %lld lower states, %zu transitions, Q = %.6g, %s, %.2f s -> %s, %s\n",
                    r.levels, r.lower_states, r.transitions, r.partition_function, r.engine.c_str(), r.seconds_total,
                    r.states.string().c_str(), r.trans.string().c_str());

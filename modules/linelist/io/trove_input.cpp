@@ -143,7 +143,7 @@ std::vector<double> read_gns(const Line& l) {
 // What the INTENSITY block may hold; an unknown keyword (TROVE's others included) is refused by name.
 constexpr const char* kSupported =
     "one of absorption, THRESH_INTES, THRESH_LINE, THRESH_COEFF, TEMPERATURE, QSTAT, ZPE, GNS, selection, J, freq-window, "
-    "energy, exomol, linelist, END (quanta implements these of TROVE's INTENSITY keywords)";
+    "energy, exomol, linelist, states-only, gain, END (quanta implements these of TROVE's INTENSITY keywords)";
 
 void read_intensity_line(const Line& l, Reader& r) {
   IntensityInput& in = r.in;
@@ -205,6 +205,10 @@ void read_intensity_line(const Line& l, Reader& r) {
     read_energy_windows(l, r);
   } else if (k == "exomol") {
     // TROVE's switch to the ExoMol .states/.trans output, which quanta always writes.
+  } else if (k == "states-only" || k == "states_only") {
+    in.states_only = true;
+  } else if (k == "gain") {
+    in.gain = true;
   } else if (k == "linelist") {
     r.once("linelist", l);
     if (l.count() < 1) l.fail("linelist", "no name", "the stem of the ExoMol file names");

@@ -29,19 +29,29 @@ RunSummary run(const RunOptions& opt) {
   s.trans = opt.output_dir / (stem + ".trans");
   s.results = opt.output_dir / "quanta-linelist.h5";
   const std::filesystem::path gain = opt.output_dir / (stem + ".gain.txt");
+  const bool gain_table = opt.gain_table || input.gain;  // --gain-table or the INTENSITY block's GAIN
   if (comm.root()) {
     io::require_writable_folder(opt.output_dir, "the output folder (-o)");
-    std::vector<std::filesystem::path> outputs{s.states, s.trans, s.results};
-    if (opt.gain_table) outputs.push_back(gain);
+    std::vector<std::filesystem::path> outputs{s.states};
+    if (!input.states_only) outputs.insert(outputs.end(), {s.trans, s.results});
+    if (gain_table && !input.states_only) outputs.push_back(gain);
     io::warn_replaced("linelist", outputs);
   }
   const bool from_file = !opt.levels_file.empty();
   const Levels levels = from_file ? read_levels_h5(opt.levels_file, input) : read_levels(opt.checkpoint_dir, input);
+  s.levels = levels.levels.size();
+  if (input.states_only) {  // TROVE's STATES-ONLY: the states, no transitions (and no dipole read)
+    note("linelist", opt.quiet || !comm.root(), std::to_string(levels.levels.size()) + " levels; STATES-ONLY: no transitions computed");
+    if (comm.root()) write_exomol_states(s.states, levels, input);
+    s.trans.clear();
+    s.results.clear();
+    s.seconds_total = total.seconds();
+    return s;
+  }
   const DipoleMatrices dipole = from_file ? read_dipole_h5(opt.levels_file) : read_dipole_matrices(opt.checkpoint_dir / "j0_extfield.chk");
   meta.input_file = opt.input.string();
   meta.checkpoint_dir = from_file ? opt.levels_file.string() : opt.checkpoint_dir.string();
   meta.timings.emplace_back("read", t.seconds());
-  s.levels = levels.levels.size();
   note("linelist", opt.quiet || !comm.root(),
        std::to_string(levels.levels.size()) + " levels, J = " + std::to_string(input.jmin) + ".." + std::to_string(input.jmax) + ", " +
            levels.group->name + ", " + std::to_string(dipole.n) + " vibrational functions, ZPE " + std::to_string(levels.zpe) + " cm-1");
@@ -87,7 +97,7 @@ RunSummary run(const RunOptions& opt) {
   if (comm.root()) {
     write_exomol_states(s.states, levels, input);
     write_exomol_trans(s.trans, levels, list);
-    if (opt.gain_table) write_gain_table(gain, levels, list);
+    if (gain_table) write_gain_table(gain, levels, list);
     write_results(s.results, levels, input, list, meta);
   }
   return s;

@@ -94,7 +94,7 @@ TEST(LinelistInput, RefusesValuesOutOfRange) {
   // TROVE's other actions and keywords quanta does not implement: refused by name, with what quanta supports.
   expect_refused("  emission", {"'emission'", "absorption"});
   expect_refused("  THRESH_LEADING_COEFF 0.1", {"keyword 'THRESH_LEADING_COEFF'", "THRESH_INTES", "freq-window", "exomol"});
-  expect_refused("  states-only", {"keyword 'states-only'", "one of absorption"});
+  expect_refused("  PRUNING", {"keyword 'PRUNING'", "one of absorption", "states-only"});
   expect_refused("  SELECTION-RULES 1 1 2 2", {"keyword 'SELECTION-RULES'"});
 }
 

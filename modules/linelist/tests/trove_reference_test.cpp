@@ -186,3 +186,27 @@ TEST(LinelistTrove, HydrogenPeroxideInD2hGivesTrovesExomolFiles) {
   std::printf("  H2O2, D2h(M): %ld transitions, largest |A / A_TROVE - 1| %.1e, largest |nu - nu_TROVE| %.1e cm^-1\n", n, worst_a, worst_nu);
   std::filesystem::remove_all(out);
 }
+
+// TROVE's STATES-ONLY: the .states file alone (TROVE returns before the intensities); its GAIN: GAIN's table besides,
+// as --gain-table writes it.
+TEST(LinelistTrove, StatesOnlyAndGainKeywordsDoWhatTroveDoes) {
+  const auto out = fresh_dir("states-only");
+  const std::string inp = text_of(quanta::test::data_path("linelist/sih2-trove/step4_exomol_files.inp"));
+  auto run_with = [&](const std::string& keyword, const std::filesystem::path& dir) {
+    std::string text = inp;
+    text.insert(text.find("exomol"), keyword + "\n  ");  // inside the INTENSITY block
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "step4.inp") << text;
+    const std::string cmd = std::string(QUANTA_BINARY) + " linelist '" + (dir / "step4.inp").string() + "' --checkpoints '" + checkpoints().string() +
+                            "' -o '" + dir.string() + "' --backend cpu -q";
+    return std::system(cmd.c_str());
+  };
+  ASSERT_EQ(run_with("states-only", out / "a"), 0);
+  EXPECT_EQ(text_of(out / "a" / "SiH2_J0-2_0_2.states"), text_of(trove_output("SiH2_J0-2_0_2.states")));
+  EXPECT_FALSE(std::filesystem::exists(out / "a" / "SiH2_J0-2_0_2.trans"));
+  EXPECT_FALSE(std::filesystem::exists(out / "a" / "quanta-linelist.h5"));
+  ASSERT_EQ(run_with("GAIN", out / "b"), 0);
+  EXPECT_TRUE(std::filesystem::exists(out / "b" / "SiH2_J0-2_0_2.gain.txt"));
+  EXPECT_TRUE(std::filesystem::exists(out / "b" / "SiH2_J0-2_0_2.trans"));
+  std::filesystem::remove_all(out);
+}

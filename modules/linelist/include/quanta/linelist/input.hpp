@@ -37,6 +37,8 @@ struct IntensityInput {
   Window lower{-0.1, 1e6};           // `energy low`
   Window upper{-0.1, 1e6};           // `energy ... upper`
   std::string linelist_name;         // `linelist NAME`: stem of the ExoMol files
+  bool states_only = false;          // `STATES-ONLY`: the .states file alone, no transitions (TROVE returns before them)
+  bool gain = false;                 // `GAIN`: also GAIN's text table (as --gain-table)
 };
 
 // Throws InputError naming the file, the line and the keyword on anything it cannot read.
