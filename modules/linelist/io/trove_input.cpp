@@ -143,7 +143,8 @@ std::vector<double> read_gns(const Line& l) {
 // What the INTENSITY block may hold; an unknown keyword (TROVE's others included) is refused by name.
 constexpr const char* kSupported =
     "one of absorption, THRESH_INTES, THRESH_LINE, THRESH_COEFF, TEMPERATURE, QSTAT, ZPE, GNS, selection, J, freq-window, "
-    "energy, exomol, linelist, states-only, gain, END (quanta implements these of TROVE's INTENSITY keywords)";
+    "energy, exomol, linelist, states-only, gain, END (quanta implements these of TROVE's INTENSITY keywords; THRESH_LEADING_COEFF, FACTOR, "
+    "NCACHE and INCREMENT, which TROVE's intensity step reads but does not use, are accepted with a warning)";
 
 void read_intensity_line(const Line& l, Reader& r) {
   IntensityInput& in = r.in;
@@ -205,6 +206,15 @@ void read_intensity_line(const Line& l, Reader& r) {
     read_energy_windows(l, r);
   } else if (k == "exomol") {
     // TROVE's switch to the ExoMol .states/.trans output, which quanta always writes.
+  } else if (k == "thresh_leading_coeff" || k == "factor" || k == "ncache" || k == "increment") {
+    // TROVE reads these in the INTENSITY block, but its intensity step does not use them: THRESH_LEADING_COEFF acts in its
+    // external-field step only, FACTOR is reset to 1 and NCACHE to the number of levels before use, and INCREMENT only
+    // spaces the progress lines of TROVE's standard output (dipole.f90, extfield.f90). The value is read as TROVE
+    // reads it, and the line list is the same without it.
+    if (k == "ncache" || k == "increment") (void)l.integer(1, l.keyword());
+    else (void)l.real(1, l.keyword());
+    warn("linelist", in.file.string() + ": line " + std::to_string(l.number()) + ": " + l.keyword() +
+                         " has no effect on TROVE's intensity step, nor on quanta's line list");
   } else if (k == "states-only" || k == "states_only") {
     in.states_only = true;
   } else if (k == "gain") {

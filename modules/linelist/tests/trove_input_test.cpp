@@ -93,7 +93,7 @@ TEST(LinelistInput, RefusesValuesOutOfRange) {
   expect_refused("  linelist out/SiH2", {"linelist", "'out/SiH2'", "without '/'"});
   // TROVE's other actions and keywords quanta does not implement: refused by name, with what quanta supports.
   expect_refused("  emission", {"'emission'", "absorption"});
-  expect_refused("  THRESH_LEADING_COEFF 0.1", {"keyword 'THRESH_LEADING_COEFF'", "THRESH_INTES", "freq-window", "exomol"});
+  expect_refused("  OUTPUT SHORT", {"keyword 'OUTPUT'", "THRESH_INTES", "freq-window", "exomol"});
   expect_refused("  PRUNING", {"keyword 'PRUNING'", "one of absorption", "states-only"});
   expect_refused("  SELECTION-RULES 1 1 2 2", {"keyword 'SELECTION-RULES'"});
 }
@@ -159,4 +159,16 @@ TEST(LinelistInput, InputFileMissingOrAFolder) {
   quanta::test::TempDir dir;
   expect_error<quanta::InputError>([&] { read_trove_input(dir / "absent.inp"); }, {"absent.inp", "not found"});
   expect_error<quanta::InputError>([&] { read_trove_input(dir.path()); }, {dir.path().string(), "directory"});
+}
+
+// THRESH_LEADING_COEFF, FACTOR, NCACHE and INCREMENT: read as TROVE reads them (their value checked), then without
+// effect, as in TROVE's intensity step; STATES-ONLY and GAIN set their switches.
+TEST(LinelistInput, KeywordsTrovesIntensityStepReadsButDoesNotUse) {
+  Input in("  THRESH_LEADING_COEFF 0.1\n  FACTOR 2.0\n  NCACHE 1000\n  INCREMENT 5\n  states-only\n  GAIN\n  J, 0, 2\n");
+  const IntensityInput r = in.read();
+  EXPECT_TRUE(r.states_only);
+  EXPECT_TRUE(r.gain);
+  EXPECT_EQ(r.jmax, 2);
+  expect_refused("  NCACHE lots", {"NCACHE", "'lots'"});
+  expect_refused("  FACTOR NaN", {"FACTOR", "'NaN'", "a finite number"});
 }
