@@ -144,7 +144,7 @@ std::vector<double> read_gns(const Line& l) {
 constexpr const char* kSupported =
     "one of absorption, THRESH_INTES, THRESH_LINE, THRESH_COEFF, TEMPERATURE, QSTAT, ZPE, GNS, selection, J, freq-window, "
     "energy, exomol, linelist, states-only, gain, END (quanta implements these of TROVE's INTENSITY keywords; THRESH_LEADING_COEFF, FACTOR, "
-    "NCACHE and INCREMENT, which TROVE's intensity step reads but does not use, are accepted with a warning)";
+    "NCACHE, INCREMENT and QUANTA, which TROVE's intensity step reads but does not use, are accepted with a warning)";
 
 void read_intensity_line(const Line& l, Reader& r) {
   IntensityInput& in = r.in;
@@ -206,6 +206,19 @@ void read_intensity_line(const Line& l, Reader& r) {
     read_energy_windows(l, r);
   } else if (k == "exomol") {
     // TROVE's switch to the ExoMol .states/.trans output, which quanta always writes.
+  } else if (k == "quanta" || k == "v") {
+    // TROVE's filter on the vibrational quanta, `QUANTA mode [lower a b] [upper a b]`: read as TROVE reads it, and, as
+    // there, used only by its external-field step (extfield.f90), not by its intensity step.
+    (void)l.integer(1, "QUANTA mode");
+    for (std::size_t i = 2; i <= l.count(); i += 3) {
+      const std::string w = lower(l.word(i));
+      if (w != "lower" && w != "low" && w != "l" && w != "upper" && w != "upp" && w != "up" && w != "u")
+        l.fail("QUANTA", "'" + l.word(i) + "'", "lower a, b and/or upper a, b after the mode");
+      (void)l.integer(i + 1, "QUANTA " + w);
+      (void)l.integer(i + 2, "QUANTA " + w);
+    }
+    warn("linelist", in.file.string() + ": line " + std::to_string(l.number()) + ": " + l.keyword() +
+                         " has no effect on TROVE's intensity step, nor on quanta's line list");
   } else if (k == "thresh_leading_coeff" || k == "factor" || k == "ncache" || k == "increment") {
     // TROVE reads these in the INTENSITY block, but its intensity step does not use them: THRESH_LEADING_COEFF acts in its
     // external-field step only, FACTOR is reset to 1 and NCACHE to the number of levels before use, and INCREMENT only

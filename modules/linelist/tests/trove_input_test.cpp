@@ -164,11 +164,13 @@ TEST(LinelistInput, InputFileMissingOrAFolder) {
 // THRESH_LEADING_COEFF, FACTOR, NCACHE and INCREMENT: read as TROVE reads them (their value checked), then without
 // effect, as in TROVE's intensity step; STATES-ONLY and GAIN set their switches.
 TEST(LinelistInput, KeywordsTrovesIntensityStepReadsButDoesNotUse) {
-  Input in("  THRESH_LEADING_COEFF 0.1\n  FACTOR 2.0\n  NCACHE 1000\n  INCREMENT 5\n  states-only\n  GAIN\n  J, 0, 2\n");
+  Input in("  THRESH_LEADING_COEFF 0.1\n  FACTOR 2.0\n  NCACHE 1000\n  INCREMENT 5\n  QUANTA 1 lower 0 2 upper 0 3\n  states-only\n  GAIN\n  J, 0, 2\n");
   const IntensityInput r = in.read();
   EXPECT_TRUE(r.states_only);
   EXPECT_TRUE(r.gain);
   EXPECT_EQ(r.jmax, 2);
   expect_refused("  NCACHE lots", {"NCACHE", "'lots'"});
   expect_refused("  FACTOR NaN", {"FACTOR", "'NaN'", "a finite number"});
+  expect_refused("  QUANTA 1 sideways 0 2", {"QUANTA", "'sideways'", "lower a, b"});
+  expect_refused("  V 2 upper 0", {"QUANTA upper", "a number"});
 }
