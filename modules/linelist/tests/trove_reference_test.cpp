@@ -157,18 +157,17 @@ TEST(LinelistTrove, LevelsFileGivesTrovesExomolFiles) {
   std::filesystem::remove_all(out);
 }
 
-// TROVE's H2O2 line list (tests/data/hooh-trove: D2h(M), J = 0..3, its README says how TROVE made it): the command on
-// TROVE's own input gives TROVE's .states (every column of the 1214 states, the D2h labels included) and .trans (the
-// same 50,290 lines in the same order; A to 1e-7 relative, wavenumbers to 1e-6 cm^-1). TROVE's full table also holds
-// a 0.27 cm^-1 line with A = 1.9e-16 1/s, below the A its ExoMol writer keeps, which quanta's .trans leaves out the same way.
-TEST(LinelistTrove, HydrogenPeroxideInD2hGivesTrovesExomolFiles) {
-  const auto out = fresh_dir("hooh");
-  const auto dir = quanta::test::data_path("linelist/hooh-trove");
+// The command on a TROVE reference folder's own input (`step4_exomol_files.inp`, checkpoints in `checkpoints/`) gives
+// TROVE's .states (identical text) and .trans (the same lines in the same order, A to 1e-7 relative, wavenumbers to
+// 1e-6 cm^-1).
+static void expect_command_gives_troves_files(const std::string& folder, const std::string& stem, long lines, const char* what) {
+  const auto out = fresh_dir(folder);
+  const auto dir = quanta::test::data_path("linelist/" + folder);
   const std::string cmd = std::string(QUANTA_BINARY) + " linelist '" + (dir / "step4_exomol_files.inp").string() + "' --checkpoints '" +
                           (dir / "checkpoints").string() + "' -o '" + out.string() + "' --backend cpu -q";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  EXPECT_EQ(text_of(out / "HOOH_J0-3_0_3.states"), text_of(dir / "trove-output/HOOH_J0-3_0_3.states"));
-  std::istringstream mine(text_of(out / "HOOH_J0-3_0_3.trans")), ref(text_of(dir / "trove-output/HOOH_J0-3_0_3.trans"));
+  EXPECT_EQ(text_of(out / (stem + ".states")), text_of(dir / "trove-output" / (stem + ".states")));
+  std::istringstream mine(text_of(out / (stem + ".trans"))), ref(text_of(dir / "trove-output" / (stem + ".trans")));
   long n = 0, up, lo, up_r, lo_r;
   double a, nu, a_r, nu_r, worst_a = 0, worst_nu = 0;
   while (ref >> up_r >> lo_r >> a_r >> nu_r) {
@@ -180,11 +179,18 @@ TEST(LinelistTrove, HydrogenPeroxideInD2hGivesTrovesExomolFiles) {
     ++n;
   }
   EXPECT_FALSE(static_cast<bool>(mine >> up)) << "quanta's .trans has more lines than TROVE's";
-  EXPECT_EQ(n, 50290);
+  EXPECT_EQ(n, lines);
   EXPECT_LT(worst_a, 1e-7);
   EXPECT_LE(worst_nu, 1e-6);
-  std::printf("  H2O2, D2h(M): %ld transitions, largest |A / A_TROVE - 1| %.1e, largest |nu - nu_TROVE| %.1e cm^-1\n", n, worst_a, worst_nu);
+  std::printf("  %s: %ld transitions, largest |A / A_TROVE - 1| %.1e, largest |nu - nu_TROVE| %.1e cm^-1\n", what, n, worst_a, worst_nu);
   std::filesystem::remove_all(out);
+}
+
+// TROVE's H2O2 line list (tests/data/hooh-trove: D2h(M), J = 0..3; its README says how TROVE made it): the 1214 states
+// with their D2h labels and 50,290 lines. TROVE's full table also holds a 0.27 cm^-1 line with A = 1.9e-16 1/s, below
+// the A its ExoMol writer keeps, which quanta's .trans leaves out the same way.
+TEST(LinelistTrove, HydrogenPeroxideInD2hGivesTrovesExomolFiles) {
+  expect_command_gives_troves_files("hooh-trove", "HOOH_J0-3_0_3", 50290, "H2O2, D2h(M)");
 }
 
 // TROVE's STATES-ONLY: the .states file alone (TROVE returns before the intensities); its GAIN: GAIN's table besides,
@@ -209,4 +215,11 @@ TEST(LinelistTrove, StatesOnlyAndGainKeywordsDoWhatTroveDoes) {
   EXPECT_TRUE(std::filesystem::exists(out / "b" / "SiH2_J0-2_0_2.gain.txt"));
   EXPECT_TRUE(std::filesystem::exists(out / "b" / "SiH2_J0-2_0_2.trans"));
   std::filesystem::remove_all(out);
+}
+
+// TROVE's NH3 line list (tests/data/nh3-trove: C3v(M) with its doubly degenerate E, J = 0..3; its README says how TROVE
+// made it, and why GNS 12 12 12): the 353 states and the 4,286 lines TROVE's ExoMol writer keeps of its 8,560 (the
+// others are the D3h(M)-forbidden lines C3v(M) allows, A <= 1.8e-16 1/s).
+TEST(LinelistTrove, AmmoniaInC3vWithDegenerateStatesGivesTrovesExomolFiles) {
+  expect_command_gives_troves_files("nh3-trove", "NH3_J0-3_0_3", 4286, "NH3, C3v(M)");
 }
