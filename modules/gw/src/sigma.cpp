@@ -198,7 +198,7 @@ struct SubspaceRotation {
 // `contract` (the G-basis contraction of one matrix), the rest by cd_subspace (kernels/cd.hpp) with the head's
 // correction head_f = head_fix v(0) l0 D'_f r0^H.
 template <class Contract>
-void subspace_values(Backend backend, std::size_t device_budget, double* kernel_seconds, const SubspaceRotation& sr, const DielectricMatrix& d, int f0,
+void subspace_values(Backend backend, std::size_t device_budget, double* kernel_seconds, double* flops, const SubspaceRotation& sr, const DielectricMatrix& d, int f0,
                      int nmat, const cplx* rows, int nrows, int ng, const std::vector<double>& v, std::vector<cplx>& out, const Contract& contract) {
   out.assign(static_cast<std::size_t>(nrows) * nmat, cplx());
   if (nrows == 0 || nmat == 0) return;
@@ -230,6 +230,7 @@ void subspace_values(Backend backend, std::size_t device_budget, double* kernel_
   job.s = out.data();
   job.kernel_seconds = kernel_seconds;
   kernels::cd_subspace(backend, job, device_budget);
+  *flops += job.flops();
   if (sr.static_part.empty()) return;
   std::vector<cplx> s0;
   contract(sr.static_part, rows, nrows, s0);
@@ -517,8 +518,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
     std::vector<cplx> mats;
     auto values = [&](int f0, int nmat, const cplx* rows, int nrows, std::vector<cplx>& out) {
       if (sr.nb > 0) {
-        t.cd_flops += kernels::CdSubspaceJob{.ng = ng, .nb = sr.nb, .nmat = nmat, .nrows = nrows}.flops();
-        return subspace_values(p.backend, half_budget, &t.cd_kernel, sr, d, f0, nmat, rows, nrows, ng, v, out,
+        return subspace_values(p.backend, half_budget, &t.cd_kernel, &t.cd_flops, sr, d, f0, nmat, rows, nrows, ng, v, out,
                                [&](const std::vector<cplx>& m1, const cplx* r, int n, std::vector<cplx>& o) { contract(m1.data(), false, 1, r, n, o); });
       }
       if (!device) {  // the rotated matrices in chunks of at most 256 MiB (the real-axis method takes every frequency)
