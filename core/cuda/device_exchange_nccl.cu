@@ -1,5 +1,5 @@
 // DeviceExchange over NCCL (device_exchange.hpp): one communicator over the ranks' current devices, set
-// up with an id the root broadcasts through MPI; all-to-all as grouped sends and receives.
+// up with an id the root broadcasts through MPI; all-to-all as grouped sends and receives, sums as all-reduces.
 #include <nccl.h>
 
 #include <cstdlib>
@@ -56,6 +56,12 @@ void DeviceExchange::alltoallv(const cplx* send, const std::vector<std::size_t>&
     if (recv_counts[r] > 0) check(ncclRecv(recv + recv_displs[r], 2 * recv_counts[r], ncclDouble, r, d.comm, stream), "ncclRecv");
   }
   check(ncclGroupEnd(), "ncclGroupEnd");
+  QUANTA_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+void DeviceExchange::sum(double* x, std::size_t n) {
+  cudaStream_t stream = nullptr;  // as alltoallv: ordered with the kernels that made x
+  check(ncclAllReduce(x, x, n, ncclDouble, ncclSum, impl_->comm, stream), "ncclAllReduce");
   QUANTA_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 

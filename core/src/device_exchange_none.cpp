@@ -14,4 +14,6 @@ void DeviceExchange::alltoallv(const cplx*, const std::vector<std::size_t>&, con
   throw Error("quanta was built without NCCL: no device-to-device exchange");
 }
 
+void DeviceExchange::sum(double*, std::size_t) { throw Error("quanta was built without NCCL: no device-to-device exchange"); }
+
 }  // namespace quanta

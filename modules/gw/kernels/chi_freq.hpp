@@ -19,6 +19,10 @@
 #include "quanta/core/complex.hpp"
 #include "quanta/core/host_vector.hpp"
 
+namespace quanta {
+class DeviceExchange;
+}
+
 namespace quanta::gw::kernels {
 
 struct ChiFreqJob {
@@ -41,6 +45,8 @@ class ChiFreqEngine {
   void add(const ChiFreqJob& job);
   // chi0 at each frequency, [nf][n][n], column-major per frequency (n: ng, or nb with a basis).
   std::vector<cplx> result() const;
+  // As ChiSumEngine::sum_on_devices: every frequency's chi0 summed over the processes' devices (false on the CPU backend).
+  bool sum_on_devices(DeviceExchange& exchange);
   // On the CUDA backend: eps = 1 - diag(v) chi0 formed and inverted on the device at each frequency (as
   // ChiSumEngine::epsilon_inverse does for the static chi0); returns eps^-1 [nf][ng][ng] and Re eps(0, 0) of each
   // frequency in heads[nf], and the engine is spent. Empty, chi0 untouched, on the CPU backend or when the device lacks
@@ -70,6 +76,7 @@ class ChiFreqEngine {
 ChiFreqEngine::Cuda* make_chi_freq_cuda(int ng, int n, int nf, const std::vector<cplx>& basis, std::size_t device_budget);
 void chi_freq_cuda(ChiFreqEngine::Cuda& ws, const ChiFreqJob& job, const std::vector<cplx>& w);
 std::vector<cplx> chi_freq_cuda_result(const ChiFreqEngine::Cuda& ws);  // already [nf][ng][ng]
+void chi_freq_cuda_sum_on_devices(ChiFreqEngine::Cuda& ws, DeviceExchange& exchange);
 HostVector<cplx> chi_freq_cuda_epsilon_inverse(ChiFreqEngine::Cuda& ws, const std::vector<double>& v, const std::string& what, double* heads);
 #endif
 

@@ -15,6 +15,10 @@
 #include "quanta/core/complex.hpp"
 #include "quanta/core/host_vector.hpp"
 
+namespace quanta {
+class DeviceExchange;
+}
+
 namespace quanta::gw::kernels {
 
 struct ChiSumJob {
@@ -41,6 +45,9 @@ class ChiSumEngine {
   ChiSumEngine& operator=(const ChiSumEngine&) = delete;
   void add(const ChiSumJob& job);  // job.ng must be the engine's; job.chi is ignored
   std::vector<cplx> result() const;
+  // On the CUDA backend: the partial chi0 of every process summed between their devices (DeviceExchange::sum), so that
+  // each holds the whole sum on its device. Returns false, nothing done, on the CPU backend (the caller sums on the host).
+  bool sum_on_devices(DeviceExchange& exchange);
   // On the CUDA backend: eps = 1 - diag(v) chi0 (v_i = 8 pi / |q + G_i|^2) formed over the engine's chi0 on the
   // device and inverted there (epsilon_inverse_cuda), so that chi0 and eps never come to the host; returns eps^-1
   // and eps(0, 0) in *eps_head, and the engine is spent (add() and result() then throw). Returns an empty vector,
@@ -66,6 +73,7 @@ void chi_sum_cuda(ChiSumEngine::Cuda& ws, const ChiSumJob& job);
 std::vector<cplx> chi_sum_cuda_result(const ChiSumEngine::Cuda& ws);
 // chi0 completed on the device (the upper triangle filled) and its address there.
 cplx* chi_sum_cuda_complete(ChiSumEngine::Cuda& ws);
+void chi_sum_cuda_sum_on_devices(ChiSumEngine::Cuda& ws, DeviceExchange& exchange);
 #endif
 
 }  // namespace quanta::gw::kernels

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cmath>
+#include <cstdio>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -18,6 +19,7 @@
 #include "../kernels/subspace.hpp"
 #include "quanta/core/buffer.hpp"
 #include "quanta/core/comm.hpp"
+#include "quanta/core/device_exchange.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/host_memory.hpp"
 #include "quanta/core/progress.hpp"
@@ -123,6 +125,8 @@ struct ChiAccumulator {
   }
   // chi0, [ng][ng], or [nf][ng][ng] at the frequencies.
   std::vector<cplx> result() const { return statics ? statics->result() : frequencies->result(); }
+  // The processes' partial sums added between their devices (false, nothing done, on the CPU backend).
+  bool sum_on_devices(DeviceExchange& exchange) { return statics ? statics->sum_on_devices(exchange) : frequencies->sum_on_devices(exchange); }
 };
 
 using Make = std::function<std::unique_ptr<ChiAccumulator>(Backend, std::size_t)>;
@@ -298,6 +302,13 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
   t.box_points = box.size();
   // Processes (MPI) share out each q's items and add their chi0; one process takes them all.
   const Comm& comm = Comm::world();
+  // Several processes, each on a GPU of its own, in a build with NCCL: the parts of chi0 are added between the devices,
+  // and every process then forms and inverts eps on its own device as one process does (collective).
+  std::unique_ptr<DeviceExchange> exchange;
+  if (on_device && DeviceExchange::available(comm)) {
+    exchange = std::make_unique<DeviceExchange>(comm);
+    if (!p.quiet && comm.root()) std::fprintf(stderr, "quanta gw: epsilon: chi0 summed between the %d processes' GPUs (NCCL)\n", comm.size());
+  }
 
   // The spheres first (the q0 point stands for q = 0: its sphere and order are those of q = 0), for
   // the memory check and for the progress report, whose work per item is MTXEL's FFTs and CHI_SUM's
@@ -477,16 +488,26 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
       }
       return nullptr;
     };
-    // The sum on the host (brought from the device when it is there) and added over the processes (every process
-    // then holds the whole).
-    auto on_host = [&](std::unique_ptr<ChiAccumulator> chi, std::vector<cplx> host) {
+    // The processes' parts of chi0 added between their devices where they can be (every process then holds the whole
+    // there); returns whether they were.
+    auto sum_on_devices = [&](ChiAccumulator* chi) {
+      if (!chi || !exchange) return false;
+      WallTimer tr;
+      const bool done = chi->sum_on_devices(*exchange);
+      t.chi0_sum += tr.seconds();
+      t.chi_sum += tr.seconds();
+      return done;
+    };
+    // The sum on the host (brought from the device when it is there) and, unless `summed` on the devices, added over
+    // the processes there (every process then holds the whole).
+    auto on_host = [&](std::unique_ptr<ChiAccumulator> chi, std::vector<cplx> host, bool summed) {
       if (chi) {
         WallTimer tr;
         host = chi->result();
         t.chi0_result += tr.seconds();
         t.chi_sum += tr.seconds();
       }
-      if (comm.size() > 1) {
+      if (comm.size() > 1 && !summed) {
         WallTimer tr;
         comm.sum(reinterpret_cast<double*>(host.data()), 2 * host.size());
         t.chi0_sum += tr.seconds();
@@ -501,7 +522,8 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
       subspace_epsilon(d, v, p, where_q, t, [&](const Make& make, bool report) {
         std::vector<cplx> host;
         auto chi = sum_items(make, report, &host);
-        return on_host(std::move(chi), std::move(host));
+        const bool summed = sum_on_devices(chi.get());
+        return on_host(std::move(chi), std::move(host), summed);
       }, [&](Backend b, std::size_t budget, std::vector<cplx> basis, int nb) {
         return std::make_unique<ChiAccumulator>(b, ng, p, prefactor, budget, ChiAccumulator::Mode(basis.empty() ? ChiAccumulator::Static : ChiAccumulator::Frequencies),
                                                 std::move(basis), nb);
@@ -509,9 +531,10 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
     } else {
       std::vector<cplx> host;
       auto chi = sum_items(make_plain, true, &host);
-      // One process on the device: chi0 stays there, where eps is formed and inverted (unless the matrices are kept
-      // or the device lacks the memory for the inversion).
-      if (chi && comm.size() == 1 && !p.keep_matrices) {
+      const bool summed = sum_on_devices(chi.get());
+      // One process on the device, or several whose parts were summed between their devices: chi0 stays there, where
+      // eps is formed and inverted (unless the matrices are kept or the device lacks the memory for the inversion).
+      if (chi && (comm.size() == 1 || summed) && !p.keep_matrices) {
         WallTimer ti;
         if (chi->frequencies) {
           std::vector<double> heads(nf);
@@ -528,7 +551,7 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
         t.inversion += ti.seconds();
       }
       if (d.epsinv.empty()) {  // chi0 on the host: eps formed and inverted at each frequency (one for a static run)
-        d.chi0 = on_host(std::move(chi), std::move(host));
+        d.chi0 = on_host(std::move(chi), std::move(host), summed);
         const std::size_t n2 = static_cast<std::size_t>(ng) * ng;
         if (full_frequency) d.epsinv_ff.reserve(n2 * nf);  // filled frequency by frequency below, without reallocations
         for (std::size_t f = 0; f < nf; ++f) {

@@ -3,7 +3,9 @@
 // the columns G' within a pool (SigmaShare), and adds its sums per k. `mpirun -np P quanta gw` against one
 // process on a reduced silicon example (10 q, epsilon_cutoff 4 Ry, 12 bands; Sigma at 2 k-points, bands
 // 1-6): P = 2 and 3 by pairs, 3 processes in one pool (columns split three ways), 2 pools of 1 (bands split)
-// and 2 pools of 2; on the CPU and, with a GPU, on the CUDA backend. Only the first process writes.
+// and 2 pools of 2; on the CPU and, with a GPU, on the CUDA backend. Only the first process writes. With a GPU for each
+// process and NCCL (2 processes on a host of 2 GPUs), chi0's parts are added between the devices (DeviceExchange::sum)
+// and eps is inverted there; otherwise through the host.
 //
 // Tolerance: splitting the work changes only the order of the sums over k (chi0) and over q (X, SX-X,
 // CH); each term is computed as by one process. Round-off of 1e-16 per sum, carried through the inversion
@@ -192,6 +194,16 @@ TEST(GwMpi, OffdiagonalProcessesMatchOneOnTheGpu) {
 TEST(GwMpi, ProcessesMatchOneOnTheGpu) {
   if (quanta::cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
   compare_ranks("cuda");
+}
+
+TEST(GwMpi, FullFrequencyProcessesMatchOneOnTheGpu) {
+  if (quanta::cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
+  compare_ranks_full_frequency("cuda", false);
+}
+
+TEST(GwMpi, SubspaceProcessesMatchOneOnTheGpu) {
+  if (quanta::cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
+  compare_ranks_full_frequency("cuda", true);
 }
 
 // number_sigma_pools that does not divide the processes: refused naming sigma.inp before Epsilon.

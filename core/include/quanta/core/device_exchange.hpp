@@ -26,6 +26,9 @@ class DeviceExchange {
   // Comm::alltoallv with device pointers; returns when the received data is in place.
   void alltoallv(const cplx* send, const std::vector<std::size_t>& send_counts, const std::vector<std::size_t>& send_displs,
                  cplx* recv, const std::vector<std::size_t>& recv_counts, const std::vector<std::size_t>& recv_displs);
+  // Comm::sum with a device pointer: x[0 .. n) summed over the ranks, in place on every rank (an all-reduce);
+  // returns when the sum is in place.
+  void sum(double* x, std::size_t n);
 
  private:
   struct Impl;

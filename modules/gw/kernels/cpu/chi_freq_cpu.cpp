@@ -87,6 +87,18 @@ void ChiFreqEngine::add(const ChiFreqJob& job) {
   }
 }
 
+bool ChiFreqEngine::sum_on_devices(DeviceExchange& exchange) {
+  if (spent_) throw Error("chi_freq: sum_on_devices() after epsilon_inverse() turned chi0 into eps");
+#if QUANTA_GW_CUDA
+  if (cuda_) {
+    chi_freq_cuda_sum_on_devices(*cuda_, exchange);
+    return true;
+  }
+#endif
+  (void)exchange;
+  return false;
+}
+
 std::vector<cplx> ChiFreqEngine::result() const {
   if (spent_) throw Error("chi_freq: result() after epsilon_inverse() turned chi0 into eps");
 #if QUANTA_GW_CUDA

@@ -82,6 +82,18 @@ HostVector<cplx> ChiSumEngine::epsilon_inverse(const std::vector<double>& v, con
   return {};
 }
 
+bool ChiSumEngine::sum_on_devices(DeviceExchange& exchange) {
+  if (spent_) throw Error("chi_sum: sum_on_devices() after epsilon_inverse() turned chi0 into eps");
+#if QUANTA_GW_CUDA
+  if (cuda_) {
+    chi_sum_cuda_sum_on_devices(*cuda_, exchange);
+    return true;
+  }
+#endif
+  (void)exchange;
+  return false;
+}
+
 std::vector<cplx> ChiSumEngine::result() const {
   if (spent_) throw Error("chi_sum: result() after epsilon_inverse() turned chi0 into eps");
 #if QUANTA_GW_CUDA

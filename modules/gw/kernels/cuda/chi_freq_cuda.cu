@@ -12,6 +12,7 @@
 #include "../invert.hpp"
 #include "quanta/core/buffer.hpp"
 #include "quanta/core/cuda/check.cuh"
+#include "quanta/core/device_exchange.hpp"
 #include "quanta/core/error.hpp"
 
 namespace quanta::gw::kernels {
@@ -103,6 +104,10 @@ void chi_freq_cuda(ChiFreqEngine::Cuda& ws, const ChiFreqJob& job, const std::ve
 
 HostVector<cplx> chi_freq_cuda_epsilon_inverse(ChiFreqEngine::Cuda& ws, const std::vector<double>& v, const std::string& what, double* heads) {
   return epsilon_inverse_cuda_many(ws.stack.data(), ws.nf, v, ws.ng, what, heads);
+}
+
+void chi_freq_cuda_sum_on_devices(ChiFreqEngine::Cuda& ws, DeviceExchange& exchange) {
+  exchange.sum(reinterpret_cast<double*>(ws.stack.data()), 2 * ws.stack.size());
 }
 
 std::vector<cplx> chi_freq_cuda_result(const ChiFreqEngine::Cuda& ws) {

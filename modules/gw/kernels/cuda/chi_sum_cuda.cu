@@ -10,6 +10,7 @@
 #include "../chi_sum.hpp"
 #include "quanta/core/buffer.hpp"
 #include "quanta/core/cuda/check.cuh"
+#include "quanta/core/device_exchange.hpp"
 #include "quanta/core/error.hpp"
 
 namespace quanta::gw::kernels {
@@ -109,6 +110,12 @@ cplx* chi_sum_cuda_complete(ChiSumEngine::Cuda& ws) {
   fill_upper_kernel<<<dim3((ng + 31) / 32, (ng + 7) / 8), dim3(32, 8)>>>(ws.chi.data(), ng);
   QUANTA_CUDA_LAUNCH_CHECK("chi_sum fill_upper_kernel");
   return ws.chi.data();
+}
+
+// The whole buffer is summed (the upper triangle holds zeros or an earlier fill of the lower one, which the fill at the
+// end overwrites either way).
+void chi_sum_cuda_sum_on_devices(ChiSumEngine::Cuda& ws, DeviceExchange& exchange) {
+  exchange.sum(reinterpret_cast<double*>(ws.chi.data()), 2 * ws.chi.size());
 }
 
 std::vector<cplx> chi_sum_cuda_result(const ChiSumEngine::Cuda& ws) {

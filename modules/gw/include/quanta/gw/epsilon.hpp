@@ -101,7 +101,8 @@ struct EpsilonTimings {
   double states = 0, mtxel = 0, chi_sum = 0, inversion = 0;
   double chi0_result = 0;     // of chi_sum: chi0 completed (upper triangle) and, on the device, downloaded (0 when
                               // chi0 stays on the device: its completion is then in inversion)
-  double chi0_sum = 0;        // of chi_sum: the processes' parts of chi0 added (MPI; 0 for one process)
+  double chi0_sum = 0;        // of chi_sum: the processes' parts of chi0 added (between the devices with NCCL, else
+                              // through the host with MPI; 0 for one process)
   double eps_form = 0;        // of inversion: eps = 1 - v chi0 formed on the host (0 when formed on the device)
   double ffts = 0;            // 3D transforms on the box (states and products)
   std::size_t box_points = 0; // points of the FFT box
