@@ -150,9 +150,12 @@ Levels read_levels_h5(const std::filesystem::path& file, const IntensityInput& i
     const std::size_t dim = L.bases[ij].size();
     for (int g = 1; g <= nrep; ++g) {
       const std::string base = block_group(J, g);
-      const bool wanted = input.gns[g - 1] > 0 && J >= input.jmin;
+      // As from TROVE's checkpoints (read_levels): the irreps with GNS > 0, and J = 0 of the first irrep
+      // whatever its GNS (TROVE reads it for the ZPE and lists it in .states, with g_tot 0 when GNS is 0).
+      const bool needed = input.gns[g - 1] > 0 && J >= input.jmin;
+      const bool wanted = needed || (J == 0 && g == 1 && J >= input.jmin);
       if (!f.exists(base + "/energy")) {
-        if (wanted)
+        if (needed)
           bad(file, base + "/energy", "missing: the input's J range and GNS ask for J = " + std::to_string(J) + ", " + L.group->irreps[g - 1] +
                                           " (write an empty dataset when there are no such levels)");
         continue;

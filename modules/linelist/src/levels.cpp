@@ -119,7 +119,10 @@ Levels read_levels(const std::filesystem::path& dir, const IntensityInput& input
       }
       if (J == 0 && g == 1 && !roots.roots.empty()) zpe = roots.roots[0].energy;
       // J = 0 levels take part only when the J range starts at 0 (TROVE reads J = 0 for the ZPE regardless).
-      if (input.gns[g - 1] > 0 && J >= input.jmin) {
+      // Every block read is listed, as TROVE's .states lists every root it reads: with GNS 0 for the first
+      // irrep (14NH3's A1' in D3h(M)) the J = 0 levels of that irrep, read for the ZPE, are written with
+      // g_tot = 0. A block with GNS 0 takes part in no transition (compute_linelist, TROVE's intens_filter).
+      if (J >= input.jmin) {
         for (auto& r : roots.roots) {
           if (r.gamma != g)
             throw InputError(descr.string(), "root " + std::to_string(r.record) + " has Gamma " + std::to_string(r.gamma) + ", expected " + std::to_string(g));

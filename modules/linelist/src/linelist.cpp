@@ -7,6 +7,7 @@
 #include <span>
 #include <limits>
 #include <map>
+#include <sstream>
 
 #include "../kernels/linestrength.hpp"
 #include "quanta/core/comm.hpp"
@@ -50,6 +51,23 @@ std::vector<int> selection_pairs(const SymmetryGroup& group, const std::vector<i
                                  group.irreps[group.dipole_irrep] + ", the symmetry of the dipole in " + group.name);
   }
   return pair;
+}
+
+void check_gns_of_pairs(const SymmetryGroup& group, const std::vector<int>& pair, const std::vector<double>& gns, const std::string& file) {
+  // TROVE stops on this (FLinput and find_igamma_pair: "selection rules do not agree with Gns"): a line's S
+  // carries the lower level's g_ns, so unequal weights within a pair would make S(f <- i) and S(i <- f) differ,
+  // and a weight of 0 on one side only would leave out every line of the pair without a word (that irrep's
+  // levels are not read).
+  const auto text = [](double x) {
+    std::ostringstream os;
+    os << x;
+    return os.str();
+  };
+  for (int g = 0; g < group.nirreps(); ++g)
+    if (pair[g] >= 0 && pair[g] < static_cast<int>(gns.size()) && g < static_cast<int>(gns.size()) && gns[g] != gns[pair[g]])
+      throw InputError(file, "GNS: " + group.irreps[g] + " has " + text(gns[g]) + " and its selection partner " +
+                                 group.irreps[pair[g]] + " has " + text(gns[pair[g]]) +
+                                 ", expected equal weights within a pair (as TROVE requires)");
 }
 
 namespace {
@@ -112,6 +130,7 @@ LineList compute_linelist(const Levels& L, const IntensityInput& in, const Dipol
   const Comm& comm = Comm::world();
   const SymmetryGroup& G = *L.group;
   const std::vector<int> pair = selection_pairs(G, in.selection, in.file.string());
+  check_gns_of_pairs(G, pair, in.gns, in.file.string());
   if (dipole.n != L.bases[0].nvib)
     throw Error("dipole matrices are " + std::to_string(dipole.n) + " x " + std::to_string(dipole.n) + ", expected the " +
                 std::to_string(L.bases[0].nvib) + " vibrational functions of the levels' product basis");
@@ -131,6 +150,9 @@ LineList compute_linelist(const Levels& L, const IntensityInput& in, const Dipol
   // leaves out J = J' = Jmin (that pair belongs to the run below this J range).
   auto upper_blocks = [&](const LevelBlock& lb) {
     std::vector<int> ub;
+    // A block of spin weight 0 (the J = 0 levels of the first irrep, read for the ZPE and listed in .states)
+    // gives no line, as in TROVE's intens_filter; its partner has weight 0 too (check_gns_of_pairs).
+    if (in.gns[lb.gamma - 1] <= 0) return ub;
     for (int Jp = lb.J - 1; Jp <= lb.J + 1; ++Jp) {
       if (Jp < in.jmin || Jp > in.jmax || lb.J + Jp < 1 || (lb.J == in.jmin && Jp == in.jmin)) continue;
       const int b = block_of(Jp, pair[lb.gamma - 1] + 1);

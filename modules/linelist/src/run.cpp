@@ -40,6 +40,9 @@ RunSummary run(const RunOptions& opt) {
   const bool from_file = !opt.levels_file.empty();
   const Levels levels = from_file ? read_levels_h5(opt.levels_file, input) : read_levels(opt.checkpoint_dir, input);
   s.levels = levels.levels.size();
+  // The selection pairs and their GNS are TROVE's input checks: made here too, so that STATES-ONLY refuses what
+  // TROVE refuses (compute_linelist makes them again for library callers).
+  check_gns_of_pairs(*levels.group, selection_pairs(*levels.group, input.selection, input.file.string()), input.gns, input.file.string());
   if (input.states_only) {  // TROVE's STATES-ONLY: the states, no transitions (and no dipole read)
     note("linelist", opt.quiet || !comm.root(), std::to_string(levels.levels.size()) + " levels; STATES-ONLY: no transitions computed");
     if (comm.root()) write_exomol_states(s.states, levels, input);

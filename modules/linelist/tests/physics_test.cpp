@@ -200,6 +200,21 @@ TEST(LinelistPhysics, CharacterTablesAreOrthonormalAndPairTheRightIrreps) {
   EXPECT_EQ(selection_pairs(c2v, {1, 1, 2, 2}, "in"), selection_pairs(c2v, {}, "in"));
   EXPECT_EQ(selection_pairs(c2v, {}, "in"), (std::vector<int>{1, 0, 3, 2}));
   EXPECT_EQ(selection_pairs(symmetry_group("C3v(M)"), {1, 1, 2}, "in"), (std::vector<int>{1, 0, 2}));
+  // TROVE's 14NH3 input in D3h(M) (docs/source/input/14N-1H3__BYTe__TROVE__step1.inp): "selection 1 2 3 1 2 3" pairs
+  // A1' with A1", A2' with A2", E' with E" (Gamma* = A1"), as the product table does.
+  EXPECT_EQ(d3h.irreps[d3h.dipole_irrep], "A1\"");
+  EXPECT_EQ(selection_pairs(d3h, {1, 2, 3, 1, 2, 3}, "in"), (std::vector<int>{3, 4, 5, 0, 1, 2}));
+  EXPECT_EQ(selection_pairs(d3h, {}, "in"), (std::vector<int>{3, 4, 5, 0, 1, 2}));
+  // Its GNS 0 12 6 0 12 6 agree within each pair; TROVE stops when they do not, and so does quanta.
+  check_gns_of_pairs(d3h, selection_pairs(d3h, {}, "in"), {0, 12, 6, 0, 12, 6}, "in");
+  try {
+    check_gns_of_pairs(d3h, selection_pairs(d3h, {}, "in"), {0, 12, 6, 12, 0, 6}, "my.inp");
+    ADD_FAILURE() << "A1' with GNS 0 paired with A1\" with GNS 12 accepted";
+  } catch (const quanta::InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("my.inp"), std::string::npos) << m;
+    EXPECT_NE(m.find("A1' has 0 and its selection partner A1\" has 12"), std::string::npos) << m;
+  }
   try {
     selection_pairs(c2v, {1, 2, 1, 2}, "my.inp");
     ADD_FAILURE() << "A1 paired with B1 accepted";

@@ -166,12 +166,22 @@ TEST(LinelistTrove, LevelsFileGivesTrovesExomolFiles) {
 
 // The command on a TROVE reference folder's own input (`step4_exomol_files.inp`, checkpoints in `checkpoints/`) gives
 // TROVE's .states (identical text) and .trans (the same lines in the same order, A to 1e-7 relative, wavenumbers to
-// 1e-6 cm^-1).
-static void expect_command_gives_troves_files(const std::string& folder, const std::string& stem, long lines, const char* what) {
+// 1e-6 cm^-1). With `via_levels_file` the checkpoints are first converted to a levels file (linelist-convert) and
+// the line list is computed from that file alone.
+static void expect_command_gives_troves_files(const std::string& folder, const std::string& stem, long lines, const char* what,
+                                              bool via_levels_file = false) {
   const auto out = fresh_dir(folder);
   const auto dir = quanta::test::data_path("linelist/" + folder);
-  const std::string cmd = std::string(QUANTA_BINARY) + " linelist '" + (dir / "step4_exomol_files.inp").string() + "' --checkpoints '" +
-                          (dir / "checkpoints").string() + "' -o '" + out.string() + "' --backend cpu -q";
+  const std::string input = "'" + (dir / "step4_exomol_files.inp").string() + "'";
+  const std::string checkpoints = "'" + (dir / "checkpoints").string() + "'";
+  std::string source = " --checkpoints " + checkpoints;
+  if (via_levels_file) {
+    const std::string levels = "'" + (out / "levels.h5").string() + "'";
+    const std::string convert = std::string(QUANTA_BINARY) + " linelist-convert " + input + " --checkpoints " + checkpoints + " -o " + levels + " -q";
+    ASSERT_EQ(std::system(convert.c_str()), 0) << convert;
+    source = " --levels " + levels;
+  }
+  const std::string cmd = std::string(QUANTA_BINARY) + " linelist " + input + source + " -o '" + out.string() + "' --backend cpu -q";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   expect_same_exomol_files(out, stem, dir / "trove-output", stem, lines, what);
   std::filesystem::remove_all(out);
@@ -213,4 +223,14 @@ TEST(LinelistTrove, StatesOnlyAndGainKeywordsDoWhatTroveDoes) {
 // others are the D3h(M)-forbidden lines C3v(M) allows, A <= 1.8e-16 1/s).
 TEST(LinelistTrove, AmmoniaInC3vWithDegenerateStatesGivesTrovesExomolFiles) {
   expect_command_gives_troves_files("nh3-trove", "NH3_J0-3_0_3", 4286, "NH3, C3v(M)");
+}
+
+// TROVE's NH3 line list in D3h(M) (tests/data/nh3-d3h-trove: two degenerate irreps E' and E", 14NH3's spin weights
+// GNS 0 12 6 0 12 6 with TROVE's `selection 1 2 3 1 2 3`, J = 0..3; its README says how TROVE made it): the 271
+// states, among them the seven J = 0 A1' levels TROVE reads for the ZPE and lists with g_tot 0, and the 3,576 lines
+// its ExoMol writer keeps of its 3,582 (the others have A <= 1.8e-16 1/s). Also through a levels file, which must
+// carry those J = 0 A1' levels too.
+TEST(LinelistTrove, AmmoniaInD3hWithSpinStatisticsGivesTrovesExomolFiles) {
+  expect_command_gives_troves_files("nh3-d3h-trove", "NH3_J0-3_0_3", 3576, "NH3, D3h(M)");
+  expect_command_gives_troves_files("nh3-d3h-trove", "NH3_J0-3_0_3", 3576, "NH3, D3h(M), through a levels file", true);
 }

@@ -45,6 +45,10 @@ struct LineList {
 // or the irrep itself; 0-based. Without `selection`, the pairs follow from the product table.
 std::vector<int> selection_pairs(const SymmetryGroup& group, const std::vector<int>& selection, const std::string& file);
 
+// TROVE's rule that the two irreps of a pair carry the same nuclear-spin weight (GNS); throws InputError
+// naming both otherwise. `pair` as selection_pairs returns it, `gns` one weight per irrep.
+void check_gns_of_pairs(const SymmetryGroup& group, const std::vector<int>& pair, const std::vector<double>& gns, const std::string& file);
+
 // Q(T) = sum over levels of g_ns (2J+1) exp(-(E - ZPE) hc/kT).
 double partition_function(const Levels& levels, const IntensityInput& input);
 
