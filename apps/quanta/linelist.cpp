@@ -4,6 +4,7 @@
 
 #include "cli.hpp"
 #include "quanta/core/comm.hpp"
+#include "quanta/core/error.hpp"
 #include "quanta/linelist/run.hpp"
 
 namespace quanta::cli {
@@ -21,12 +22,12 @@ Subcommand add_linelist(CLI::App& app) {
   struct Values {
     CommonOptions common;
     linelist::RunOptions run;
-    std::string input, output, checkpoints, levels;
+    std::string input, output, checkpoints, levels, xsec;
   };
   auto v = std::make_shared<Values>();
   Subcommand s;
-  s.app = app.add_subcommand("linelist", "line strengths, Einstein A coefficients and intensities from TROVE checkpoints");
-  s.app->add_option("INPUT", v->input, "TROVE input file with SYMGROUP and an INTENSITY block")->required();
+  s.app = app.add_subcommand("linelist", "line strengths, Einstein A coefficients and intensities from TROVE checkpoints; cross sections");
+  s.app->add_option("INPUT", v->input, "TROVE input file with SYMGROUP and an INTENSITY block (optional with --cross-sections)");
   auto* chk = s.app->add_option("--checkpoints", v->checkpoints,
                                 "folder with TROVE's j0eigen_*.chk and j0_extfield.chk (default: the input's folder)");
   s.app->add_option("--levels", v->levels, "quanta's HDF5 levels file (docs/linelist.md) instead of TROVE's checkpoints")->excludes(chk);
@@ -40,10 +41,31 @@ Subcommand add_linelist(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   s.app->add_flag("--gain-table", v->run.gain_table, "also write GAIN's text table (<stem>.gain.txt)");
+  s.app->add_option("--cross-sections", v->xsec,
+                    "an ExoCross input: absorption cross sections (.xsec) from the run's transitions, or without INPUT from the "
+                    ".states/.trans it names (docs/linelist.md, \"Cross sections\")");
+  s.app->add_flag("--no-trans", v->run.no_trans, "with --cross-sections and INPUT: do not write the .trans file");
   add_common_options(s.app, v->common, true);
   s.run = [v] {
+    if (v->input.empty() && v->xsec.empty()) throw quanta::InputError("quanta linelist", "INPUT (a TROVE input) is required, unless --cross-sections runs alone");
+    if (v->input.empty()) {  // ExoCross's run: the .states/.trans its input names
+      if (!v->levels.empty() || !v->checkpoints.empty() || v->run.no_trans || v->run.gain_table)
+        throw quanta::InputError("quanta linelist", "--levels, --checkpoints, --no-trans and --gain-table need INPUT (a TROVE input)");
+      linelist::XsecRunOptions x;
+      x.input = v->xsec;
+      x.output_dir = output_dir_or_cwd(v->output);
+      x.backend = v->common.parsed_backend();
+      x.threads = v->common.threads;
+      x.quiet = v->common.quiet;
+      if (Comm::world().distributed()) throw quanta::Error("quanta linelist --cross-sections alone runs as one process");
+      const auto files = linelist::run_cross_sections(x);
+      if (!x.quiet)
+        for (const auto& f : files) std::fprintf(stderr, "quanta linelist: -> %s\n", f.string().c_str());
+      return 0;
+    }
     auto& o = v->run;
     o.input = v->input;
+    o.cross_sections = v->xsec;
     o.levels_file = v->levels;
     o.checkpoint_dir = checkpoints_or_input_folder(v->checkpoints, o.input);
     o.output_dir = output_dir_or_cwd(v->output);
@@ -52,12 +74,14 @@ Subcommand add_linelist(CLI::App& app) {
     o.threads = v->common.threads;
     o.quiet = v->common.quiet;
     const auto r = linelist::run(o);
-    if (!o.quiet && Comm::world().root() && r.trans.empty())  // STATES-ONLY
+    if (!o.quiet && Comm::world().root())
+      for (const auto& f : r.cross_sections) std::fprintf(stderr, "quanta linelist: cross sections -> %s\n", f.string().c_str());
+    if (!o.quiet && Comm::world().root() && r.trans.empty() && r.transitions == 0)  // STATES-ONLY
       std::fprintf(stderr, "quanta linelist: %zu levels, %.2f s -> %s\n", r.levels, r.seconds_total, r.states.string().c_str());
     else if (!o.quiet && Comm::world().root())
       std::fprintf(stderr, "quanta linelist: %zu levels, %lld lower states, %zu transitions, Q = %.6g, %s, %.2f s -> %s, %s\n",
                    r.levels, r.lower_states, r.transitions, r.partition_function, r.engine.c_str(), r.seconds_total,
-                   r.states.string().c_str(), r.trans.string().c_str());
+                   r.states.string().c_str(), r.trans.empty() ? "no .trans (--no-trans)" : r.trans.string().c_str());
     return 0;
   };
   return s;

@@ -479,7 +479,9 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
   DeviceBuffer<cplx> ms_device(m_on_device ? ms_bytes / sizeof(cplx) : 0, "sigma screened matrix elements");
   long pair = 0;
   Progress progress("gw sigma", p.kpoints.size(), p.quiet || !comm.root());
-  progress.set_total_work(total_work / comm.size());
+  // Shared by (k, q) pairs, a process visits about 1/P of them; otherwise it visits every pair for its bands or columns,
+  // and reports each pair's whole work.
+  progress.set_total_work(share.by_pairs ? total_work / comm.size() : total_work);
   t.setup = tsetup.seconds();
 
   // Full frequency, one (k, q): the band-pair values of W_c at the imaginary frequencies (every pair (n, m)) and at the

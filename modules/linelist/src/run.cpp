@@ -1,6 +1,9 @@
 // quanta linelist: the data flow of TROVE's intensity step, stage by stage.
 #include "quanta/linelist/run.hpp"
 
+#include <algorithm>
+#include <optional>
+
 #include "../io/outputs.hpp"
 #include "../kernels/linestrength.hpp"
 #include "quanta/core/comm.hpp"
@@ -10,8 +13,57 @@
 #include "quanta/core/threads.hpp"
 #include "quanta/core/timer.hpp"
 #include "quanta/linelist/linelist.hpp"
+#include "quanta/linelist/xsec.hpp"
 
 namespace quanta::linelist {
+
+namespace {
+
+// The run's transitions through an accumulator: nu = E_f - E_i, g_f = g_ns (2J'+1), E_i above the ZPE (as the .states
+// file gives them to ExoCross); Q from PF or pffile, else from the levels (as ExoCross sums the .states file).
+std::vector<std::filesystem::path> cross_sections_of_run(ExoCrossInput& x, const Levels& levels, const IntensityInput& input, const LineList& list,
+                                                         Backend backend, const std::filesystem::path& out_dir) {
+  StateTable table;
+  for (const Level& l : levels.levels) {
+    table.energy.push_back(l.energy - levels.zpe);
+    table.g.push_back(input.gns[l.gamma - 1] * (2 * l.J + 1));
+    table.j.push_back(l.J);
+  }
+  set_conditions(x, &table);
+  XsecAccumulator acc(backend, x.spec);
+  LineBatch b;
+  for (std::size_t i = 0; i < list.transitions.size(); ++i) {
+    const Transition& t = list.transitions[i];
+    const Level &up = levels.levels[t.upper], &lo = levels.levels[t.lower];
+    b.push(t.wavenumber, t.einstein_a, input.gns[up.gamma - 1] * (2 * up.J + 1), lo.energy - levels.zpe, lo.J);
+    if (b.size() == (std::size_t(1) << 20) || i + 1 == list.transitions.size()) {
+      acc.add(b);
+      b.clear();
+    }
+  }
+  const auto nu = acc.wavenumbers();
+  const auto sig = acc.results();
+  std::vector<std::filesystem::path> files;
+  for (std::size_t c = 0; c < sig.size(); ++c) {
+    files.push_back(out_dir / xsec_file_name(x, c, ".xsec"));
+    write_xsec(files.back(), nu, sig[c]);
+  }
+  return files;
+}
+
+}  // namespace
+
+std::vector<std::filesystem::path> run_cross_sections(const XsecRunOptions& opt) {
+  set_threads(opt.threads);
+  Backend backend = resolve_backend(opt.backend);
+  if (backend == Backend::Cuda) select_device(0);
+  io::require_writable_folder(opt.output_dir, "the output folder (-o)");
+  const auto r = run_exocross(opt.input, opt.output_dir, backend, opt.quiet);
+  note("linelist", opt.quiet, std::to_string(r.lines_read) + " lines read, " + std::to_string(r.lines_used) + " in the range and above the threshold; " +
+                                  std::to_string(r.seconds_read) + " s reading the states, " + std::to_string(r.seconds_grid) + " s for the lines (" +
+                                  to_string(backend) + ")");
+  return r.files;
+}
 
 RunSummary run(const RunOptions& opt) {
   WallTimer total, t;
@@ -23,6 +75,18 @@ RunSummary run(const RunOptions& opt) {
   // 1. The input, and the output folder checked writable before anything long starts; then the
   //    checkpoints: levels of every J and Gamma asked for, the dipole matrices.
   const IntensityInput input = read_trove_input(opt.input);
+  // The cross sections' settings (an ExoCross input) are read now, before anything long, so that a mistake there stops
+  // the run at once; the lines come from this run (its States/Transitions keywords are not used).
+  std::optional<ExoCrossInput> xsec;
+  if (!opt.cross_sections.empty()) {
+    xsec = read_exocross_input(opt.cross_sections, false);
+    if (xsec->stick) throw InputError(opt.cross_sections.string(), "'stick' with a line-list run: the .trans file is the stick list");
+    for (const auto& n : xsec->notes) note("linelist", opt.quiet || !comm.root(), n);
+    if (!xsec->states.empty() || !xsec->transitions.empty())
+      note("linelist", opt.quiet || !comm.root(), opt.cross_sections.string() + ": its States/Transitions are not read: the lines come from this run");
+  } else if (opt.no_trans) {
+    throw Error("--no-trans leaves out the .trans file only when --cross-sections gives the run another output");
+  }
   const std::string stem = (input.linelist_name.empty() ? opt.input.stem().string() : input.linelist_name) + "_" +
                            std::to_string(input.jmin) + "_" + std::to_string(input.jmax);
   s.states = opt.output_dir / (stem + ".states");
@@ -34,6 +98,7 @@ RunSummary run(const RunOptions& opt) {
     io::require_writable_folder(opt.output_dir, "the output folder (-o)");
     std::vector<std::filesystem::path> outputs{s.states};
     if (!input.states_only) outputs.insert(outputs.end(), {s.trans, s.results});
+    if (opt.no_trans) outputs.erase(std::find(outputs.begin(), outputs.end(), s.trans));
     if (gain_table && !input.states_only) outputs.push_back(gain);
     io::warn_replaced("linelist", outputs);
   }
@@ -94,12 +159,20 @@ RunSummary run(const RunOptions& opt) {
     note("linelist", opt.quiet || !comm.root(), "no QSTAT: Q(" + std::to_string(input.temperature) + " K) = " +
                                                     std::to_string(list.partition_function) + " from the levels read");
 
-  // 4. Outputs, written once (by the first process).
+  // 4. Cross sections from the transitions in memory, with the ExoCross input's settings (the first process).
+  if (xsec && comm.root()) {
+    t.reset();
+    s.cross_sections = cross_sections_of_run(*xsec, levels, input, list, backend, opt.output_dir);
+    meta.timings.emplace_back("cross_sections", t.seconds());
+  }
+
+  // 5. Outputs, written once (by the first process).
   s.seconds_total = total.seconds();
   meta.timings.emplace_back("total", s.seconds_total);
   if (comm.root()) {
     write_exomol_states(s.states, levels, input);
-    write_exomol_trans(s.trans, levels, list);
+    if (opt.no_trans) s.trans.clear();
+    else write_exomol_trans(s.trans, levels, list);
     if (gain_table) write_gain_table(gain, levels, list);
     write_results(s.results, levels, input, list, meta);
   }

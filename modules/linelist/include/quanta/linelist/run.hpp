@@ -2,6 +2,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "quanta/core/backend.hpp"
 
@@ -18,6 +19,8 @@ struct RunOptions {
   std::size_t gpu_mem_limit = 0;          // bytes; 0: free device memory
   int batch = 0;                          // most lower states per group (0: as many as memory holds)
   bool gain_table = false;                // also write GAIN's text table
+  std::filesystem::path cross_sections;   // an ExoCross input: cross sections (or sticks) from the run's transitions
+  bool no_trans = false;                  // with cross_sections: leave the .trans file unwritten
   int threads = 0;
   bool quiet = false;
 };
@@ -30,7 +33,17 @@ struct RunSummary {
   double seconds_total = 0, seconds_half = 0, seconds_completion = 0;
   std::size_t upper_cached_bytes = 0;     // expanded upper vectors kept on the host (bounded by half of `mem`)
   std::filesystem::path states, trans, results;
+  std::vector<std::filesystem::path> cross_sections;  // .xsec files written
 };
+
+// quanta linelist --cross-sections FILE without a TROVE input: ExoCross's run on the .states/.trans the file names.
+struct XsecRunOptions {
+  std::filesystem::path input, output_dir;
+  Backend backend = Backend::Auto;
+  int threads = 0;
+  bool quiet = false;
+};
+std::vector<std::filesystem::path> run_cross_sections(const XsecRunOptions& opt);
 
 // quanta linelist: TROVE's intensity step (see src/run.cpp for the stages).
 RunSummary run(const RunOptions& options);

@@ -1,0 +1,202 @@
+// Cross sections against ExoCross (tests/data/exocross-ref, README there): ExoCross's own input files run unchanged
+// through quanta (run_exocross, CPU backend) on the SiH2 and H2O2 line lists, and every .xsec compared point by point.
+//
+// Tolerances (relative, at the points above 1e-6 of the case's largest value, as the reference's README measures):
+// - 2e-8 for the Gaussian (bin-averaged and sampled) and Lorentzian (sampled and Lorentz0) cases: both codes use the
+//   same constants and formulas in double precision; ExoCross prints 9 significant digits (5e-9), and its erf and
+//   quanta's differ in the last bits.
+// - 1e-4 for Voigt: ExoCross evaluates Humlicek's W4 approximation (largest error 6.9e-5 on these cases against the exact
+//   Faddeeva function, README section 3.5), quanta the Faddeeva function to 3e-13 (xsec_test.cpp).
+// The sticks: the same .stick text as ExoCross's, and every line's S against ExoCross's 17-digit output within 1e-10 (the
+// same formula and constants; the states' energies read from the same text).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "quanta/core/error.hpp"
+#include "quanta/linelist/run.hpp"
+#include "quanta/linelist/xsec.hpp"
+#include "quanta/test/data.hpp"
+
+namespace fs = std::filesystem;
+using namespace quanta::linelist;
+
+namespace {
+
+const fs::path kRef = quanta::test::data_path("linelist/exocross-ref");
+
+// A folder with the case's input, the .broad files and the line list it names (the staged TROVE outputs).
+fs::path stage(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("quanta-exocross-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(kRef / (name + ".inp"), dir / (name + ".inp"), fs::copy_options::overwrite_existing);
+  for (const char* b : {"H2_a0.broad", "He_a0_default.broad"}) fs::copy_file(kRef / b, dir / b, fs::copy_options::overwrite_existing);
+  for (const char* f : {"sih2-trove/trove-output/SiH2_J0-2_0_2.states", "sih2-trove/trove-output/SiH2_J0-2_0_2.trans",
+                        "hooh-trove/trove-output/HOOH_J0-3_0_3.states", "hooh-trove/trove-output/HOOH_J0-3_0_3.trans"}) {
+    const fs::path src = quanta::test::data_path(std::string("linelist/") + f);
+    if (!fs::exists(dir / src.filename())) fs::create_symlink(src, dir / src.filename());
+  }
+  return dir;
+}
+
+std::vector<std::pair<double, double>> read_columns(const fs::path& f) {
+  std::ifstream in(f);
+  std::vector<std::pair<double, double>> v;
+  double a, b;
+  while (in >> a >> b) v.emplace_back(a, b);
+  return v;
+}
+
+// The largest relative deviation at points above 1e-6 of the largest value; the grids must be the same.
+double compare(const fs::path& mine, const fs::path& theirs, const std::string& what) {
+  const auto x = read_columns(mine), y = read_columns(theirs);
+  EXPECT_EQ(x.size(), y.size()) << what;
+  if (x.size() != y.size() || y.empty()) return 1;
+  double peak = 0;
+  for (const auto& p : y) peak = std::max(peak, p.second);
+  double worst = 0;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    EXPECT_NEAR(x[i].first, y[i].first, 1e-8 * std::abs(y[i].first) + 1e-12) << what << " point " << i;
+    if (y[i].second > 1e-6 * peak) worst = std::max(worst, std::abs(x[i].second - y[i].second) / y[i].second);
+    else EXPECT_LE(std::abs(x[i].second - y[i].second), 1e-6 * peak) << what << " point " << i;
+  }
+  return worst;
+}
+
+void expect_case(const std::string& name, double tolerance) {
+  const fs::path dir = stage(name);
+  const fs::path out = dir / "out";
+  fs::create_directories(out);
+  const auto r = run_exocross(dir / (name + ".inp"), out, quanta::Backend::Cpu, true);
+  ASSERT_EQ(r.files.size(), 1u) << name;
+  const double worst = compare(r.files[0], kRef / (name + ".xsec"), name);
+  std::printf("%-44s %zu lines used, largest relative deviation from ExoCross %.2e\n", name.c_str(), r.lines_used, worst);
+  EXPECT_LE(worst, tolerance) << name;
+}
+
+}  // namespace
+
+TEST(ExoCross, DopplerBinAveragedAndSampled) {
+  for (const char* c : {"SiH2_Doppler_T296_coarse", "SiH2_Doppler_T1000_coarse", "SiH2_Doppler_T296_fine", "SiH2_Doppler_T1000_fine",
+                        "SiH2_DopplerSampling_T296_fine", "SiH2_DopplerSampling_T1000_coarse", "HOOH_Doppler_T296_coarse",
+                        "HOOH_Doppler_T1000_coarse", "HOOH_Doppler_T296_fine"})
+    expect_case(c, 2e-8);
+}
+
+TEST(ExoCross, GaussianAndLorentzianWithAFixedWidth) {
+  for (const char* c : {"SiH2_Gauss_HWHM0.5_T296", "SiH2_GaussSampling_HWHM0.5_T296", "SiH2_Lorentz_HWHM0.5_T296", "SiH2_Lorentz0_HWHM0.5_T296",
+                        "HOOH_Lorentz_HWHM0.1_T296"})
+    expect_case(c, 2e-8);
+}
+
+TEST(ExoCross, VoigtWithTwoBroadenersFromBroadFiles) {
+  for (const char* c : {"SiH2_Voigt_P1bar_T296_fine", "SiH2_Voigt_P1bar_T1000_fine", "SiH2_Voigt_P1bar_T296_coarse", "HOOH_Voigt_P1bar_T296_fine",
+                        "HOOH_Voigt_P1bar_T1000_coarse", "HOOH_Voigt_P1bar_T296_fine_cut2"})
+    expect_case(c, 1e-4);
+}
+
+TEST(ExoCross, SticksGiveEveryLineIntensity) {
+  // The .stick files as ExoCross writes them (nu and S to 9 digits): the same lines, the same text.
+  for (const char* c : {"SiH2_stick_T296", "SiH2_stick_T1000", "HOOH_stick_T296"}) {
+    const fs::path dir = stage(c);
+    fs::create_directories(dir / "out");
+    const auto r = run_exocross(dir / (std::string(c) + ".inp"), dir / "out", quanta::Backend::Cpu, true);
+    ASSERT_EQ(r.files.size(), 1u);
+    std::ifstream a(r.files[0]), b(kRef / (std::string(c) + ".stick"));
+    std::stringstream sa, sb;
+    sa << a.rdbuf();
+    sb << b.rdbuf();
+    EXPECT_EQ(sa.str(), sb.str()) << c;
+    std::printf("%-44s %zu lines, .stick %s ExoCross's\n", c, r.lines_used, sa.str() == sb.str() ? "identical to" : "differs from");
+  }
+  // Each line's S against ExoCross's 17-digit output (the _hp build): the intensities themselves, not their print.
+  for (const char* c : {"SiH2_stick_T296_hp", "SiH2_stick_T1000_hp", "HOOH_stick_T296_hp"}) {
+    const fs::path dir = stage(c);
+    ExoCrossInput in = read_exocross_input(dir / (std::string(c) + ".inp"));
+    const StateTable states = read_exomol_states(in.states);
+    set_conditions(in, &states);
+    const auto& cond = in.spec.conditions[0];
+    std::vector<std::pair<double, double>> x;
+    read_exomol_transitions(in.transitions[0], states, [&](const LineBatch& b) {
+      for (std::size_t i = 0; i < b.size(); ++i) {
+        const double sv = line_intensity(b.nu[i], b.a[i], b.g_upper[i], b.e_lower[i], cond.temperature, cond.partition_function);
+        if (b.nu[i] >= in.spec.nu_min && b.nu[i] <= in.spec.nu_max && sv >= in.spec.threshold) x.emplace_back(b.nu[i], sv);
+      }
+    });
+    const auto y = read_columns(kRef / (std::string(c) + ".stick"));
+    ASSERT_EQ(x.size(), y.size()) << c;
+    double worst = 0, worst_nu = 0;
+    for (std::size_t i = 0; i < y.size(); ++i) {
+      worst_nu = std::max(worst_nu, std::abs(x[i].first - y[i].first));
+      worst = std::max(worst, std::abs(x[i].second - y[i].second) / y[i].second);
+    }
+    std::printf("%-44s %zu lines, largest relative deviation of S from ExoCross %.2e, of nu %.2e cm-1\n", c, y.size(), worst, worst_nu);
+    EXPECT_LE(worst, 1e-10) << c;
+    EXPECT_LE(worst_nu, 1e-9) << c;
+  }
+}
+
+// Several temperatures and pressures in one pass equal the runs made one condition at a time.
+TEST(ExoCross, SeveralConditionsInOnePass) {
+  const fs::path dir = stage("SiH2_Voigt_P1bar_T296_fine");
+  std::ifstream in(dir / "SiH2_Voigt_P1bar_T296_fine.inp");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string s = text.str();
+  s.replace(s.find("Temperature 296"), 15, "Temperature 296 1000");
+  s.replace(s.find("pressure 1.0"), 12, "pressure 1.0 0.1");
+  std::ofstream(dir / "multi.inp") << s;
+  fs::create_directories(dir / "multi");
+  const auto r = run_exocross(dir / "multi.inp", dir / "multi", quanta::Backend::Cpu, true);
+  ASSERT_EQ(r.files.size(), 4u);
+  EXPECT_EQ(r.files[0].filename(), "SiH2_Voigt_P1bar_T296_fine_T296K_P1bar.xsec");
+  EXPECT_LE(compare(r.files[0], kRef / "SiH2_Voigt_P1bar_T296_fine.xsec", "T 296 P 1"), 1e-4);
+  EXPECT_LE(compare(r.files[2], kRef / "SiH2_Voigt_P1bar_T1000_fine.xsec", "T 1000 P 1"), 1e-4);
+}
+
+// Keywords ExoCross reads but quanta does not implement are refused by name, with the file and line.
+TEST(ExoCross, UnimplementedKeywordsAreRefusedByName) {
+  const fs::path dir = stage("SiH2_Doppler_T296_coarse");
+  for (const auto& [line, word] : std::vector<std::pair<std::string, std::string>>{
+           {"emission", "emission"}, {"Voigt quad", "Voigt quad"}, {"cutoff 20 HWHM", "cutoff X HWHM"}, {"partfunc 3", "partfunc"}}) {
+    std::ofstream(dir / "bad.inp") << "Temperature 296\nRange 0 100\n" << line << "\nStates SiH2_J0-2_0_2.states\nTransitions SiH2_J0-2_0_2.trans\n";
+    try {
+      read_exocross_input(dir / "bad.inp");
+      ADD_FAILURE() << line << " was accepted";
+    } catch (const quanta::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(word), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("bad.inp:3"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// Cross sections from a line-list run's own transitions (TROVE's SiH2 checkpoints; --cross-sections with the TROVE
+// input, --no-trans): the same grid as ExoCross's from the .states/.trans TROVE wrote. Bound 1e-4: Humlicek's W4 in
+// ExoCross (as above); the run's energies are not rounded to the .states file's 6 decimals, which moves nothing
+// beyond 1e-7 here.
+TEST(ExoCross, CrossSectionsFromALineListRun) {
+  const fs::path dir = stage("SiH2_Voigt_P1bar_T296_fine");
+  fs::create_directories(dir / "run");
+  RunOptions o;
+  o.input = quanta::test::data_path("linelist/sih2-trove/step4_exomol_files.inp");
+  o.checkpoint_dir = quanta::test::data_path("linelist/sih2-trove/checkpoints");
+  o.output_dir = dir / "run";
+  o.backend = quanta::Backend::Cpu;
+  o.cross_sections = dir / "SiH2_Voigt_P1bar_T296_fine.inp";
+  o.no_trans = true;
+  o.quiet = true;
+  const auto r = run(o);
+  ASSERT_EQ(r.cross_sections.size(), 1u);
+  EXPECT_TRUE(r.trans.empty());
+  EXPECT_FALSE(fs::exists(dir / "run" / "SiH2_J0-2_0_2.trans"));
+  const double worst = compare(r.cross_sections[0], kRef / "SiH2_Voigt_P1bar_T296_fine.xsec", "from the run");
+  std::printf("cross sections from the run's transitions: largest relative deviation from ExoCross %.2e\n", worst);
+  EXPECT_LE(worst, 1e-4);
+}
