@@ -1,7 +1,7 @@
 // Benchmark of the cross-section pass (include/quanta/linelist/xsec.hpp): synthetic lines spread over a wavenumber
-// range, pushed through XsecAccumulator in batches exactly as a run does (per line S(T), the Doppler and Lorentz widths
-// on the host, then the profile on the grid on the chosen backend). Reports lines per second per temperature and grid
-// points (profile evaluations) per second, and the kernel alone (XsecEngine with the widths precomputed).
+// range, pushed through XsecAccumulator in batches exactly as a run does (the raw lines: each line's S(T), Doppler and
+// Lorentz widths are computed with the grid, on the chosen backend). Reports lines per second per temperature, and the
+// kernel alone (XsecEngine with S and the widths precomputed on the host) with its profile evaluations per second.
 //
 //   bench_linelist_xsec [--backend cuda|cpu] [--lines 20000000] [--step 0.1] [--cutoff 25] [--range 0 10000]
 //                       [--profile voigt|doppler|lorentz] [--sampled 1] [--batch 4194304] [--out results.json]
@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
 
   std::printf("bench_linelist_xsec: backend %s, %zu lines, profile %s (%s), grid %lld points (step %g cm-1), cut-off %g cm-1\n",
               to_string(backend).c_str(), n, profile.c_str(), sampled ? "sampled" : "bin-integrated", spec.points, g.step, cutoff);
-  std::printf("  whole pass (host S and widths + grid): %.3f s, %.3e lines/s per temperature\n", pass_s, n / pass_s);
+  std::printf("  whole pass (raw lines: S and widths computed with the grid, on the backend): %.3f s, %.3e lines/s per temperature\n", pass_s, n / pass_s);
   std::printf("  kernel (widths precomputed, host-to-device copies included): %.3f s, %.3e lines/s, %.3e profile evaluations/s\n", kernel_s,
               n / kernel_s, evals / kernel_s);
   std::printf("  checksum (sum of sigma): %.6e\n", total);

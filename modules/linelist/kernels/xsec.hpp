@@ -184,6 +184,69 @@ QUANTA_HD double line_factor(const XsecGrid& g, const XsecParams& p, double nu, 
 // sigma[i] += every line's contribution (host memory; OpenMP over lines with a private grid per thread when it fits).
 void add_cross_sections_cpu(const XsecGrid& grid, const XsecParams& params, const XsecLines& lines, double* sigma);
 
+// ExoCross's constants (its accuracy.f90): c2 as its literal (CODATA 2014), k and N_A of CODATA 2010, so that its results
+// are reproduced to rounding. (CODATA 2018's c2 = 1.438776877 cm K moves a Boltzmann factor by 3.4e-7 relative per unit
+// of c2 E / T.)
+constexpr double kXsecLightCm = 2.99792458e10;      // cm/s
+constexpr double kXsecC2 = 1.43877736;              // cm K
+constexpr double kXsecBoltzmann = 1.3806488e-16;    // erg/K
+constexpr double kXsecAvogadro = 6.02214129e23;     // 1/mol
+
+// S(T) = a g' A exp(-c2 E'' / T) (1 - exp(-c2 nu / T)) / (8 pi c nu^2 Q), cm/molecule.
+QUANTA_HD double line_intensity(double nu, double a, double g_upper, double e_lower, double temperature, double q, double abundance) {
+  return abundance * a * g_upper * exp(-kXsecC2 * e_lower / temperature) * (1.0 - exp(-kXsecC2 * nu / temperature)) /
+         (8.0 * 3.14159265358979323846 * kXsecLightCm * nu * nu * q);
+}
+
+// One broadener's a0 table (gamma, n by the lower J; above the last J its values, a J not listed its defaults).
+struct XsecBroadener {
+  double ratio = 1, t0 = 296, p0 = 1, default_gamma = 0.05, default_n = 0.5;
+  int jcount = 0;
+  const double* gamma_by_j = nullptr;  // [jcount]; < 0: J not listed (host or device memory, as the caller says)
+  const double* n_by_j = nullptr;
+};
+
+// The per-line physics of one condition (T, P): which lines count and their S, Doppler and Lorentz half widths.
+struct XsecPhysics {
+  double temperature = 296, partition_function = 1, pressure = 1, abundance = 1, threshold = 0;
+  double nu_min = 0, nu_max = 0;  // lines centred outside are left out (ExoCross's rule)
+  double doppler_per_nu = 0;      // alpha / nu = sqrt(2 ln2 k N_A T / m) / c (Doppler, Voigt); 0: fixed_alpha
+  double fixed_alpha = 0;         // Gauss: one HWHM for every line
+  double fixed_gamma = 0;         // Lorentz, Voigt without broadeners: one HWHM
+  int nbroadeners = 0;
+  const XsecBroadener* broadeners = nullptr;
+};
+
+// The raw lines of a batch (host or device memory): nu = E' - E'', A, g', E'', J''.
+struct XsecRawLines {
+  std::size_t count = 0;
+  const double *nu = nullptr, *a = nullptr, *g_upper = nullptr, *e_lower = nullptr, *j_lower = nullptr;
+};
+
+QUANTA_HD double broadener_value(const XsecBroadener& b, double j, bool gamma) {
+  if (b.jcount == 0) return gamma ? b.default_gamma : b.default_n;
+  long long i = static_cast<long long>(round(j));
+  if (i > b.jcount - 1) i = b.jcount - 1;
+  if (i < 0 || b.gamma_by_j[i] < 0) return gamma ? b.default_gamma : b.default_n;
+  return gamma ? b.gamma_by_j[i] : b.n_by_j[i];
+}
+
+// Line i's parameters under `ph`; false when it is left out (outside the range, S below the threshold).
+QUANTA_HD bool line_parameters(const XsecPhysics& ph, const XsecRawLines& l, std::size_t i, double& nu, double& s, double& alpha, double& gamma) {
+  nu = l.nu[i];
+  if (!(nu >= 2.22e-16) || nu < ph.nu_min || nu > ph.nu_max) return false;
+  s = line_intensity(nu, l.a[i], l.g_upper[i], l.e_lower[i], ph.temperature, ph.partition_function, ph.abundance);
+  if (!(s >= ph.threshold)) return false;
+  alpha = ph.doppler_per_nu > 0 ? ph.doppler_per_nu * nu : ph.fixed_alpha;
+  gamma = ph.fixed_gamma;
+  for (int b = 0; b < ph.nbroadeners; ++b) {
+    const XsecBroadener& br = ph.broadeners[b];
+    gamma += br.ratio * broadener_value(br, l.j_lower[i], true) * pow(br.t0 / ph.temperature, broadener_value(br, l.j_lower[i], false)) *
+             ph.pressure / br.p0;
+  }
+  return true;
+}
+
 // Accumulates the lines of many batches into one grid, on the CPU or on the device (one thread block per group of
 // lines, double-precision atomics into the device grid); result() brings the grid back.
 class XsecEngine {
@@ -193,6 +256,9 @@ class XsecEngine {
   XsecEngine(const XsecEngine&) = delete;
   XsecEngine& operator=(const XsecEngine&) = delete;
   void add(const XsecLines& host_lines);  // host arrays
+  // Raw lines (host arrays) with their physics computed where the grid is (on the device for CUDA); returns the lines
+  // that counted (in the range, at or above the threshold).
+  std::size_t add(const XsecRawLines& host_lines, const XsecPhysics& physics);
   std::vector<double> result() const;
 
   struct Cuda;
@@ -211,6 +277,7 @@ class XsecEngine {
 #if QUANTA_HAVE_CUDA
 XsecEngine::Cuda* make_xsec_cuda(const XsecGrid& grid, const XsecParams& params);
 void xsec_cuda_add(XsecEngine::Cuda& ws, const XsecLines& host_lines);
+std::size_t xsec_cuda_add_raw(XsecEngine::Cuda& ws, const XsecRawLines& host_lines, const XsecPhysics& physics);
 std::vector<double> xsec_cuda_result(const XsecEngine::Cuda& ws);
 #endif
 

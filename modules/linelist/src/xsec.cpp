@@ -3,6 +3,8 @@
 // kernels/xsec.hpp.
 #include "quanta/linelist/xsec.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -14,19 +16,18 @@
 #include "quanta/core/error.hpp"
 #include "quanta/core/io/atomic_file.hpp"
 #include "quanta/core/progress.hpp"
+#include "quanta/core/threads.hpp"
 #include "quanta/core/timer.hpp"
 
 namespace quanta::linelist {
 
 namespace {
 
-// ExoCross's constants (its accuracy.f90): c2 as its literal (CODATA 2014), k and N_A of CODATA 2010. With CODATA
-// 2018's c2 = 1.438776877 cm K the Boltzmann factors move by up to 3.4e-7 relative per unit of c2 E / T.
-constexpr double kLightCm = 2.99792458e10;  // cm/s
-constexpr double kC2 = 1.43877736;          // cm K
-constexpr double kBoltzmannCgs = 1.3806488e-16;  // erg/K
-constexpr double kAvogadro = 6.02214129e23;
-constexpr double kPi = 3.14159265358979323846;
+// ExoCross's constants (kernels/xsec.hpp).
+constexpr double kLightCm = kernels::kXsecLightCm;
+constexpr double kC2 = kernels::kXsecC2;
+constexpr double kBoltzmannCgs = kernels::kXsecBoltzmann;
+constexpr double kAvogadro = kernels::kXsecAvogadro;
 
 int j_index(double j) { return static_cast<int>(std::llround(j)); }
 
@@ -140,8 +141,7 @@ double partition_function_from_file(const std::filesystem::path& file, double te
 }
 
 double line_intensity(double nu, double a, double g_upper, double e_lower, double temperature, double q, double abundance) {
-  return abundance * a * g_upper * std::exp(-kC2 * e_lower / temperature) * (1.0 - std::exp(-kC2 * nu / temperature)) /
-         (8.0 * kPi * kLightCm * nu * nu * q);
+  return kernels::line_intensity(nu, a, g_upper, e_lower, temperature, q, abundance);
 }
 
 void LineBatch::clear() {
@@ -177,37 +177,31 @@ XsecAccumulator::~XsecAccumulator() = default;
 void XsecAccumulator::add(const LineBatch& lines) {
   const std::size_t n = lines.size();
   lines_ += n;
-  std::vector<char> used(n, 0);
-  std::vector<double> nu, s, alpha, gamma;
+  if (n == 0) return;
+  // The broadeners' tables as the kernels read them (host pointers; the CUDA engine copies them to the device).
+  std::vector<kernels::XsecBroadener> br;
+  for (const auto& b : spec_.broadeners) {
+    kernels::XsecBroadener k;
+    k.ratio = b.ratio, k.t0 = b.t0, k.p0 = b.p0, k.default_gamma = b.table.default_gamma, k.default_n = b.table.default_n;
+    k.jcount = static_cast<int>(b.table.gamma_by_j.size());
+    k.gamma_by_j = b.table.gamma_by_j.data(), k.n_by_j = b.table.n_by_j.data();
+    br.push_back(k);
+  }
+  const kernels::XsecRawLines raw{n, lines.nu.data(), lines.a.data(), lines.g_upper.data(), lines.e_lower.data(), lines.j_lower.data()};
   const bool lorentz = spec_.profile == XsecProfile::Lorentz || spec_.profile == XsecProfile::Voigt;
   for (std::size_t c = 0; c < spec_.conditions.size(); ++c) {
     const XsecCondition& cond = spec_.conditions[c];
-    const double t = cond.temperature;
-    const double doppler = std::sqrt(2.0 * std::log(2.0) * kBoltzmannCgs * kAvogadro * t / spec_.mass) / kLightCm;  // alpha / nu
-    nu.clear(), s.clear(), alpha.clear(), gamma.clear();
-    for (std::size_t i = 0; i < n; ++i) {
-      const double v = lines.nu[i];
-      // ExoCross's selection: a positive wavenumber within the grid's range (ends included), S at the threshold or above.
-      if (!(v >= 2.22e-16) || v < spec_.nu_min || v > spec_.nu_max) continue;
-      const double strength = line_intensity(v, lines.a[i], lines.g_upper[i], lines.e_lower[i], t, cond.partition_function, spec_.abundance);
-      if (!std::isfinite(strength)) throw Error("cross sections: a non-finite line intensity at nu = " + std::to_string(v) + " cm-1");
-      if (strength < spec_.threshold) continue;
-      used[i] = 1;
-      nu.push_back(v);
-      s.push_back(strength);
-      if (spec_.profile == XsecProfile::Gauss) alpha.push_back(spec_.hwhm);
-      else if (spec_.profile != XsecProfile::Lorentz) alpha.push_back(doppler * v);
-      if (lorentz) {
-        double gm = spec_.broadeners.empty() ? spec_.hwhm : 0;
-        for (const auto& b : spec_.broadeners)
-          gm += b.ratio * b.table.gamma(lines.j_lower[i]) * std::pow(b.t0 / t, b.table.n(lines.j_lower[i])) * cond.pressure / b.p0;
-        gamma.push_back(gm);
-      }
-    }
-    kernels::XsecLines l{nu.size(), nu.data(), s.data(), alpha.empty() ? nullptr : alpha.data(), gamma.empty() ? nullptr : gamma.data()};
-    engines_[c]->add(l);
+    kernels::XsecPhysics ph;
+    ph.temperature = cond.temperature, ph.partition_function = cond.partition_function, ph.pressure = cond.pressure;
+    ph.abundance = spec_.abundance, ph.threshold = spec_.threshold, ph.nu_min = spec_.nu_min, ph.nu_max = spec_.nu_max;
+    if (spec_.profile == XsecProfile::Doppler || spec_.profile == XsecProfile::Voigt)
+      ph.doppler_per_nu = std::sqrt(2.0 * std::log(2.0) * kBoltzmannCgs * kAvogadro * cond.temperature / spec_.mass) / kLightCm;
+    if (spec_.profile == XsecProfile::Gauss) ph.fixed_alpha = spec_.hwhm;
+    if (lorentz && br.empty()) ph.fixed_gamma = spec_.hwhm;
+    if (lorentz) ph.nbroadeners = static_cast<int>(br.size()), ph.broadeners = br.data();
+    const std::size_t used = engines_[c]->add(raw, ph);
+    if (c == 0) used_ += used;
   }
-  for (const char u : used) used_ += u;
 }
 
 std::vector<double> XsecAccumulator::wavenumbers() const {

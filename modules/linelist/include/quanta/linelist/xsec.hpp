@@ -97,7 +97,7 @@ class XsecAccumulator {
   std::vector<double> wavenumbers() const;
   std::vector<std::vector<double>> results() const;  // one grid per condition
   std::size_t lines_added() const { return lines_; }
-  std::size_t lines_used() const { return used_; }  // above the threshold, at any condition
+  std::size_t lines_used() const { return used_; }  // in the range and at or above the threshold, at the first condition
 
  private:
   XsecSpec spec_;
