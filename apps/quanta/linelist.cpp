@@ -31,7 +31,7 @@ Subcommand add_linelist(CLI::App& app) {
   auto* chk = s.app->add_option("--checkpoints", v->checkpoints,
                                 "folder with TROVE's j0eigen_*.chk and j0_extfield.chk (default: the input's folder)");
   s.app->add_option("--levels", v->levels, "quanta's HDF5 levels file (docs/linelist.md) instead of TROVE's checkpoints")->excludes(chk);
-  s.app->add_option("-o,--output-dir", v->output, "where the .states, .trans and quanta-linelist.h5 go (default: the current directory)");
+  s.app->add_option("-o,--output-dir", v->output, "where the .states, .trans, quanta-linelist.h5 and .xsec go (default: the current directory)");
   s.app->add_option("--method", v->run.method, "half-linestrengths: gemm (batched matrix products) | cr (the seed's cache-and-reduce kernel)")
       ->capture_default_str()
       ->check(CLI::IsMember({"gemm", "cr"}));
@@ -42,8 +42,7 @@ Subcommand add_linelist(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   s.app->add_flag("--gain-table", v->run.gain_table, "also write GAIN's text table (<stem>.gain.txt)");
   s.app->add_option("--cross-sections", v->xsec,
-                    "an ExoCross input: absorption cross sections (.xsec) from the run's transitions, or without INPUT from the "
-                    ".states/.trans it names (docs/linelist.md, \"Cross sections\")");
+                    "an ExoCross input: cross sections (.xsec) from the run's lines, or without INPUT from its .states/.trans");
   s.app->add_flag("--no-trans", v->run.no_trans, "with --cross-sections and INPUT: do not write the .trans file");
   add_common_options(s.app, v->common, true);
   s.run = [v] {

@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < nb; ++i)
     lb.push(lo + (hi - lo) * u(rng), std::pow(10.0, -6 + 8 * u(rng)), 1 + std::floor(100 * u(rng)), 5000 * u(rng), std::floor(61 * u(rng)));
 
-  // The whole pass: host physics + grid.
+  // The whole pass: raw lines, physics and grid on the backend.
   XsecAccumulator acc(backend, spec);
   WallTimer t;
   std::size_t done = 0;
