@@ -44,6 +44,9 @@ Subcommand add_linelist(CLI::App& app) {
   s.app->add_option("--cross-sections", v->xsec,
                     "an ExoCross input: cross sections (.xsec) from the run's lines, or without INPUT from its .states/.trans");
   s.app->add_flag("--no-trans", v->run.no_trans, "with --cross-sections and INPUT: do not write the .trans file");
+  s.app->add_option("--trans-split", v->run.trans_split,
+                    "write the .trans sorted by wavenumber in files of W cm-1 (<stem>__<lo>-<hi>.trans), streamed in bounded memory")
+      ->check(CLI::PositiveNumber);
   add_common_options(s.app, v->common, true);
   s.run = [v] {
     if (v->input.empty() && v->xsec.empty()) throw quanta::InputError("quanta linelist", "INPUT (a TROVE input) is required, unless --cross-sections runs alone");

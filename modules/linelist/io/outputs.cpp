@@ -1,6 +1,8 @@
 #include "outputs.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -58,13 +60,110 @@ void write_exomol_states(const std::filesystem::path& path, const Levels& L, con
 
 // As TROVE's ExoMol writer (dipole.f90): a line is written when A exceeds TROVE's small_, epsilon(1.0) of its double kind
 // (2.2e-16 1/s); fainter ones stay in quanta-linelist.h5 and the GAIN table.
+namespace {
+
+// TROVE's ExoMol writer leaves out lines with A at or below its `small` (the double epsilon).
+constexpr double kTroveSmall = std::numeric_limits<double>::epsilon();
+
+std::string trans_line(int upper_id, int lower_id, double a, double nu) { return format("%12d %12d  %16.8E %16.6f\n", upper_id, lower_id, a, nu); }
+
+}  // namespace
+
 void write_exomol_trans(const std::filesystem::path& path, const Levels& L, const LineList& list) {
-  constexpr double kTroveSmall = std::numeric_limits<double>::epsilon();
   io::AtomicFile f(path);
   for (const Transition& t : list.transitions)
-    if (t.einstein_a > kTroveSmall)
-      f.stream() << format("%12d %12d  %16.8E %16.6f\n", L.levels[t.upper].id, L.levels[t.lower].id, t.einstein_a, t.wavenumber);
+    if (t.einstein_a > kTroveSmall) f.stream() << trans_line(L.levels[t.upper].id, L.levels[t.lower].id, t.einstein_a, t.wavenumber);
   f.commit();
+}
+
+struct SplitTransWriter::Range {
+  std::filesystem::path spill;
+  std::FILE* file = nullptr;
+  std::size_t records = 0;
+};
+
+namespace {
+struct SpillRecord {
+  std::int32_t upper, lower;
+  double a, nu;
+};
+static_assert(sizeof(SpillRecord) == 24);
+}  // namespace
+
+SplitTransWriter::SplitTransWriter(std::filesystem::path dir, std::string stem, int width, const Levels& levels)
+    : dir_(std::move(dir)), stem_(std::move(stem)), width_(width), levels_(levels) {
+  if (width_ < 1) throw Error("--trans-split: the range width must be at least 1 cm^-1");
+}
+
+SplitTransWriter::~SplitTransWriter() {
+  for (auto& r : ranges_)
+    if (r) {
+      if (r->file) std::fclose(r->file);
+      std::error_code ec;
+      std::filesystem::remove(r->spill, ec);
+    }
+}
+
+void SplitTransWriter::add(const std::vector<Transition>& transitions) {
+  for (const Transition& t : transitions) {
+    if (!(t.einstein_a > kTroveSmall)) continue;
+    const auto k = static_cast<std::size_t>(std::max(0.0, std::floor(t.wavenumber / width_)));
+    if (k >= ranges_.size()) ranges_.resize(k + 1);
+    if (!ranges_[k]) {
+      ranges_[k] = std::make_unique<Range>();
+      ranges_[k]->spill = io::temporary_path_for(dir_ / (stem_ + ".range" + std::to_string(k) + ".spill"));
+      ranges_[k]->file = std::fopen(ranges_[k]->spill.string().c_str(), "w+b");
+      if (!ranges_[k]->file) throw Error("cannot write the spill file " + ranges_[k]->spill.string() + ": " + std::strerror(errno));
+    }
+    const SpillRecord rec{levels_.levels[t.upper].id, levels_.levels[t.lower].id, t.einstein_a, t.wavenumber};
+    if (std::fwrite(&rec, sizeof rec, 1, ranges_[k]->file) != 1)
+      throw Error("cannot write the spill file " + ranges_[k]->spill.string() + ": " + std::strerror(errno) + " (disk full?)");
+    ++ranges_[k]->records;
+    ++lines_;
+  }
+}
+
+std::size_t SplitTransWriter::largest_range_bytes() const {
+  std::size_t most = 0;
+  for (const auto& r : ranges_)
+    if (r) most = std::max(most, r->records * sizeof(SpillRecord));
+  return most;
+}
+
+std::vector<std::filesystem::path> SplitTransWriter::finish() {
+  std::vector<std::filesystem::path> files;
+  for (std::size_t k = 0; k < ranges_.size(); ++k) {
+    if (!ranges_[k]) continue;
+    Range& r = *ranges_[k];
+    std::vector<SpillRecord> recs(r.records);
+    std::rewind(r.file);
+    if (std::fread(recs.data(), sizeof(SpillRecord), recs.size(), r.file) != recs.size())
+      throw Error("cannot read back the spill file " + r.spill.string() + ": " + std::strerror(errno));
+    std::fclose(r.file);
+    r.file = nullptr;
+    std::sort(recs.begin(), recs.end(), [](const SpillRecord& a, const SpillRecord& b) {
+      if (a.nu != b.nu) return a.nu < b.nu;
+      if (a.upper != b.upper) return a.upper < b.upper;
+      return a.lower < b.lower;
+    });
+    const auto lo = static_cast<long long>(k) * width_, hi = lo + width_;
+    const auto path = dir_ / format("%s__%05lld-%05lld.trans", stem_.c_str(), lo, hi);
+    io::AtomicFile f(path);
+    std::string block;
+    for (const auto& x : recs) {
+      block += trans_line(x.upper, x.lower, x.a, x.nu);
+      if (block.size() > (1u << 20)) {
+        f.stream() << block;
+        block.clear();
+      }
+    }
+    f.stream() << block;
+    f.commit();
+    files.push_back(path);
+    std::error_code ec;
+    std::filesystem::remove(r.spill, ec);
+  }
+  return files;
 }
 
 void write_gain_table(const std::filesystem::path& path, const Levels& L, const LineList& list) {

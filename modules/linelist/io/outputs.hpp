@@ -2,6 +2,7 @@
 // What a line-list run writes: ExoMol .states/.trans in TROVE's columns, GAIN's text table (seed
 // Table 3) on request, and quanta-linelist.h5 with everything and the run's metadata.
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +24,32 @@ struct RunMetadata {
 void write_exomol_states(const std::filesystem::path& path, const Levels& levels, const IntensityInput& input);
 // upper ID, lower ID, A (1/s), wavenumber (cm^-1).
 void write_exomol_trans(const std::filesystem::path& path, const Levels& levels, const LineList& list);
+
+// The .trans of a large list as ExoMol distributes one: sorted by wavenumber and split into files of `width` cm^-1,
+// <stem>__<lo>-<hi>.trans (lo, hi zero-padded to 5 digits; a line at nu is in [lo, hi)), written in bounded memory. Each
+// transition goes to a binary spill file of its range as it is computed (24 bytes); finish() sorts one range at a time
+// in memory (by wavenumber, then upper and lower ID) and writes its text file with the .trans columns, to a temporary
+// name renamed when complete. Spill files left by an interrupted run are removed with the writer.
+class SplitTransWriter {
+ public:
+  SplitTransWriter(std::filesystem::path dir, std::string stem, int width, const Levels& levels);
+  ~SplitTransWriter();
+  SplitTransWriter(const SplitTransWriter&) = delete;
+  SplitTransWriter& operator=(const SplitTransWriter&) = delete;
+  void add(const std::vector<Transition>& transitions);
+  std::vector<std::filesystem::path> finish();  // the files written, in wavenumber order
+  std::size_t lines() const { return lines_; }
+  std::size_t largest_range_bytes() const;        // the memory finish() needs for the largest range
+
+ private:
+  struct Range;
+  std::filesystem::path dir_;
+  std::string stem_;
+  int width_;
+  const Levels& levels_;
+  std::vector<std::unique_ptr<Range>> ranges_;  // by floor(nu / width)
+  std::size_t lines_ = 0;
+};
 // nu, upper (level, J, Gamma) <- lower (level, J, Gamma), A, I, S.
 void write_gain_table(const std::filesystem::path& path, const Levels& levels, const LineList& list);
 void write_results(const std::filesystem::path& path, const Levels& levels, const IntensityInput& input, const LineList& list,

@@ -131,6 +131,7 @@ LineList compute_linelist(const Levels& L, const IntensityInput& in, const Dipol
   const SymmetryGroup& G = *L.group;
   const std::vector<int> pair = selection_pairs(G, in.selection, in.file.string());
   check_gns_of_pairs(G, pair, in.gns, in.file.string());
+  if (opt.sink && comm.distributed()) throw Error("the line list's transitions are streamed (written as computed) by one process only");
   if (dipole.n != L.bases[0].nvib)
     throw Error("dipole matrices are " + std::to_string(dipole.n) + " x " + std::to_string(dipole.n) + ", expected the " +
                 std::to_string(L.bases[0].nvib) + " vibrational functions of the levels' product basis");
@@ -276,10 +277,16 @@ LineList compute_linelist(const Levels& L, const IntensityInput& in, const Dipol
     }
     progress.advance(g.levels.size());
     out.lower_states += static_cast<long long>(g.levels.size());
+    if (opt.sink) {
+      out.streamed += found.size();
+      opt.sink(found);
+      found.clear();
+    }
   }
   progress.finish();
   out.upper_cached_bytes = cached;
 
+  if (opt.sink) return out;
   // Every process gets every transition (7 numbers each).
   if (comm.distributed()) {
     std::vector<double> mine_packed;

@@ -19,10 +19,23 @@ namespace quanta::linelist {
 
 namespace {
 
-// The run's transitions through an accumulator: nu = E_f - E_i, g_f = g_ns (2J'+1), E_i above the ZPE (as the .states
-// file gives them to ExoCross); Q from PF or pffile, else from the levels (as ExoCross sums the .states file).
-std::vector<std::filesystem::path> cross_sections_of_run(ExoCrossInput& x, const Levels& levels, const IntensityInput& input, const LineList& list,
-                                                         Backend backend, const std::filesystem::path& out_dir) {
+// A group of the run's transitions into the cross sections: nu = E_f - E_i, g_f = g_ns (2J'+1), E_i above the ZPE (as the
+// .states file gives them to ExoCross).
+void add_to_cross_sections(XsecAccumulator& acc, const std::vector<Transition>& ts, const Levels& levels, const IntensityInput& input) {
+  LineBatch b;
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    const Transition& t = ts[i];
+    const Level &up = levels.levels[t.upper], &lo = levels.levels[t.lower];
+    b.push(t.wavenumber, t.einstein_a, input.gns[up.gamma - 1] * (2 * up.J + 1), lo.energy - levels.zpe, lo.J);
+    if (b.size() == (std::size_t(1) << 20) || i + 1 == ts.size()) {
+      acc.add(b);
+      b.clear();
+    }
+  }
+}
+
+// The conditions' Q from PF or pffile, else from the levels (as ExoCross sums the .states file).
+void set_conditions_from_levels(ExoCrossInput& x, const Levels& levels, const IntensityInput& input) {
   StateTable table;
   for (const Level& l : levels.levels) {
     table.energy.push_back(l.energy - levels.zpe);
@@ -30,17 +43,9 @@ std::vector<std::filesystem::path> cross_sections_of_run(ExoCrossInput& x, const
     table.j.push_back(l.J);
   }
   set_conditions(x, &table);
-  XsecAccumulator acc(backend, x.spec);
-  LineBatch b;
-  for (std::size_t i = 0; i < list.transitions.size(); ++i) {
-    const Transition& t = list.transitions[i];
-    const Level &up = levels.levels[t.upper], &lo = levels.levels[t.lower];
-    b.push(t.wavenumber, t.einstein_a, input.gns[up.gamma - 1] * (2 * up.J + 1), lo.energy - levels.zpe, lo.J);
-    if (b.size() == (std::size_t(1) << 20) || i + 1 == list.transitions.size()) {
-      acc.add(b);
-      b.clear();
-    }
-  }
+}
+
+std::vector<std::filesystem::path> write_cross_sections(const ExoCrossInput& x, const XsecAccumulator& acc, const std::filesystem::path& out_dir) {
   const auto nu = acc.wavenumbers();
   const auto sig = acc.results();
   std::vector<std::filesystem::path> files;
@@ -87,6 +92,13 @@ RunSummary run(const RunOptions& opt) {
   } else if (opt.no_trans) {
     throw Error("--no-trans leaves out the .trans file only when --cross-sections gives the run another output");
   }
+  // Streamed: the transitions go to their outputs as they are computed and are not kept (the range-split .trans, the
+  // cross sections without a .trans); one process.
+  const bool streamed = opt.trans_split > 0 || (xsec && opt.no_trans);
+  if (opt.trans_split > 0 && opt.no_trans) throw Error("--trans-split and --no-trans: give one");
+  if (opt.trans_split > 0 && input.states_only) throw Error("--trans-split with STATES-ONLY: there are no transitions to write");
+  if (streamed && (opt.gain_table || input.gain)) throw Error("GAIN's table (--gain-table or GAIN) needs the transitions in memory: not with --trans-split or --no-trans");
+  if (streamed && comm.distributed()) throw Error("--trans-split and --no-trans stream the transitions from one process: run without mpirun");
   const std::string stem = (input.linelist_name.empty() ? opt.input.stem().string() : input.linelist_name) + "_" +
                            std::to_string(input.jmin) + "_" + std::to_string(input.jmax);
   s.states = opt.output_dir / (stem + ".states");
@@ -98,7 +110,7 @@ RunSummary run(const RunOptions& opt) {
     io::require_writable_folder(opt.output_dir, "the output folder (-o)");
     std::vector<std::filesystem::path> outputs{s.states};
     if (!input.states_only) outputs.insert(outputs.end(), {s.trans, s.results});
-    if (opt.no_trans) outputs.erase(std::find(outputs.begin(), outputs.end(), s.trans));
+    if (opt.no_trans || opt.trans_split > 0) outputs.erase(std::find(outputs.begin(), outputs.end(), s.trans));
     if (gain_table && !input.states_only) outputs.push_back(gain);
     io::warn_replaced("linelist", outputs);
   }
@@ -139,7 +151,20 @@ RunSummary run(const RunOptions& opt) {
   // are read again from the checkpoints for each group of lower states.
   if (input.mem_bytes > 0) lo.upper_cache_bytes = input.mem_bytes / 2;
 
-  // 3. Half-linestrengths and completions for every lower state, then A and intensities.
+  // 3. Half-linestrengths and completions for every lower state, then A and intensities; streamed to the range-split
+  //    .trans and the cross sections as they come, or kept.
+  std::optional<SplitTransWriter> split;
+  if (opt.trans_split > 0 && comm.root()) split.emplace(opt.output_dir, stem, opt.trans_split, levels);
+  std::optional<XsecAccumulator> cross;
+  if (xsec && comm.root()) {
+    set_conditions_from_levels(*xsec, levels, input);
+    cross.emplace(backend, xsec->spec);
+  }
+  if (streamed)
+    lo.sink = [&](std::vector<Transition>& group) {
+      if (split) split->add(group);
+      if (cross) add_to_cross_sections(*cross, group, levels, input);
+    };
   t.reset();
   LineList list = compute_linelist(levels, input, dipole, lo, eo);
   meta.timings.emplace_back("linestrengths", t.seconds());
@@ -149,7 +174,7 @@ RunSummary run(const RunOptions& opt) {
   meta.processes = comm.size();
   s.backend = meta.backend;
   s.engine = list.engine;
-  s.transitions = list.transitions.size();
+  s.transitions = streamed ? list.streamed : list.transitions.size();
   s.lower_states = list.lower_states;
   s.partition_function = list.partition_function;
   s.seconds_half = list.seconds_half;
@@ -159,11 +184,18 @@ RunSummary run(const RunOptions& opt) {
     note("linelist", opt.quiet || !comm.root(), "no QSTAT: Q(" + std::to_string(input.temperature) + " K) = " +
                                                     std::to_string(list.partition_function) + " from the levels read");
 
-  // 4. Cross sections from the transitions in memory, with the ExoCross input's settings (the first process).
-  if (xsec && comm.root()) {
+  // 4. The cross sections (fed as computed, or now from the transitions kept) and the range-split .trans (the first
+  //    process).
+  if (cross) {
     t.reset();
-    s.cross_sections = cross_sections_of_run(*xsec, levels, input, list, backend, opt.output_dir);
+    if (!streamed) add_to_cross_sections(*cross, list.transitions, levels, input);
+    s.cross_sections = write_cross_sections(*xsec, *cross, opt.output_dir);
     meta.timings.emplace_back("cross_sections", t.seconds());
+  }
+  if (split) {
+    t.reset();
+    s.trans_files = split->finish();
+    meta.timings.emplace_back("trans_split", t.seconds());
   }
 
   // 5. Outputs, written once (by the first process).
@@ -171,7 +203,7 @@ RunSummary run(const RunOptions& opt) {
   meta.timings.emplace_back("total", s.seconds_total);
   if (comm.root()) {
     write_exomol_states(s.states, levels, input);
-    if (opt.no_trans) s.trans.clear();
+    if (streamed) s.trans.clear();
     else write_exomol_trans(s.trans, levels, list);
     if (gain_table) write_gain_table(gain, levels, list);
     write_results(s.results, levels, input, list, meta);

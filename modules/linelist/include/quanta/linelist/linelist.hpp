@@ -3,6 +3,7 @@
 // linestrength, Einstein A coefficient and absolute intensity (seed eqs. 1, 2, 13-15), computed in
 // batches of lower states on a LinestrengthEngine.
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,12 +28,16 @@ struct Transition {
 
 struct LineListOptions {
   Backend backend = Backend::Cpu;
+  // When set (one process only): each group's transitions are handed over as they are computed (in the groups' order,
+  // not sorted) and not kept; LineList::transitions stays empty and LineList::streamed counts them.
+  std::function<void(std::vector<Transition>&)> sink;
   std::size_t upper_cache_bytes = std::size_t(8) << 30;  // expanded upper vectors kept on the host; the rest are re-read per group
   bool quiet = false;
 };
 
 struct LineList {
-  std::vector<Transition> transitions;  // sorted by lower energy, then upper energy
+  std::vector<Transition> transitions;  // sorted by lower energy, then upper energy (empty with a sink)
+  std::size_t streamed = 0;             // transitions handed to LineListOptions::sink
   double partition_function = 0;        // Q used for the intensities
   bool partition_from_states = false;   // Q computed from the loaded levels (no QSTAT)
   std::string engine;

@@ -21,6 +21,7 @@ struct RunOptions {
   bool gain_table = false;                // also write GAIN's text table
   std::filesystem::path cross_sections;   // an ExoCross input: cross sections (or sticks) from the run's transitions
   bool no_trans = false;                  // with cross_sections: leave the .trans file unwritten
+  int trans_split = 0;                    // > 0: the .trans sorted by wavenumber in files of this many cm^-1, streamed
   int threads = 0;
   bool quiet = false;
 };
@@ -34,6 +35,7 @@ struct RunSummary {
   std::size_t upper_cached_bytes = 0;     // expanded upper vectors kept on the host (bounded by half of `mem`)
   std::filesystem::path states, trans, results;
   std::vector<std::filesystem::path> cross_sections;  // .xsec files written
+  std::vector<std::filesystem::path> trans_files;     // the range-split .trans files (trans_split)
 };
 
 // quanta linelist --cross-sections FILE without a TROVE input: ExoCross's run on the .states/.trans the file names.
