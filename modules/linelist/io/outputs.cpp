@@ -76,6 +76,17 @@ void write_exomol_trans(const std::filesystem::path& path, const Levels& L, cons
   f.commit();
 }
 
+void write_exomol_pf(const std::filesystem::path& path, const Levels& L, const IntensityInput& in, int tmax) {
+  if (tmax < 1) throw Error("--pf: the highest temperature must be at least 1 K");
+  io::AtomicFile f(path);
+  for (int t = 1; t <= tmax; ++t) {
+    const double q = partition_function(L, in, t);
+    if (!std::isfinite(q)) throw Error("the partition function at " + std::to_string(t) + " K is not finite (" + path.string() + " not written)");
+    f.stream() << format("%8.1f %15.4f\n", static_cast<double>(t), q);
+  }
+  f.commit();
+}
+
 struct SplitTransWriter::Range {
   std::filesystem::path spill;
   std::FILE* file = nullptr;

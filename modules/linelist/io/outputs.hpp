@@ -25,6 +25,9 @@ void write_exomol_states(const std::filesystem::path& path, const Levels& levels
 // upper ID, lower ID, A (1/s), wavenumber (cm^-1).
 void write_exomol_trans(const std::filesystem::path& path, const Levels& levels, const LineList& list);
 
+// ExoMol's .pf: T and Q(T) (g_ns (2J+1) exp(-c2 (E - ZPE) / T) over the levels read) for T = 1, 2, ..., tmax K.
+void write_exomol_pf(const std::filesystem::path& path, const Levels& levels, const IntensityInput& input, int tmax);
+
 // The .trans of a large list as ExoMol distributes one: sorted by wavenumber and split into files of `width` cm^-1,
 // <stem>__<lo>-<hi>.trans (lo, hi zero-padded to 5 digits; a line at nu is in [lo, hi)), written in bounded memory. Each
 // transition goes to a binary spill file of its range as it is computed (24 bytes); finish() sorts one range at a time

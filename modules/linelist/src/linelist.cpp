@@ -78,8 +78,12 @@ double beta_of(const IntensityInput& in) {
 
 }  // namespace
 
-double partition_function(const Levels& L, const IntensityInput& in) {
-  const double beta = beta_of(in);
+double partition_function(const Levels& L, const IntensityInput& in) { return partition_function(L, in, in.temperature); }
+
+double partition_function(const Levels& L, const IntensityInput& in, double temperature) {
+  IntensityInput at = in;
+  at.temperature = temperature;
+  const double beta = beta_of(at);
   double q = 0;
   for (const Level& l : L.levels) q += in.gns[l.gamma - 1] * (2 * l.J + 1) * std::exp(-(l.energy - L.zpe) * beta);
   return q;

@@ -123,6 +123,7 @@ RunSummary run(const RunOptions& opt) {
   if (input.states_only) {  // TROVE's STATES-ONLY: the states, no transitions (and no dipole read)
     note("linelist", opt.quiet || !comm.root(), std::to_string(levels.levels.size()) + " levels; STATES-ONLY: no transitions computed");
     if (comm.root()) write_exomol_states(s.states, levels, input);
+    if (comm.root() && opt.pf_tmax > 0) write_exomol_pf(s.pf = opt.output_dir / (stem + ".pf"), levels, input, opt.pf_tmax);
     s.trans.clear();
     s.results.clear();
     s.seconds_total = total.seconds();
@@ -203,6 +204,7 @@ RunSummary run(const RunOptions& opt) {
   meta.timings.emplace_back("total", s.seconds_total);
   if (comm.root()) {
     write_exomol_states(s.states, levels, input);
+    if (opt.pf_tmax > 0) write_exomol_pf(s.pf = opt.output_dir / (stem + ".pf"), levels, input, opt.pf_tmax);
     if (streamed) s.trans.clear();
     else write_exomol_trans(s.trans, levels, list);
     if (gain_table) write_gain_table(gain, levels, list);

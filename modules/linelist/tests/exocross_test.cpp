@@ -218,7 +218,22 @@ TEST(LinelistStreamed, RangeSplitTransEqualsTheInMemoryFileSorted) {
   o.output_dir = dir / "split";
   fs::create_directories(o.output_dir);
   o.trans_split = 500;
+  o.pf_tmax = 1000;
   const auto split = run(o);
+  // The .pf beside them: Q(T) of the levels read, T = 1 .. 1000 K, with TROVE's constants (those of its intensities);
+  // against ExoCross's sums over the same .states file (README of exocross-ref: 58.79265822679311 at 296 K and
+  // 95.4811926805664 at 1000 K). TROVE's c2 (from its single-precision h, c, k: 1.438769 cm K) is 5.8e-6 below
+  // ExoCross's 1.43877736, which moves Q by that times the mean c2 E / T (1-3 here): bound 2e-5 relative.
+  {
+    std::ifstream pf(split.pf);
+    std::vector<std::pair<double, double>> rows;
+    double t, q;
+    while (pf >> t >> q) rows.emplace_back(t, q);
+    ASSERT_EQ(rows.size(), 1000u);
+    EXPECT_EQ(rows[295].first, 296.0);
+    EXPECT_NEAR(rows[295].second, 58.79265822679311, 2e-5 * 58.79265822679311);
+    EXPECT_NEAR(rows[999].second, 95.4811926805664, 2e-5 * 95.4811926805664);
+  }
   EXPECT_TRUE(split.trans.empty());
   ASSERT_GT(split.trans_files.size(), 3u);
   EXPECT_EQ(split.trans_files.front().filename(), "SiH2_J0-2_0_2__00000-00500.trans");

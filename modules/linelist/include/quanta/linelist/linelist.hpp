@@ -54,8 +54,9 @@ std::vector<int> selection_pairs(const SymmetryGroup& group, const std::vector<i
 // naming both otherwise. `pair` as selection_pairs returns it, `gns` one weight per irrep.
 void check_gns_of_pairs(const SymmetryGroup& group, const std::vector<int>& pair, const std::vector<double>& gns, const std::string& file);
 
-// Q(T) = sum over levels of g_ns (2J+1) exp(-(E - ZPE) hc/kT).
+// Q(T) = sum over levels of g_ns (2J+1) exp(-(E - ZPE) hc/kT), at the input's temperature or at `temperature`.
 double partition_function(const Levels& levels, const IntensityInput& input);
+double partition_function(const Levels& levels, const IntensityInput& input, double temperature);
 
 // Every process of Comm::world() computes the lower states i with i mod nprocs == rank (seed eq. 20);
 // the returned list is complete on every process. Each process takes its lower states of one (J, Gamma)
