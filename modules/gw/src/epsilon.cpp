@@ -148,19 +148,31 @@ void subspace_epsilon(DielectricMatrix& d, const std::vector<double>& v, const E
   // 1. The static chi0, its eps^-1 and the basis.
   const auto chi0 = sum([&](Backend b, std::size_t budget) { return make_basis(b, budget, {}, 0); }, false);
   WallTimer ts;
-  std::vector<cplx> eps(n2), sym(n2);
+  // Both ng^2 matrices formed by the threads, column by column. (Their allocation still zero-fills from one thread:
+  // kernels::invert and hermitian_eigen take std::vector.)
   std::vector<double> sv(ng);
   for (int i = 0; i < ng; ++i) sv[i] = std::sqrt(v[i]);
-  for (int j = 0; j < ng; ++j)
-    for (int i = 0; i < ng; ++i) {
-      const std::size_t ij = i + static_cast<std::size_t>(ng) * j;
-      eps[ij] = (i == j ? cplx(1.0) : cplx()) - v[i] * chi0[ij];
-      sym[ij] = sv[i] * chi0[ij] * sv[j];
-    }
+  std::vector<cplx> eps, sym;
+  {
+    WallTimer tf;
+    eps.resize(n2), sym.resize(n2);
+#pragma omp parallel for schedule(static) num_threads(max_threads())
+    for (int j = 0; j < ng; ++j)
+      for (int i = 0; i < ng; ++i) {
+        const std::size_t ij = i + static_cast<std::size_t>(ng) * j;
+        eps[ij] = (i == j ? cplx(1.0) : cplx()) - v[i] * chi0[ij];
+        sym[ij] = sv[i] * chi0[ij] * sv[j];
+      }
+    t.subspace_form += tf.seconds();
+  }
   d.eps_head = eps[0].re;
+  WallTimer ti;
   const auto einv0 = kernels::invert(p.backend, eps, ng, where + ", static");
+  t.subspace_invert += ti.seconds();
   std::vector<double> lambda;
+  WallTimer te0;
   kernels::hermitian_eigen(p.backend, sym, ng, lambda, where + ", the static chi0 v^1/2 chi0 v^1/2");
+  t.subspace_eigen += te0.seconds();
   std::vector<int> order(ng);
   for (int i = 0; i < ng; ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return std::abs(lambda[a]) > std::abs(lambda[b]); });

@@ -218,7 +218,8 @@ RunSummary run(const RunOptions& o) {
     if (need_q0) meta.inputs["wfnq"] = in(o.wfnq).string();
   }
   meta.timings = {{"epsilon_states", et.states}, {"epsilon_mtxel", et.mtxel}, {"epsilon_chi_sum", et.chi_sum}, {"epsilon_inversion", et.inversion},
-                  {"epsilon_chi0_result", et.chi0_result}, {"epsilon_chi0_sum", et.chi0_sum}, {"epsilon_eps_form", et.eps_form}, {"epsilon_subspace", et.subspace},
+                  {"epsilon_chi0_result", et.chi0_result}, {"epsilon_chi0_sum", et.chi0_sum}, {"epsilon_eps_form", et.eps_form}, {"epsilon_subspace", et.subspace}, {"epsilon_subspace_form", et.subspace_form},
+                  {"epsilon_subspace_invert", et.subspace_invert}, {"epsilon_subspace_eigen", et.subspace_eigen},
                   {"sigma_gpp_kernel", st.gpp_kernel}, {"epsilon_files", seconds_eps_files}, {"sigma_setup_modes", st.setup_modes},
                   {"sigma_setup", st.setup}, {"sigma_states", st.states}, {"sigma_mtxel", st.mtxel}, {"sigma_exchange", st.exchange},
                   {"sigma_gpp", st.gpp}, {"sigma_gpp_matrix", st.gpp_matrix},

@@ -104,6 +104,8 @@ struct EpsilonTimings {
   double chi0_sum = 0;        // of chi_sum: the processes' parts of chi0 added (between the devices with NCCL, else
                               // through the host with MPI; 0 for one process)
   double eps_form = 0;        // of inversion: eps = 1 - v chi0 formed on the host (0 when formed on the device)
+  double subspace_form = 0, subspace_invert = 0, subspace_eigen = 0;  // of subspace: eps and v^1/2 chi0 v^1/2 formed,
+                              // eps(0) inverted, the symmetrized matrix diagonalized
   double ffts = 0;            // 3D transforms on the box (states and products)
   std::size_t box_points = 0; // points of the FFT box
   double chi_sum_flops = 0;   // 4 ng (ng + 1) per pair (ZHERK: complex multiply-adds of the lower triangle), summed
