@@ -265,6 +265,17 @@ void read_control_line(const Line& l, Reader& r, Control& c) {
   }
 }
 
+// A line of TROVE's BASIS block, "mode, 'type', ...": is its type one of the singular bending bases with which TROVE
+// treats a triatomic molecule as linear (fields.f90: triatom_sing_resolve)?
+bool is_singular_basis_line(const Line& l) {
+  if (l.count() < 1) return false;
+  std::string type;
+  for (char c : l.word(1))
+    if (c != '\'' && c != '"') type += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return type == "LEGENDRE" || type == "SINRHO-LEGENDRE" || type == "LAGUERRE-K" || type == "SINRHO-LAGUERRE-K" ||
+         type == "SINRHO-2XLAGUERRE-K" || type == "SINRHO-LEGENDRE-K1";
+}
+
 // `mem N unit`, TROVE's units: TB/T, GB/G, MB/M, KB/K, B.
 void read_memory(const Line& l, Reader& r) {
   r.once("mem", l);
@@ -287,7 +298,9 @@ IntensityInput read_trove_input(const std::filesystem::path& path) {
   std::ifstream f = io::open_input_file(path, "a TROVE input file with an INTENSITY block");
   Reader r;
   r.in.file = path;
-  enum class Block { None, Intensity, Control } block = Block::None;
+  enum class Block { None, Intensity, Control, Basis } block = Block::None;
+  int natoms = 0, singular_axis = 0;
+  bool singular_basis = false;
   Control control;
   bool have_block = false;
   int block_line = 0;
@@ -299,6 +312,7 @@ IntensityInput read_trove_input(const std::filesystem::path& path) {
     const std::string k = lower(l.keyword());
     if (block != Block::None) {
       if (k == "end") block = Block::None;
+      else if (block == Block::Basis) singular_basis = singular_basis || is_singular_basis_line(l);
       else if (block == Block::Intensity) read_intensity_line(l, r);
       else read_control_line(l, r, control);
       continue;
@@ -311,6 +325,20 @@ IntensityInput read_trove_input(const std::filesystem::path& path) {
       std::istringstream words(raw);
       std::string keyword;
       words >> keyword >> r.in.symgroup;
+      // TROVE reads a third item as the group's order N (sym%N), used by its groups of linear molecules: "SYMGROUP
+      // Csn N" (N the largest vibrational angular momentum); the other groups ignore it, as TROVE does.
+      const std::string g = lower(r.in.symgroup);
+      if ((g == "csn" || g == "cs(n)" || g == "csn(m)") && l.count() >= 2) {
+        const int n = l.integer(2, "SYMGROUP Csn N (the largest vibrational angular momentum)");
+        r.in.symgroup += ' ';
+        r.in.symgroup += std::to_string(n);
+      }
+    } else if (k == "natoms") {
+      natoms = l.integer(1, "Natoms");
+    } else if (k == "singular-axis") {
+      singular_axis = l.integer(1, "SINGULAR-AXIS");
+    } else if (k == "basis") {
+      block = Block::Basis;
     } else if (k == "control") {
       block = Block::Control;
       control = {};
@@ -328,6 +356,8 @@ IntensityInput read_trove_input(const std::filesystem::path& path) {
   if (!have_block) throw InputError(file, "no INTENSITY block (the keywords of TROVE's intensity step)");
   if (block == Block::Intensity) throw InputError(file, block_line, "INTENSITY", "no END before the end of the file", "END closing the block");
   if (block == Block::Control) throw InputError(file, "the CONTROL block has no END before the end of the file");
+  if (block == Block::Basis) throw InputError(file, "the BASIS block has no END before the end of the file");
+  in.linear_basis = singular_axis != 0 || (natoms == 3 && singular_basis);
   if (in.symgroup.empty()) throw InputError(file, "no SYMGROUP keyword (the molecular symmetry group)");
   if (in.gns.empty()) throw InputError(file, block_line, "GNS", "nothing", "the nuclear-spin weight of each irreducible representation");
   if (in.temperature <= 0) throw InputError(file, block_line, "TEMPERATURE", "nothing", "a temperature > 0 K");

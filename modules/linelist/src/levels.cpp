@@ -93,7 +93,9 @@ Levels read_levels(const std::filesystem::path& dir, const IntensityInput& input
   double zpe = std::numeric_limits<double>::quiet_NaN();
   for (std::size_t ij = 0; ij < L.jvalues.size(); ++ij) {
     const int J = L.jvalues[ij];
-    int id_base = nvib * J * J;  // TROVE's nsize_base: Nvib0 J^2 + the sizes of the Gammas read before
+    // TROVE's nsize_base: Nvib0 J^2 + the sizes of the Gammas read before; for a linear triatomic's basis (K = l, a
+    // basis that grows linearly with J) Nvib0 J Nirreps instead of Nvib0 J^2 (tran.f90).
+    int id_base = input.linear_basis ? nvib * J * nrep : nvib * J * J;
     for (int g = 1; g <= nrep; ++g) {
       const bool read = input.gns[g - 1] > 0 || (J == 0 && g == 1);
       if (!read) continue;

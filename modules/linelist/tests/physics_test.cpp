@@ -200,6 +200,16 @@ TEST(LinelistPhysics, CharacterTablesAreOrthonormalAndPairTheRightIrreps) {
   EXPECT_EQ(selection_pairs(c2v, {1, 1, 2, 2}, "in"), selection_pairs(c2v, {}, "in"));
   EXPECT_EQ(selection_pairs(c2v, {}, "in"), (std::vector<int>{1, 0, 3, 2}));
   EXPECT_EQ(selection_pairs(symmetry_group("C3v(M)"), {1, 1, 2}, "in"), (std::vector<int>{1, 0, 2}));
+  // Cs(M): A' <-> A" (Gamma* = A"). C2h(M), TROVE's trans-HPPH input: "selection 1 1 2 2" pairs Ag with Au and Bg with
+  // Bu (Gamma* = Au), as the product table does.
+  const SymmetryGroup& cs = symmetry_group("Cs(M)");
+  EXPECT_EQ(cs.irreps[cs.dipole_irrep], "A\"");
+  EXPECT_EQ(selection_pairs(cs, {1, 1}, "in"), (std::vector<int>{1, 0}));
+  const SymmetryGroup& c2h = symmetry_group("C2h(M)");
+  EXPECT_EQ(c2h.irreps[c2h.dipole_irrep], "Au");
+  EXPECT_EQ(selection_pairs(c2h, {1, 1, 2, 2}, "in"), (std::vector<int>{1, 0, 3, 2}));
+  EXPECT_EQ(selection_pairs(c2h, {}, "in"), (std::vector<int>{1, 0, 3, 2}));
+  EXPECT_FALSE(c2h.dipole_allowed(0, 3));  // Ag <-> Bu
   // TROVE's 14NH3 input in D3h(M) (docs/source/input/14N-1H3__BYTe__TROVE__step1.inp): "selection 1 2 3 1 2 3" pairs
   // A1' with A1", A2' with A2", E' with E" (Gamma* = A1"), as the product table does.
   EXPECT_EQ(d3h.irreps[d3h.dipole_irrep], "A1\"");
@@ -220,5 +230,52 @@ TEST(LinelistPhysics, CharacterTablesAreOrthonormalAndPairTheRightIrreps) {
     ADD_FAILURE() << "A1 paired with B1 accepted";
   } catch (const quanta::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("does not contain A2"), std::string::npos) << e.what();
+  }
+}
+
+// TROVE's group of linear triatomics, "SYMGROUP Csn N" (its docs' C_ns(AEM) table and symmetry.f90): 2^n irreps,
+// n = ceil(log2(2 (N + 1))), labelled A', A", e1, f1, ...; Gamma* = A"; e_l pairs with f_l.
+TEST(LinelistPhysics, TrovesLinearMoleculeGroupCsn) {
+  const std::vector<std::pair<int, int>> sizes = {{0, 2}, {1, 4}, {2, 8}, {3, 8}, {4, 16}, {7, 16}, {12, 32}, {15, 32}, {16, 64}};
+  for (const auto& [n, size] : sizes) {
+    const SymmetryGroup& g = symmetry_group("Csn " + std::to_string(n));
+    ASSERT_EQ(g.nirreps(), size) << "Csn " << n;
+    EXPECT_EQ(g.order(), size);
+    EXPECT_EQ(g.irreps[g.dipole_irrep], "A\"");
+    for (int a = 0; a < size; ++a)
+      for (int b = 0; b < size; ++b) {
+        double s = 0;
+        for (int c = 0; c < size; ++c) s += g.characters[a][c] * g.characters[b][c];
+        EXPECT_DOUBLE_EQ(s, a == b ? size : 0.0) << "Csn " << n << " irreps " << a << ", " << b;
+        EXPECT_EQ(g.dipole_allowed(a, b), (a ^ b) == 1) << "Csn " << n << " irreps " << a << ", " << b;
+      }
+    std::vector<int> trove_pairs, expect;
+    for (int a = 0; a < size; ++a) {
+      trove_pairs.push_back(a / 2 + 1);  // TROVE's "selection 1 1 2 2 3 3 ..."
+      expect.push_back(a ^ 1);
+    }
+    EXPECT_EQ(selection_pairs(g, trove_pairs, "in"), expect);
+    EXPECT_EQ(selection_pairs(g, {}, "in"), expect);
+  }
+  // The docs' C_4s table (Csn 3): rows A'_0, A"_0, A'_1, A"_1, A'_2, ...; columns E^0, sigma^0, E^1, sigma^1, ...
+  const SymmetryGroup& c4s = symmetry_group("CSN(M) 3");
+  EXPECT_EQ(c4s.irreps, (std::vector<std::string>{"A'", "A\"", "e1", "f1", "e2", "f2", "e3", "f3"}));
+  EXPECT_EQ(c4s.characters[3], (std::vector<double>{1, -1, -1, 1, 1, -1, -1, 1}));
+  EXPECT_EQ(c4s.characters[4], (std::vector<double>{1, 1, 1, 1, -1, -1, -1, -1}));
+  EXPECT_EQ(c4s.characters[7], (std::vector<double>{1, -1, -1, 1, -1, 1, 1, -1}));
+  EXPECT_EQ(&symmetry_group("cs(n) 3"), &c4s);
+  EXPECT_EQ(symmetry_group("Csn").nirreps(), 4);  // TROVE's N = 1 without a number
+  EXPECT_EQ(symmetry_group("Csn 12").irreps.back(), "f15");
+  EXPECT_THROW(symmetry_group("Csn x"), quanta::Error);
+  EXPECT_THROW(symmetry_group("Csn -1"), quanta::Error);
+  EXPECT_THROW(symmetry_group("Csn 512"), quanta::Error);
+  // TROVE's other groups of linear molecules are refused by name.
+  for (const char* other : {"C2vn 4", "C2vn(M) 4", "Dnh(M) 6", "Dinftyh(M)", "Cnv(M)", "G36(M)"}) {
+    try {
+      symmetry_group(other);
+      ADD_FAILURE() << other << " accepted";
+    } catch (const quanta::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("is not implemented in quanta linelist"), std::string::npos) << e.what();
+    }
   }
 }

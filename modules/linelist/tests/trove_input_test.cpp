@@ -174,3 +174,29 @@ TEST(LinelistInput, KeywordsTrovesIntensityStepReadsButDoesNotUse) {
   expect_refused("  QUANTA 1 sideways 0 2", {"QUANTA", "'sideways'", "lower a, b"});
   expect_refused("  V 2 upper 0", {"QUANTA upper", "a number"});
 }
+
+// TROVE's linear triatomics (its N2O input): "SYMGROUP Csn N" takes N as its third item, and Natoms 3 with a singular
+// bending basis (laguerre-k, legendre, ...) in the BASIS block, or SINGULAR-AXIS, makes TROVE count the ExoMol IDs of
+// a linear molecule's basis; other groups ignore a third item, as TROVE does.
+TEST(LinelistInput, LinearTriatomicGroupAndBasis) {
+  quanta::test::TempDir dir;
+  const std::string intensity = "INTENSITY\n  absorption\n  TEMPERATURE 296.0\n  GNS 9.0 9.0\n  J, 0, 2\nEND\n";
+  const std::string basis =
+      "BASIS\n  0,'JKtau', Jrot 0, krot  4\n  1,'numerov','rational', 'morse',  range 0,8, r 8, resc 1.0, points   1000\n"
+      "  3,'laguerre-k','linear','linear', range 0,8, r 8, resc 1.0, points   2000, borders  0.,120.0 deg\nEND\n";
+  auto read = [&](const std::string& text) { return read_trove_input(dir.write("n2o.inp", text)); };
+  IntensityInput in = read("Natoms 3      (Number of atoms)\nSYMGROUP Csn 4\n" + basis + intensity);
+  EXPECT_EQ(in.symgroup, "Csn 4");
+  EXPECT_TRUE(in.linear_basis);
+  in = read("Natoms 3\nSYMGROUP CSN(M) 12 (l max)\n" + basis + intensity);
+  EXPECT_EQ(in.symgroup, "CSN(M) 12");
+  in = read("Natoms 3\nSYMGROUP Csn\n" + intensity);
+  EXPECT_EQ(in.symgroup, "Csn");
+  EXPECT_FALSE(in.linear_basis);  // no singular basis
+  in = read("Natoms 4\nSYMGROUP C2v(M) 3\n" + basis + intensity);
+  EXPECT_EQ(in.symgroup, "C2v(M)");
+  EXPECT_FALSE(in.linear_basis);  // TROVE's rule is for triatomics
+  in = read("Natoms 3\nSINGULAR-AXIS 3\nSYMGROUP Cs(M)\n" + intensity);
+  EXPECT_TRUE(in.linear_basis);
+  expect_error<quanta::InputError>([&] { read("Natoms 3\nSYMGROUP Csn four\n" + intensity); }, {"n2o.inp:2", "SYMGROUP Csn N", "four"});
+}

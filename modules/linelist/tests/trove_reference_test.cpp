@@ -234,3 +234,31 @@ TEST(LinelistTrove, AmmoniaInD3hWithSpinStatisticsGivesTrovesExomolFiles) {
   expect_command_gives_troves_files("nh3-d3h-trove", "NH3_J0-3_0_3", 3576, "NH3, D3h(M)");
   expect_command_gives_troves_files("nh3-d3h-trove", "NH3_J0-3_0_3", 3576, "NH3, D3h(M), through a levels file", true);
 }
+
+// TROVE's 28SiHD line list (tests/data/sihd-trove: Cs(M), irreps A' A", the SiH2 model of TROVE's docs with one proton
+// replaced by a deuteron, frame R-RHO-Z-M2-M3, J = 0..3; its README says how TROVE made it and why not one of TROVE's
+// own Cs(M) inputs, which are all linear triatomics): the 240 states (no J = 0 A" level) with g_ns 6 = 1 x 2 x 3 for
+// both irreps, `selection 1 1`, and all 9,072 lines of TROVE's table (A' <-> A"). Also through a levels file.
+TEST(LinelistTrove, SilyleneHdInCsGivesTrovesExomolFiles) {
+  expect_command_gives_troves_files("sihd-trove", "SiHD_J0-3_0_3", 9072, "SiHD, Cs(M)");
+  expect_command_gives_troves_files("sihd-trove", "SiHD_J0-3_0_3", 9072, "SiHD, Cs(M), through a levels file", true);
+}
+
+// TROVE's 14N2-16O line list (tests/data/n2o-trove: a linear triatomic in TROVE's group "Csn 4", 16 irreps A', A", e1,
+// f1, ..., e7, f7, from TROVE's own N2O input with a reduced basis, laguerre-k bending basis with K = l, J = 0..4; its
+// README says how TROVE made it): GNS 9 for A' and A" and 0 for the l > 0 irreps, `selection 1 1 2 2 ... 8 8`; the
+// 254 states with TROVE's IDs of a linear molecule's basis (N_vib J Nirreps + ...) and its 6,311 lines (TROVE's
+// table has 6,338; its writer drops 27 with A <= 2.2e-16 1/s). Also through a levels file.
+TEST(LinelistTrove, NitrousOxideLinearInCsnGivesTrovesExomolFiles) {
+  expect_command_gives_troves_files("n2o-trove", "N2O_J0-4_0_4", 6311, "N2O, Csn 4");
+  expect_command_gives_troves_files("n2o-trove", "N2O_J0-4_0_4", 6311, "N2O, Csn 4, through a levels file", true);
+}
+
+// TROVE's trans-HPPH line list (tests/data/hpph-trove: C2h(M), irreps Ag Au Bg Bu, TROVE's own trans-31P2-1H2 input
+// with a reduced basis, J = 0..3; its README says how TROVE made it): the 942 states, TROVE's `GNS 1 1 3 3` and
+// `selection 1 1 2 2` (Ag <-> Au, Bg <-> Bu; Gamma* = Au), and the 7,603 lines its ExoMol writer keeps of its 7,604 (the
+// other has A <= 2.2e-16 1/s). Also through a levels file.
+TEST(LinelistTrove, TransHpphInC2hGivesTrovesExomolFiles) {
+  expect_command_gives_troves_files("hpph-trove", "HPPH_J0-3_0_3", 7603, "trans-HPPH, C2h(M)");
+  expect_command_gives_troves_files("hpph-trove", "HPPH_J0-3_0_3", 7603, "trans-HPPH, C2h(M), through a levels file", true);
+}

@@ -39,6 +39,11 @@ struct IntensityInput {
   std::string linelist_name;         // `linelist NAME`: stem of the ExoMol files
   bool states_only = false;          // `STATES-ONLY`: the .states file alone, no transitions (TROVE returns before them)
   bool gain = false;                 // `GAIN`: also GAIN's text table (as --gain-table)
+  // TROVE's basis of a linear triatomic molecule (K tied to the vibrational angular momentum): `Natoms 3` with a
+  // singular bending basis in the BASIS block (LAGUERRE-K, LEGENDRE, SINRHO-LEGENDRE, SINRHO-LAGUERRE-K,
+  // SINRHO-2XLAGUERRE-K, SINRHO-LEGENDRE-K1), or `SINGULAR-AXIS` non-zero. TROVE then counts the ExoMol IDs of J
+  // from N_vib J Nirreps instead of N_vib J^2 (tran.f90), and so does quanta.
+  bool linear_basis = false;
 };
 
 // Throws InputError naming the file, the line and the keyword on anything it cannot read.

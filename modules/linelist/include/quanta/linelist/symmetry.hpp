@@ -23,8 +23,10 @@ struct SymmetryGroup {
   bool dipole_allowed(int a, int b) const { return product_contains_dipole(a, b) > 0; }
 };
 
-// Cs(M), C2v(M), C3v(M), D3h(M), D2h(M), Td(M) (case-insensitive, "(M)" optional). Throws Error listing the
-// groups offered otherwise.
+// Cs(M), C2v(M), C3v(M), D3h(M), D2h(M), C2h(M), Td(M) (case-insensitive, "(M)" optional). Throws Error listing the
+// groups offered otherwise. "Csn N" (also "Cs(N) N", "Csn(M) N"; N = 1 when absent, as in TROVE) is TROVE's group of
+// linear triatomic molecules with 2^ceil(log2(2 (N + 1))) one-dimensional irreps A', A", e1, f1, e2, f2, ...; the
+// reference stays valid for the whole run.
 const SymmetryGroup& symmetry_group(std::string_view name);
 std::vector<std::string> symmetry_group_names();
 
