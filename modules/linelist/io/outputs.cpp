@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <ctime>
 #include <limits>
 
 #include "quanta/core/error.hpp"
@@ -87,6 +88,117 @@ void write_exomol_pf(const std::filesystem::path& path, const Levels& L, const I
   f.commit();
 }
 
+namespace {
+
+struct Isotope {
+  int number = 0;
+  std::string symbol;
+};
+
+// "O1" -> "O", "Si" -> "Si"; the mass number from the mass (the nearest integer).
+Isotope isotope_of(const IntensityInput::Atom& a, const std::string& file) {
+  std::string sym;
+  for (char c : a.label)
+    if (std::isalpha(static_cast<unsigned char>(c))) sym += c;
+  if (sym.empty() || !std::isupper(static_cast<unsigned char>(sym[0])) || sym.size() > 2)
+    throw InputError(file, "ZMAT atom '" + a.label + "': expected an element symbol (e.g. O, Si, O1) for the .def file");
+  return {static_cast<int>(std::lround(a.mass)), sym};
+}
+
+}  // namespace
+
+void write_exomol_def(const std::filesystem::path& path, const Levels& L, const IntensityInput& in, const DefInfo& info) {
+  const std::string file = in.file.string();
+  if (in.atoms.empty()) throw InputError(file, "no ZMAT block: the .def file needs the atoms and their masses");
+  std::vector<Isotope> atoms;
+  double mass = 0;
+  for (const auto& a : in.atoms) {
+    atoms.push_back(isotope_of(a, file));
+    mass += a.mass;
+  }
+  // Formula and slug: each isotope once, in order of first appearance, with its count.
+  std::vector<std::pair<Isotope, int>> groups;
+  for (const auto& a : atoms) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first.number == a.number && g.first.symbol == a.symbol; });
+    if (it == groups.end()) groups.push_back({a, 1});
+    else ++it->second;
+  }
+  std::string formula, slug;
+  for (const auto& [iso, n] : groups) {
+    formula += format("(%d%s)", iso.number, iso.symbol.c_str()) + (n > 1 ? std::to_string(n) : "");
+    slug += (slug.empty() ? "" : "-") + std::to_string(iso.number) + iso.symbol + (n > 1 ? std::to_string(n) : "");
+  }
+  // The .states columns after J, as write_exomol_states writes them.
+  struct Quantum {
+    std::string label, fmt, description;
+  };
+  std::vector<Quantum> q;
+  const SymmetryGroup& G = *L.group;
+  if (L.trove_assignments) {
+    q.push_back({"Gamma", "%-3s", "total symmetry in " + G.name});
+    for (int m = 1; m <= L.nmodes; ++m) q.push_back({"v" + std::to_string(m), "%3d", "vibrational quantum number " + std::to_string(m) + " (TROVE's local mode)"});
+    for (int c = 1; c <= L.nclasses; ++c) q.push_back({"Gamma_vib" + std::to_string(c), "%-3s", "symmetry of vibrational class " + std::to_string(c)});
+    q.push_back({"K", "%4d", "projection of J on the molecule-fixed z axis"});
+    q.push_back({"tau", "%4d", "rotational parity (0 or 1)"});
+    q.push_back({"Gamma_rot", "%-3s", "rotational symmetry"});
+    q.push_back({"Ci", "%5.2f", "largest coefficient of the eigenvector"});
+    q.push_back({"sep", "%2s", "TROVE's separator: '::' (':;' for the highest J of the list)"});
+    q.push_back({"n", "%9d", "TROVE's level number within its J and symmetry"});
+    for (int m = 1; m <= L.nmodes; ++m) q.push_back({"n" + std::to_string(m), "%3d", "normal-mode quantum number " + std::to_string(m)});
+    q.push_back({"i_vib", "%8d", "TROVE's index of the vibrational (J = 0) function"});
+  } else if (!L.levels.empty()) {
+    for (std::size_t i = 0; i < L.levels[0].root.quanta.size(); ++i)
+      q.push_back({"q" + std::to_string(i + 1), "%3d", "assignment column " + std::to_string(i + 1) + " of the levels file"});
+  }
+  std::time_t now = std::time(nullptr);
+  char date[16];
+  std::strftime(date, sizeof date, "%Y%m%d", std::gmtime(&now));
+  io::AtomicFile f(path);
+  auto put = [&](const std::string& value, const std::string& description) { f.stream() << format("%-40s # %s\n", value.c_str(), description.c_str()); };
+  put("EXOMOL.def", "ID");
+  put(formula, "IsoFormula");
+  put(slug, "Iso-slug");
+  put(info.dataset, "Isotopologue dataset name");
+  put(date, "Version number with format YYYYMMDD");
+  put("unknown", "Inchi key of molecule");
+  put(std::to_string(atoms.size()), "Number of atoms");
+  for (std::size_t i = 0; i < atoms.size(); ++i) {
+    put(std::to_string(atoms[i].number), "Isotope number " + std::to_string(i + 1));
+    put(atoms[i].symbol, "Element symbol " + std::to_string(i + 1));
+  }
+  put(format("%.8f %.8E", mass, mass * 1.66053906660e-27), "Isotopologue mass (Da) and (kg)");
+  put(G.name, "Symmetry group");
+  put(std::to_string(G.nirreps()), "Number of irreducible representations");
+  for (int g = 0; g < G.nirreps(); ++g) {
+    put(std::to_string(g + 1), "Irreducible representation ID");
+    put(G.irreps[g], "Irreducible representation label");
+    put(std::to_string(static_cast<long long>(std::llround(in.gns[g]))), "Nuclear spin degeneracy");
+  }
+  put(format("%.1f", info.max_temperature), "Maximum temperature of linelist");
+  put("0", "No. of pressure broadeners available");
+  put("0", "Dipole availability (1=yes, 0=no)");
+  put(std::to_string(info.xsec_files), "No. of cross section files available");
+  put("0", "No. of k-coefficient files available");
+  put("0", "Lifetime availability (1=yes, 0=no)");
+  put("0", "Lande g-factor availability (1=yes, 0=no)");
+  put(std::to_string(L.levels.size()), "No. of states in .states file");
+  put("1", "No. of quanta cases");
+  put("TROVE", "Quantum case label");
+  put(std::to_string(q.size()), "No. of quanta defined");
+  for (std::size_t i = 0; i < q.size(); ++i) {
+    put(q[i].label, "Quantum label " + std::to_string(i + 1));
+    put(q[i].fmt, "Format quantum label " + std::to_string(i + 1));
+    put(q[i].description, "Description quantum label " + std::to_string(i + 1));
+  }
+  put(std::to_string(info.transitions), "Total number of transitions");
+  put(std::to_string(info.trans_files), "No. of transition files");
+  put(format("%.6f", info.max_wavenumber), "Maximum wavenumber (in cm-1)");
+  put(format("%.6f", info.complete_energy), "Higher energy with complete set of transitions (in cm-1)");
+  put("0.0700", "Default value of Lorentzian half-width for all lines");
+  put("0.500", "Default value of temperature exponent for all lines");
+  f.commit();
+}
+
 struct SplitTransWriter::Range {
   std::filesystem::path spill;
   std::FILE* file = nullptr;
@@ -131,6 +243,7 @@ void SplitTransWriter::add(const std::vector<Transition>& transitions) {
       throw Error("cannot write the spill file " + ranges_[k]->spill.string() + ": " + std::strerror(errno) + " (disk full?)");
     ++ranges_[k]->records;
     ++lines_;
+    max_nu_ = std::max(max_nu_, t.wavenumber);
   }
 }
 

@@ -28,6 +28,21 @@ void write_exomol_trans(const std::filesystem::path& path, const Levels& levels,
 // ExoMol's .pf: T and Q(T) (g_ns (2J+1) exp(-c2 (E - ZPE) / T) over the levels read) for T = 1, 2, ..., tmax K.
 void write_exomol_pf(const std::filesystem::path& path, const Levels& levels, const IntensityInput& input, int tmax);
 
+// ExoMol's .def file (Tennyson et al., J. Mol. Spectrosc. 327, 73 (2016), the definition file's fields in its order,
+// each "value  # description"): the isotopologue from TROVE's ZMAT (mass numbers rounded from the masses; formula and
+// slug in the ZMAT's order of first appearance), the group and its irreps with their GNS, the states and the .states
+// columns as quanta writes them (quantum labels with their printf formats), the transitions and files, and ExoMol's
+// default broadening (0.07 cm^-1, 0.5). Not in TROVE's input and written as such: the InChI key ("unknown").
+struct DefInfo {
+  std::string dataset;            // the line list's name
+  long long transitions = 0;      // in the .trans file(s)
+  int trans_files = 1, xsec_files = 0;
+  double max_wavenumber = 0;      // of the transitions written
+  double max_temperature = 0;     // K
+  double complete_energy = 0;     // the highest lower-state energy with every transition (cm^-1)
+};
+void write_exomol_def(const std::filesystem::path& path, const Levels& levels, const IntensityInput& input, const DefInfo& info);
+
 // The .trans of a large list as ExoMol distributes one: sorted by wavenumber and split into files of `width` cm^-1,
 // <stem>__<lo>-<hi>.trans (lo, hi zero-padded to 5 digits; a line at nu is in [lo, hi)), written in bounded memory. Each
 // transition goes to a binary spill file of its range as it is computed (24 bytes); finish() sorts one range at a time
@@ -42,6 +57,7 @@ class SplitTransWriter {
   void add(const std::vector<Transition>& transitions);
   std::vector<std::filesystem::path> finish();  // the files written, in wavenumber order
   std::size_t lines() const { return lines_; }
+  double max_wavenumber() const { return max_nu_; }
   std::size_t largest_range_bytes() const;        // the memory finish() needs for the largest range
 
  private:
@@ -52,6 +68,7 @@ class SplitTransWriter {
   const Levels& levels_;
   std::vector<std::unique_ptr<Range>> ranges_;  // by floor(nu / width)
   std::size_t lines_ = 0;
+  double max_nu_ = 0;
 };
 // nu, upper (level, J, Gamma) <- lower (level, J, Gamma), A, I, S.
 void write_gain_table(const std::filesystem::path& path, const Levels& levels, const LineList& list);

@@ -298,7 +298,7 @@ IntensityInput read_trove_input(const std::filesystem::path& path) {
   std::ifstream f = io::open_input_file(path, "a TROVE input file with an INTENSITY block");
   Reader r;
   r.in.file = path;
-  enum class Block { None, Intensity, Control, Basis } block = Block::None;
+  enum class Block { None, Intensity, Control, Basis, Zmat } block = Block::None;
   int natoms = 0, singular_axis = 0;
   bool singular_basis = false;
   Control control;
@@ -313,6 +313,13 @@ IntensityInput read_trove_input(const std::filesystem::path& path) {
     if (block != Block::None) {
       if (k == "end") block = Block::None;
       else if (block == Block::Basis) singular_basis = singular_basis || is_singular_basis_line(l);
+      else if (block == Block::Zmat) {
+        // "label  i  j  k  l  mass": the mass is the line's last number.
+        if (l.count() < 1) l.fail("ZMAT", "an atom line without a mass", "'label ... mass'");
+        const double mass = l.real(l.count(), "ZMAT mass");
+        if (!(mass > 0)) l.fail("ZMAT mass", l.word(l.count()), "a positive mass (Da)");
+        r.in.atoms.push_back({l.keyword(), mass});
+      }
       else if (block == Block::Intensity) read_intensity_line(l, r);
       else read_control_line(l, r, control);
       continue;
@@ -339,6 +346,9 @@ IntensityInput read_trove_input(const std::filesystem::path& path) {
       singular_axis = l.integer(1, "SINGULAR-AXIS");
     } else if (k == "basis") {
       block = Block::Basis;
+    } else if (k == "zmat") {
+      block = Block::Zmat;
+      r.in.atoms.clear();
     } else if (k == "control") {
       block = Block::Control;
       control = {};
@@ -357,6 +367,7 @@ IntensityInput read_trove_input(const std::filesystem::path& path) {
   if (block == Block::Intensity) throw InputError(file, block_line, "INTENSITY", "no END before the end of the file", "END closing the block");
   if (block == Block::Control) throw InputError(file, "the CONTROL block has no END before the end of the file");
   if (block == Block::Basis) throw InputError(file, "the BASIS block has no END before the end of the file");
+  if (block == Block::Zmat) throw InputError(file, "the ZMAT block has no END before the end of the file");
   in.linear_basis = singular_axis != 0 || (natoms == 3 && singular_basis);
   if (in.symgroup.empty()) throw InputError(file, "no SYMGROUP keyword (the molecular symmetry group)");
   if (in.gns.empty()) throw InputError(file, block_line, "GNS", "nothing", "the nuclear-spin weight of each irreducible representation");

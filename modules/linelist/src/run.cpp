@@ -2,6 +2,7 @@
 #include "quanta/linelist/run.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 #include "../io/outputs.hpp"
@@ -204,6 +205,27 @@ RunSummary run(const RunOptions& opt) {
   meta.timings.emplace_back("total", s.seconds_total);
   if (comm.root()) {
     write_exomol_states(s.states, levels, input);
+    if (opt.def) {
+      // What the .trans file(s) hold: the lines above TROVE's small A, their largest wavenumber.
+      DefInfo d;
+      d.dataset = stem;
+      d.xsec_files = static_cast<int>(s.cross_sections.size());
+      d.max_temperature = opt.pf_tmax > 0 ? opt.pf_tmax : input.temperature;
+      double emax = 0;
+      for (const Level& l : levels.levels) emax = std::max(emax, l.energy - levels.zpe);
+      d.complete_energy = std::min(input.lower.max, emax);
+      if (split) {
+        d.transitions = static_cast<long long>(split->lines());
+        d.trans_files = static_cast<int>(s.trans_files.size());
+        d.max_wavenumber = split->max_wavenumber();
+      } else if (streamed) {
+        d.trans_files = 0;
+      } else {
+        for (const Transition& tr : list.transitions)
+          if (tr.einstein_a > std::numeric_limits<double>::epsilon()) ++d.transitions, d.max_wavenumber = std::max(d.max_wavenumber, tr.wavenumber);
+      }
+      write_exomol_def(s.def = opt.output_dir / (stem + ".def"), levels, input, d);
+    }
     if (opt.pf_tmax > 0) write_exomol_pf(s.pf = opt.output_dir / (stem + ".pf"), levels, input, opt.pf_tmax);
     if (streamed) s.trans.clear();
     else write_exomol_trans(s.trans, levels, list);

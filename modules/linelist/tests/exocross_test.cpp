@@ -219,7 +219,77 @@ TEST(LinelistStreamed, RangeSplitTransEqualsTheInMemoryFileSorted) {
   fs::create_directories(o.output_dir);
   o.trans_split = 500;
   o.pf_tmax = 1000;
+  o.def = true;
   const auto split = run(o);
+  // The .def: ExoMol's fields in the standard's order (as the `exomol` package's DefParser reads them), each value with
+  // its description, and the values this list implies.
+  {
+    std::ifstream def(split.def);
+    std::vector<std::pair<std::string, std::string>> f;  // value, description
+    for (std::string l; std::getline(def, l);) {
+      const auto hash = l.find(" # ");
+      ASSERT_NE(hash, std::string::npos) << l;
+      std::string v = l.substr(0, hash);
+      v.erase(v.find_last_not_of(' ') + 1);
+      f.emplace_back(v, l.substr(hash + 3));
+    }
+    std::size_t i = 0;
+    auto next = [&](const std::string& description) {
+      EXPECT_LT(i, f.size()) << description;
+      if (i >= f.size()) return std::string();
+      EXPECT_EQ(f[i].second, description) << "field " << i + 1;
+      return f[i++].first;
+    };
+    EXPECT_EQ(next("ID"), "EXOMOL.def");
+    EXPECT_EQ(next("IsoFormula"), "(28Si)(1H)2");
+    EXPECT_EQ(next("Iso-slug"), "28Si-1H2");
+    EXPECT_EQ(next("Isotopologue dataset name"), "SiH2_J0-2_0_2");
+    EXPECT_EQ(next("Version number with format YYYYMMDD").size(), 8u);
+    next("Inchi key of molecule");
+    EXPECT_EQ(next("Number of atoms"), "3");
+    int atom = 0;
+    for (const auto& [number, symbol] : std::vector<std::pair<std::string, std::string>>{{"28", "Si"}, {"1", "H"}, {"1", "H"}}) {
+      const std::string n = std::to_string(++atom);
+      EXPECT_EQ(next("Isotope number " + n), number);
+      EXPECT_EQ(next("Element symbol " + n), symbol);
+    }
+    EXPECT_NEAR(std::stod(next("Isotopologue mass (Da) and (kg)")), 27.97692654 + 2 * 1.007825032, 1e-8);
+    EXPECT_EQ(next("Symmetry group"), "C2v(M)");
+    EXPECT_EQ(next("Number of irreducible representations"), "4");
+    for (int g = 1; g <= 4; ++g) {
+      EXPECT_EQ(next("Irreducible representation ID"), std::to_string(g));
+      next("Irreducible representation label");
+      next("Nuclear spin degeneracy");
+    }
+    EXPECT_EQ(next("Maximum temperature of linelist"), "1000.0");
+    for (const char* d : {"No. of pressure broadeners available", "Dipole availability (1=yes, 0=no)", "No. of cross section files available",
+                          "No. of k-coefficient files available", "Lifetime availability (1=yes, 0=no)", "Lande g-factor availability (1=yes, 0=no)"})
+      EXPECT_EQ(next(d), "0");
+    EXPECT_EQ(next("No. of states in .states file"), std::to_string(split.levels));
+    EXPECT_EQ(next("No. of quanta cases"), "1");
+    next("Quantum case label");
+    const int nq = std::stoi(next("No. of quanta defined"));
+    for (int k = 1; k <= nq; ++k) {
+      next("Quantum label " + std::to_string(k));
+      next("Format quantum label " + std::to_string(k));
+      next("Description quantum label " + std::to_string(k));
+    }
+    // Every .states line has 4 + nq columns (DefParser's consistency check).
+    std::ifstream st(o.output_dir / "SiH2_J0-2_0_2.states");
+    for (std::string l; std::getline(st, l);) {
+      std::istringstream ls(l);
+      int columns = 0;
+      for (std::string w; ls >> w;) ++columns;
+      ASSERT_EQ(columns, 4 + nq) << l;
+    }
+    EXPECT_EQ(next("Total number of transitions"), std::to_string(split.transitions));
+    EXPECT_EQ(next("No. of transition files"), std::to_string(split.trans_files.size()));
+    next("Maximum wavenumber (in cm-1)");
+    next("Higher energy with complete set of transitions (in cm-1)");
+    EXPECT_EQ(next("Default value of Lorentzian half-width for all lines"), "0.0700");
+    EXPECT_EQ(next("Default value of temperature exponent for all lines"), "0.500");
+    EXPECT_EQ(i, f.size());
+  }
   // The .pf beside them: Q(T) of the levels read, T = 1 .. 1000 K, with TROVE's constants (those of its intensities);
   // against ExoCross's sums over the same .states file (README of exocross-ref: 58.79265822679311 at 296 K and
   // 95.4811926805664 at 1000 K). TROVE's c2 (from its single-precision h, c, k: 1.438769 cm K) is 5.8e-6 below

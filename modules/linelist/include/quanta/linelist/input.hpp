@@ -44,6 +44,13 @@ struct IntensityInput {
   // SINRHO-2XLAGUERRE-K, SINRHO-LEGENDRE-K1), or `SINGULAR-AXIS` non-zero. TROVE then counts the ExoMol IDs of J
   // from N_vib J Nirreps instead of N_vib J^2 (tran.f90), and so does quanta.
   bool linear_basis = false;
+  // TROVE's ZMAT block: each atom's label (its element symbol, as TROVE writes it, possibly with a number: O1) and
+  // mass (Da), in the block's order; used for ExoMol's .def file. Empty when the input has no ZMAT block.
+  struct Atom {
+    std::string label;
+    double mass = 0;
+  };
+  std::vector<Atom> atoms;
 };
 
 // Throws InputError naming the file, the line and the keyword on anything it cannot read.

@@ -23,6 +23,7 @@ struct RunOptions {
   bool no_trans = false;                  // with cross_sections: leave the .trans file unwritten
   int trans_split = 0;                    // > 0: the .trans sorted by wavenumber in files of this many cm^-1, streamed
   int pf_tmax = 0;                        // > 0: also <stem>.pf, Q(T) for T = 1 .. pf_tmax K
+  bool def = false;                       // also <stem>.def, ExoMol's definition file
   int threads = 0;
   bool quiet = false;
 };
@@ -34,7 +35,7 @@ struct RunSummary {
   double partition_function = 0;
   double seconds_total = 0, seconds_half = 0, seconds_completion = 0;
   std::size_t upper_cached_bytes = 0;     // expanded upper vectors kept on the host (bounded by half of `mem`)
-  std::filesystem::path states, trans, results, pf;
+  std::filesystem::path states, trans, results, pf, def;
   std::vector<std::filesystem::path> cross_sections;  // .xsec files written
   std::vector<std::filesystem::path> trans_files;     // the range-split .trans files (trans_split)
 };
