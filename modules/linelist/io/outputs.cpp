@@ -109,7 +109,8 @@ Isotope isotope_of(const IntensityInput::Atom& a, const std::string& file) {
 
 void write_exomol_def(const std::filesystem::path& path, const Levels& L, const IntensityInput& in, const DefInfo& info) {
   const std::string file = in.file.string();
-  if (in.atoms.empty()) throw InputError(file, "no ZMAT block: the .def file needs the atoms and their masses");
+  if (in.atoms.empty())
+    throw InputError(file, "no ZMAT block whose lines end with each atom's mass: the .def file (--def) needs the atoms and their masses");
   std::vector<Isotope> atoms;
   double mass = 0;
   for (const auto& a : in.atoms) {

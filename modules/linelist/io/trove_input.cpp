@@ -7,6 +7,7 @@
 // never spends its time on an input that can only give an empty or wrong line list.
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -300,6 +301,7 @@ IntensityInput read_trove_input(const std::filesystem::path& path) {
   r.in.file = path;
   enum class Block { None, Intensity, Control, Basis, Zmat } block = Block::None;
   int natoms = 0, singular_axis = 0;
+  bool zmat_unreadable = false;
   bool singular_basis = false;
   Control control;
   bool have_block = false;
@@ -314,11 +316,12 @@ IntensityInput read_trove_input(const std::filesystem::path& path) {
       if (k == "end") block = Block::None;
       else if (block == Block::Basis) singular_basis = singular_basis || is_singular_basis_line(l);
       else if (block == Block::Zmat) {
-        // "label  i  j  k  l  mass": the mass is the line's last number.
-        if (l.count() < 1) l.fail("ZMAT", "an atom line without a mass", "'label ... mass'");
-        const double mass = l.real(l.count(), "ZMAT mass");
-        if (!(mass > 0)) l.fail("ZMAT mass", l.word(l.count()), "a positive mass (Da)");
-        r.in.atoms.push_back({l.keyword(), mass});
+        // "label  i  j  k  l  mass": the mass is the line's last number. The atoms serve only the .def file: a line
+        // read otherwise leaves them unknown (--def then says so) rather than refusing an input TROVE accepts.
+        char* end = nullptr;
+        const double mass = l.count() >= 1 ? std::strtod(l.word(l.count()).c_str(), &end) : 0;
+        if (!zmat_unreadable && end && *end == '\0' && mass > 0 && std::isfinite(mass)) r.in.atoms.push_back({l.keyword(), mass});
+        else zmat_unreadable = true, r.in.atoms.clear();
       }
       else if (block == Block::Intensity) read_intensity_line(l, r);
       else read_control_line(l, r, control);
@@ -349,6 +352,7 @@ IntensityInput read_trove_input(const std::filesystem::path& path) {
     } else if (k == "zmat") {
       block = Block::Zmat;
       r.in.atoms.clear();
+      zmat_unreadable = false;
     } else if (k == "control") {
       block = Block::Control;
       control = {};
