@@ -214,9 +214,14 @@ struct SpillRecord {
 static_assert(sizeof(SpillRecord) == 24);
 }  // namespace
 
-SplitTransWriter::SplitTransWriter(std::filesystem::path dir, std::string stem, int width, const Levels& levels)
-    : dir_(std::move(dir)), stem_(std::move(stem)), width_(width), levels_(levels) {
+SplitTransWriter::SplitTransWriter(std::filesystem::path dir, std::string stem, int width, const Levels& levels, const Comm& comm)
+    : dir_(std::move(dir)), stem_(std::move(stem)), width_(width), levels_(levels), comm_(comm) {
   if (width_ < 1) throw Error("--trans-split: the range width must be at least 1 cm^-1");
+}
+
+// Named by range and process (not by process id), so that the first process finds every process's files.
+std::filesystem::path SplitTransWriter::spill_path(std::size_t range, int rank) const {
+  return dir_ / format(".%s.range%zu.rank%d.spill", stem_.c_str(), range, rank);
 }
 
 SplitTransWriter::~SplitTransWriter() {
@@ -224,7 +229,7 @@ SplitTransWriter::~SplitTransWriter() {
     if (r) {
       if (r->file) std::fclose(r->file);
       std::error_code ec;
-      std::filesystem::remove(r->spill, ec);
+      if (!r->spill.empty()) std::filesystem::remove(r->spill, ec);
     }
 }
 
@@ -235,7 +240,7 @@ void SplitTransWriter::add(const std::vector<Transition>& transitions) {
     if (k >= ranges_.size()) ranges_.resize(k + 1);
     if (!ranges_[k]) {
       ranges_[k] = std::make_unique<Range>();
-      ranges_[k]->spill = io::temporary_path_for(dir_ / (stem_ + ".range" + std::to_string(k) + ".spill"));
+      ranges_[k]->spill = spill_path(k, comm_.rank());
       ranges_[k]->file = std::fopen(ranges_[k]->spill.string().c_str(), "w+b");
       if (!ranges_[k]->file) throw Error("cannot write the spill file " + ranges_[k]->spill.string() + ": " + std::strerror(errno));
     }
@@ -256,38 +261,62 @@ std::size_t SplitTransWriter::largest_range_bytes() const {
 }
 
 std::vector<std::filesystem::path> SplitTransWriter::finish() {
-  std::vector<std::filesystem::path> files;
-  for (std::size_t k = 0; k < ranges_.size(); ++k) {
-    if (!ranges_[k]) continue;
-    Range& r = *ranges_[k];
-    std::vector<SpillRecord> recs(r.records);
-    std::rewind(r.file);
-    if (std::fread(recs.data(), sizeof(SpillRecord), recs.size(), r.file) != recs.size())
-      throw Error("cannot read back the spill file " + r.spill.string() + ": " + std::strerror(errno));
-    std::fclose(r.file);
-    r.file = nullptr;
-    std::sort(recs.begin(), recs.end(), [](const SpillRecord& a, const SpillRecord& b) {
-      if (a.nu != b.nu) return a.nu < b.nu;
-      if (a.upper != b.upper) return a.upper < b.upper;
-      return a.lower < b.lower;
-    });
-    const auto lo = static_cast<long long>(k) * width_, hi = lo + width_;
-    const auto path = dir_ / format("%s__%05lld-%05lld.trans", stem_.c_str(), lo, hi);
-    io::AtomicFile f(path);
-    std::string block;
-    for (const auto& x : recs) {
-      block += trans_line(x.upper, x.lower, x.a, x.nu);
-      if (block.size() > (1u << 20)) {
-        f.stream() << block;
-        block.clear();
-      }
+  // Every process's spill files complete on disk, then the first process reads them range by range.
+  for (auto& r : ranges_)
+    if (r && r->file) {
+      if (std::fclose(r->file) != 0) throw Error("cannot close the spill file " + r->spill.string() + ": " + std::strerror(errno));
+      r->file = nullptr;
     }
-    f.stream() << block;
-    f.commit();
-    files.push_back(path);
-    std::error_code ec;
-    std::filesystem::remove(r.spill, ec);
+  const int nranges = comm_.max(static_cast<int>(ranges_.size()));  // also every process's files closed from here
+  double counts[1] = {static_cast<double>(lines_)};
+  comm_.sum(counts, 1);
+  lines_ = static_cast<std::size_t>(counts[0]);
+  max_nu_ = comm_.max(max_nu_);
+  std::vector<std::filesystem::path> files;
+  if (comm_.root()) {
+    for (int k = 0; k < nranges; ++k) {
+      std::vector<SpillRecord> recs;
+      for (int rank = 0; rank < comm_.size(); ++rank) {
+        const auto spill = spill_path(static_cast<std::size_t>(k), rank);
+        std::error_code ec;
+        if (!std::filesystem::exists(spill, ec)) continue;
+        const auto bytes = std::filesystem::file_size(spill);
+        const std::size_t first = recs.size();
+        recs.resize(first + bytes / sizeof(SpillRecord));
+        std::FILE* in = std::fopen(spill.string().c_str(), "rb");
+        if (!in || std::fread(recs.data() + first, sizeof(SpillRecord), recs.size() - first, in) != recs.size() - first) {
+          if (in) std::fclose(in);
+          throw Error("cannot read back the spill file " + spill.string() + ": " + std::strerror(errno));
+        }
+        std::fclose(in);
+        std::filesystem::remove(spill, ec);
+      }
+      if (recs.empty()) continue;
+      std::sort(recs.begin(), recs.end(), [](const SpillRecord& a, const SpillRecord& b) {
+        if (a.nu != b.nu) return a.nu < b.nu;
+        if (a.upper != b.upper) return a.upper < b.upper;
+        return a.lower < b.lower;
+      });
+      const auto lo = static_cast<long long>(k) * width_, hi = lo + width_;
+      const auto path = dir_ / format("%s__%05lld-%05lld.trans", stem_.c_str(), lo, hi);
+      io::AtomicFile f(path);
+      std::string block;
+      for (const auto& x : recs) {
+        block += trans_line(x.upper, x.lower, x.a, x.nu);
+        if (block.size() > (1u << 20)) {
+          f.stream() << block;
+          block.clear();
+        }
+      }
+      f.stream() << block;
+      f.commit();
+      files.push_back(path);
+    }
   }
+  // The first process removed every spill file it read; the others' writers must not remove them before that.
+  for (auto& r : ranges_)
+    if (r) r->spill.clear();
+  comm_.max(0);
   return files;
 }
 

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "quanta/core/comm.hpp"
 #include "quanta/linelist/input.hpp"
 #include "quanta/linelist/levels.hpp"
 #include "quanta/linelist/linelist.hpp"
@@ -45,27 +46,30 @@ void write_exomol_def(const std::filesystem::path& path, const Levels& levels, c
 
 // The .trans of a large list as ExoMol distributes one: sorted by wavenumber and split into files of `width` cm^-1,
 // <stem>__<lo>-<hi>.trans (lo, hi zero-padded to 5 digits; a line at nu is in [lo, hi)), written in bounded memory. Each
-// transition goes to a binary spill file of its range as it is computed (24 bytes); finish() sorts one range at a time
-// in memory (by wavenumber, then upper and lower ID) and writes its text file with the .trans columns, to a temporary
-// name renamed when complete. Spill files left by an interrupted run are removed with the writer.
+// process's transitions go to binary spill files of their ranges as they are computed (24 bytes each, in the output
+// folder, which every process must see); finish(), collective, has the first process sort one range at a time in
+// memory, every process's part of it (by wavenumber, then upper and lower ID), and write its text file with the
+// .trans columns, to a temporary name renamed when complete. Spill files are removed once read, or with the writer.
 class SplitTransWriter {
  public:
-  SplitTransWriter(std::filesystem::path dir, std::string stem, int width, const Levels& levels);
+  SplitTransWriter(std::filesystem::path dir, std::string stem, int width, const Levels& levels, const Comm& comm);
   ~SplitTransWriter();
   SplitTransWriter(const SplitTransWriter&) = delete;
   SplitTransWriter& operator=(const SplitTransWriter&) = delete;
   void add(const std::vector<Transition>& transitions);
-  std::vector<std::filesystem::path> finish();  // the files written, in wavenumber order
-  std::size_t lines() const { return lines_; }
+  std::vector<std::filesystem::path> finish();  // collective; the files written, in wavenumber order (on the first process)
+  std::size_t lines() const { return lines_; }  // this process's until finish(), every process's after
   double max_wavenumber() const { return max_nu_; }
   std::size_t largest_range_bytes() const;        // the memory finish() needs for the largest range
 
  private:
   struct Range;
+  std::filesystem::path spill_path(std::size_t range, int rank) const;
   std::filesystem::path dir_;
   std::string stem_;
   int width_;
   const Levels& levels_;
+  const Comm& comm_;
   std::vector<std::unique_ptr<Range>> ranges_;  // by floor(nu / width)
   std::size_t lines_ = 0;
   double max_nu_ = 0;

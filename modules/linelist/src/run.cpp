@@ -46,10 +46,16 @@ void set_conditions_from_levels(ExoCrossInput& x, const Levels& levels, const In
   set_conditions(x, &table);
 }
 
-std::vector<std::filesystem::path> write_cross_sections(const ExoCrossInput& x, const XsecAccumulator& acc, const std::filesystem::path& out_dir) {
+// The grids added over the processes (each fed its own transitions when they are streamed), written by the first.
+std::vector<std::filesystem::path> write_cross_sections(const ExoCrossInput& x, const XsecAccumulator& acc, const std::filesystem::path& out_dir,
+                                                        bool sum_over_processes) {
+  const Comm& comm = Comm::world();
   const auto nu = acc.wavenumbers();
-  const auto sig = acc.results();
+  auto sig = acc.results();
+  if (sum_over_processes)
+    for (auto& g : sig) comm.sum(g.data(), g.size());
   std::vector<std::filesystem::path> files;
+  if (!comm.root()) return files;
   for (std::size_t c = 0; c < sig.size(); ++c) {
     files.push_back(out_dir / xsec_file_name(x, c, ".xsec"));
     write_xsec(files.back(), nu, sig[c]);
@@ -94,12 +100,11 @@ RunSummary run(const RunOptions& opt) {
     throw Error("--no-trans leaves out the .trans file only when --cross-sections gives the run another output");
   }
   // Streamed: the transitions go to their outputs as they are computed and are not kept (the range-split .trans, the
-  // cross sections without a .trans); one process.
+  // cross sections without a .trans); with several processes each streams its own, and the first joins them.
   const bool streamed = opt.trans_split > 0 || (xsec && opt.no_trans);
   if (opt.trans_split > 0 && opt.no_trans) throw Error("--trans-split and --no-trans: give one");
   if (opt.trans_split > 0 && input.states_only) throw Error("--trans-split with STATES-ONLY: there are no transitions to write");
   if (streamed && (opt.gain_table || input.gain)) throw Error("GAIN's table (--gain-table or GAIN) needs the transitions in memory: not with --trans-split or --no-trans");
-  if (streamed && comm.distributed()) throw Error("--trans-split and --no-trans stream the transitions from one process: run without mpirun");
   const std::string stem = (input.linelist_name.empty() ? opt.input.stem().string() : input.linelist_name) + "_" +
                            std::to_string(input.jmin) + "_" + std::to_string(input.jmax);
   s.states = opt.output_dir / (stem + ".states");
@@ -156,9 +161,11 @@ RunSummary run(const RunOptions& opt) {
   // 3. Half-linestrengths and completions for every lower state, then A and intensities; streamed to the range-split
   //    .trans and the cross sections as they come, or kept.
   std::optional<SplitTransWriter> split;
-  if (opt.trans_split > 0 && comm.root()) split.emplace(opt.output_dir, stem, opt.trans_split, levels);
+  // Streamed, every process has its writer and grids; kept, the transitions are complete on every process and the first
+  // alone adds them to the grids.
+  if (opt.trans_split > 0) split.emplace(opt.output_dir, stem, opt.trans_split, levels, comm);
   std::optional<XsecAccumulator> cross;
-  if (xsec && comm.root()) {
+  if (xsec && (streamed || comm.root())) {
     set_conditions_from_levels(*xsec, levels, input);
     cross.emplace(backend, xsec->spec);
   }
@@ -176,7 +183,13 @@ RunSummary run(const RunOptions& opt) {
   meta.processes = comm.size();
   s.backend = meta.backend;
   s.engine = list.engine;
-  s.transitions = streamed ? list.streamed : list.transitions.size();
+  if (streamed) {
+    double n[1] = {static_cast<double>(list.streamed)};
+    comm.sum(n, 1);
+    s.transitions = static_cast<std::size_t>(n[0]);
+  } else {
+    s.transitions = list.transitions.size();
+  }
   s.lower_states = list.lower_states;
   s.partition_function = list.partition_function;
   s.seconds_half = list.seconds_half;
@@ -186,12 +199,12 @@ RunSummary run(const RunOptions& opt) {
     note("linelist", opt.quiet || !comm.root(), "no QSTAT: Q(" + std::to_string(input.temperature) + " K) = " +
                                                     std::to_string(list.partition_function) + " from the levels read");
 
-  // 4. The cross sections (fed as computed, or now from the transitions kept) and the range-split .trans (the first
-  //    process).
+  // 4. The cross sections (fed as computed, or now from the transitions kept) and the range-split .trans, joined over
+  //    the processes and written by the first.
   if (cross) {
     t.reset();
     if (!streamed) add_to_cross_sections(*cross, list.transitions, levels, input);
-    s.cross_sections = write_cross_sections(*xsec, *cross, opt.output_dir);
+    s.cross_sections = write_cross_sections(*xsec, *cross, opt.output_dir, streamed);
     meta.timings.emplace_back("cross_sections", t.seconds());
   }
   if (split) {

@@ -21,14 +21,14 @@ inline std::string launcher(int ranks) { return quanta::test::mpi_launcher(ranks
 // Why mpirun cannot start 2 processes here ("" when it can).
 inline std::string launcher_problem() { return quanta::test::mpi_launcher_problem(); }
 
-// quanta linelist on the SiH2 checkpoints (the input: `input`, by default the SiH2 one); its stderr goes to
-// <out>/log.txt. Returns the exit status.
+// quanta linelist on the SiH2 checkpoints (the input: `input`, by default the SiH2 one; `extra`: more options); its
+// stderr goes to <out>/log.txt. Returns the exit status.
 inline int run_linelist(const std::filesystem::path& out, int ranks, const std::string& backend,
-                        const std::filesystem::path& input = input_file()) {
+                        const std::filesystem::path& input = input_file(), const std::string& extra = "") {
   allow_mpirun_here();
   std::filesystem::create_directories(out);
   const std::string cmd = launcher(ranks) + QUANTA_BINARY + " linelist '" + input.string() + "' --checkpoints '" +
-                          checkpoints().string() + "' -o '" + out.string() + "' --backend " + backend + " --threads 1 > '" +
+                          checkpoints().string() + "' -o '" + out.string() + "' --backend " + backend + " --threads 1" + extra + " > '" +
                           (out / "log.txt").string() + "' 2>&1";
   const int rc = std::system(cmd.c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
