@@ -28,7 +28,7 @@
 set -euo pipefail
 
 ALL_TARGETS=(namelist control phonopy_fc2 fc3 fc4 espresso_ifc2 kbe_config mosfet_config trove_input
-             trove_checkpoints levels_h5 bgw_input bgw_binary)
+             trove_checkpoints levels_h5 exocross bgw_input bgw_binary)
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 seconds=20
@@ -149,6 +149,7 @@ matching_files() {
     trove_input) expr=(-path '*/linelist/*' -name '*.inp') ;;
     trove_checkpoints) expr=(-path '*/linelist/*' -name '*.chk') ;;
     levels_h5) expr=(-path '*/linelist/*' -name '*.h5') ;;
+    exocross) expr=(-path '*/exocross-ref/*' '(' -name '*.inp' -o -name '*.broad' ')') ;;
     bgw_input) expr=(-path '*/gw/*' '(' -name '*epsilon*.inp' -o -name '*sigma*.inp' -o -name 'vxc*.dat' ')') ;;
     bgw_binary) expr=(-path '*/gw/*' '(' -name '*WFN*' -o -name '*RHO*' -o -name '*VXC*' ')') ;;
   esac

@@ -14,6 +14,7 @@
 
 #include "../kernels/xsec.hpp"
 #include "quanta/core/error.hpp"
+#include "quanta/core/host_memory.hpp"
 #include "quanta/core/io/atomic_file.hpp"
 #include "quanta/core/progress.hpp"
 #include "quanta/core/threads.hpp"
@@ -29,7 +30,7 @@ constexpr double kC2 = kernels::kXsecC2;
 constexpr double kBoltzmannCgs = kernels::kXsecBoltzmann;
 constexpr double kAvogadro = kernels::kXsecAvogadro;
 
-int j_index(double j) { return static_cast<int>(std::llround(j)); }
+int j_index(double j) { return j > 1e6 ? 1000000 : static_cast<int>(std::llround(j)); }  // J above 1e6 is refused when read
 
 }  // namespace
 
@@ -63,8 +64,8 @@ BroadeningTable read_broadening(const std::filesystem::path& file, double defaul
     if (code != "a0")
       throw InputError(where, "broadening code '" + code + "': only a0 (gamma and n by the lower state's J) is implemented");
     double gamma, n, j;
-    if (!(ls >> gamma >> n >> j) || !(gamma >= 0) || !std::isfinite(n) || !(j >= 0))
-      throw InputError(where, "expected 'a0 gamma n J' with gamma >= 0 and J >= 0");
+    if (!(ls >> gamma >> n >> j) || !(gamma >= 0 && gamma < 1e6) || !std::isfinite(n) || !(j >= 0 && j <= 10000))
+      throw InputError(where, "expected 'a0 gamma n J' with 0 <= gamma < 1e6 (cm^-1/bar) and 0 <= J <= 10000");
     const int i = static_cast<int>(j);  // ExoCross stores int(J)
     if (i >= static_cast<int>(t.gamma_by_j.size())) {
       t.gamma_by_j.resize(i + 1, -1.0);
@@ -89,8 +90,8 @@ StateTable read_exomol_states(const std::filesystem::path& file) {
     long long id;
     double e, g, j;
     if (!(ls >> id)) continue;  // a blank line
-    if (!(ls >> e >> g >> j) || !std::isfinite(e) || !(g >= 0) || !(j >= 0))
-      throw InputError(file.string() + ":" + std::to_string(number), "expected 'ID E g_tot J ...' with g_tot >= 0 and J >= 0");
+    if (!(ls >> e >> g >> j) || !std::isfinite(e) || !(g >= 0 && g < 1e15) || !(j >= 0 && j <= 1e6))
+      throw InputError(file.string() + ":" + std::to_string(number), "expected 'ID E g_tot J ...' with finite E, 0 <= g_tot < 1e15 and 0 <= J <= 1e6");
     // IDs from 1, each once, gaps allowed (TROVE numbers its states with gaps); g < 0 marks an absent ID.
     if (id < 1 || id > (1LL << 34))
       throw InputError(file.string() + ":" + std::to_string(number), "state ID " + std::to_string(id) + ": expected an ID from 1");
@@ -159,6 +160,15 @@ XsecAccumulator::XsecAccumulator(Backend backend, const XsecSpec& spec) : spec_(
     if (!(c.temperature > 0) || !(c.pressure >= 0) || !(c.partition_function > 0))
       throw Error("cross sections: each condition needs T > 0, P >= 0 and Q(T) > 0");
   if (!(spec.mass > 0)) throw Error("cross sections: the molecule's mass must be positive");
+  // One grid per condition on the host (the result), plus on the CPU a private grid per thread while lines are added
+  // when those fit 1 GiB (kernels/cpu/xsec_cpu.cpp): refused with the numbers before any line is read when the host
+  // cannot hold them.
+  const std::size_t grid_bytes = static_cast<std::size_t>(spec.points) * sizeof(double);
+  const std::size_t threads = static_cast<std::size_t>(max_threads());
+  const bool private_grids = backend == Backend::Cpu && threads > 1 && grid_bytes <= (std::size_t(1) << 30) / threads;
+  const std::size_t copies = spec.conditions.size() + (private_grids ? threads : 0);
+  require_host_memory(grid_bytes > SIZE_MAX / copies ? SIZE_MAX : grid_bytes * copies,
+                      "cross sections on " + std::to_string(spec.points) + " grid points at " + std::to_string(spec.conditions.size()) + " conditions");
   const bool fixed = spec.profile == XsecProfile::Gauss || (spec.broadeners.empty() && spec.profile != XsecProfile::Doppler);
   if (fixed && !(spec.hwhm > 0)) throw Error("cross sections: the profile needs a positive HWHM or broadeners");
   kernels::XsecGrid g{spec.nu_min, (spec.nu_max - spec.nu_min) / static_cast<double>(spec.points - 1), spec.points};
@@ -320,7 +330,7 @@ ExoCrossInput read_exocross_input(const std::filesystem::path& file, bool need_f
     } else if (key == "npoints") {
       need(1, "'Npoints N'");
       const double v = num(1);
-      if (!(v >= 2) || v != std::floor(v)) throw InputError(where, "Npoints: expected an integer >= 2");
+      if (!(v >= 2 && v <= 1e12) || v != std::floor(v)) throw InputError(where, "Npoints: expected an integer from 2 to 1e12");
       s.points = static_cast<long long>(v);
       if (s.points % 2 == 0) {
         x.notes.push_back(where + ": Npoints " + std::to_string(s.points) + " is even: " + std::to_string(s.points + 1) +
