@@ -16,6 +16,7 @@
 #include "quanta/core/error.hpp"
 #include "quanta/core/host_memory.hpp"
 #include "quanta/core/io/atomic_file.hpp"
+#include "quanta/core/io/fortran_format.hpp"
 #include "quanta/core/progress.hpp"
 #include "quanta/core/threads.hpp"
 #include "quanta/core/timer.hpp"
@@ -184,32 +185,45 @@ XsecAccumulator::XsecAccumulator(Backend backend, const XsecSpec& spec) : spec_(
 
 XsecAccumulator::~XsecAccumulator() = default;
 
-void XsecAccumulator::add(const LineBatch& lines) {
-  const std::size_t n = lines.size();
-  lines_ += n;
-  if (n == 0) return;
-  // The broadeners' tables as the kernels read them (host pointers; the CUDA engine copies them to the device).
+namespace {
+
+// The broadeners' tables as the kernels read them (host pointers into `spec`; the CUDA engine copies them over).
+std::vector<kernels::XsecBroadener> kernel_broadeners(const XsecSpec& spec) {
   std::vector<kernels::XsecBroadener> br;
-  for (const auto& b : spec_.broadeners) {
+  for (const auto& b : spec.broadeners) {
     kernels::XsecBroadener k;
     k.ratio = b.ratio, k.t0 = b.t0, k.p0 = b.p0, k.default_gamma = b.table.default_gamma, k.default_n = b.table.default_n;
     k.jcount = static_cast<int>(b.table.gamma_by_j.size());
     k.gamma_by_j = b.table.gamma_by_j.data(), k.n_by_j = b.table.n_by_j.data();
     br.push_back(k);
   }
+  return br;
+}
+
+// One condition's per-line physics (kernels::line_parameters): which lines count, S(T) and the widths.
+kernels::XsecPhysics physics_of(const XsecSpec& spec, const XsecCondition& cond, const std::vector<kernels::XsecBroadener>& br) {
+  const bool lorentz = spec.profile == XsecProfile::Lorentz || spec.profile == XsecProfile::Voigt;
+  kernels::XsecPhysics ph;
+  ph.temperature = cond.temperature, ph.partition_function = cond.partition_function, ph.pressure = cond.pressure;
+  ph.abundance = spec.abundance, ph.threshold = spec.threshold, ph.nu_min = spec.nu_min, ph.nu_max = spec.nu_max;
+  if (spec.profile == XsecProfile::Doppler || spec.profile == XsecProfile::Voigt)
+    ph.doppler_per_nu = std::sqrt(2.0 * std::log(2.0) * kBoltzmannCgs * kAvogadro * cond.temperature / spec.mass) / kLightCm;
+  if (spec.profile == XsecProfile::Gauss) ph.fixed_alpha = spec.hwhm;
+  if (lorentz && br.empty()) ph.fixed_gamma = spec.hwhm;
+  if (lorentz) ph.nbroadeners = static_cast<int>(br.size()), ph.broadeners = br.data();
+  return ph;
+}
+
+}  // namespace
+
+void XsecAccumulator::add(const LineBatch& lines) {
+  const std::size_t n = lines.size();
+  lines_ += n;
+  if (n == 0) return;
+  const auto br = kernel_broadeners(spec_);
   const kernels::XsecRawLines raw{n, lines.nu.data(), lines.a.data(), lines.g_upper.data(), lines.e_lower.data(), lines.j_lower.data()};
-  const bool lorentz = spec_.profile == XsecProfile::Lorentz || spec_.profile == XsecProfile::Voigt;
   for (std::size_t c = 0; c < spec_.conditions.size(); ++c) {
-    const XsecCondition& cond = spec_.conditions[c];
-    kernels::XsecPhysics ph;
-    ph.temperature = cond.temperature, ph.partition_function = cond.partition_function, ph.pressure = cond.pressure;
-    ph.abundance = spec_.abundance, ph.threshold = spec_.threshold, ph.nu_min = spec_.nu_min, ph.nu_max = spec_.nu_max;
-    if (spec_.profile == XsecProfile::Doppler || spec_.profile == XsecProfile::Voigt)
-      ph.doppler_per_nu = std::sqrt(2.0 * std::log(2.0) * kBoltzmannCgs * kAvogadro * cond.temperature / spec_.mass) / kLightCm;
-    if (spec_.profile == XsecProfile::Gauss) ph.fixed_alpha = spec_.hwhm;
-    if (lorentz && br.empty()) ph.fixed_gamma = spec_.hwhm;
-    if (lorentz) ph.nbroadeners = static_cast<int>(br.size()), ph.broadeners = br.data();
-    const std::size_t used = engines_[c]->add(raw, ph);
+    const std::size_t used = engines_[c]->add(raw, physics_of(spec_, spec_.conditions[c], br));
     if (c == 0) used_ += used;
   }
 }
@@ -478,8 +492,9 @@ void set_conditions(ExoCrossInput& in, const StateTable* states) {
 
 namespace {
 
-// Fortran's ESw.dEe: mantissa d.ddd (digits after the point), exponent with `e` digits, right-justified in w.
-void put_es(std::string& out, double v, int width, int digits, int edigits) {
+// Fortran's ESw.dE3 (a three-digit exponent always; core's io::fortran_ES writes ESw.d): right-justified in w.
+void put_es_e3(std::string& out, double v, int width, int digits) {
+  constexpr int edigits = 3;
   char m[64];
   std::snprintf(m, sizeof m, "%.*E", digits, v);
   char* e = std::strchr(m, 'E');
@@ -507,9 +522,9 @@ void write_xsec(const std::filesystem::path& path, const std::vector<double>& nu
   for (std::size_t i = 0; i < nu.size(); ++i) {
     if (!std::isfinite(sigma[i])) throw Error("cross sections: a non-finite value at nu = " + std::to_string(nu[i]) + " cm-1 (" + path.string() + " not written)");
     block += ' ';
-    put_es(block, nu[i], 16, 8, 3);
+    put_es_e3(block, nu[i], 16, 8);
     block += ' ';
-    put_es(block, sigma[i], 16, 8, 3);
+    put_es_e3(block, sigma[i], 16, 8);
     block += '\n';
     if (block.size() > (1u << 20)) {
       f.stream() << block;
@@ -536,21 +551,21 @@ XsecRunSummary run_exocross(const std::filesystem::path& input, const std::files
     std::vector<std::unique_ptr<io::AtomicFile>> files;
     for (std::size_t c = 0; c < nc; ++c) files.push_back(std::make_unique<io::AtomicFile>(name_of(c, ".stick")));
     std::string block;
+    const auto br = kernel_broadeners(in.spec);
     for (const auto& t : in.transitions)
       r.lines_read += read_exomol_transitions(t, states, [&](const LineBatch& b) {
+        const kernels::XsecRawLines raw{b.size(), b.nu.data(), b.a.data(), b.g_upper.data(), b.e_lower.data(), b.j_lower.data()};
         for (std::size_t c = 0; c < nc; ++c) {
-          const auto& cond = in.spec.conditions[c];
+          const auto ph = physics_of(in.spec, in.spec.conditions[c], br);
           block.clear();
           for (std::size_t i = 0; i < b.size(); ++i) {
-            const double v = b.nu[i];
-            if (!(v >= 2.22e-16) || v < in.spec.nu_min || v > in.spec.nu_max) continue;
-            const double sv = line_intensity(v, b.a[i], b.g_upper[i], b.e_lower[i], cond.temperature, cond.partition_function, in.spec.abundance);
-            if (sv < in.spec.threshold) continue;
+            double v, sv, alpha, gamma;
+            if (!kernels::line_parameters(ph, raw, i, v, sv, alpha, gamma)) continue;  // the cross sections' selection
             ++r.lines_used;
             char buf[64];
             std::snprintf(buf, sizeof buf, " %16.6f ", v);
             block += buf;
-            put_es(block, sv, 16, 8, 2);
+            block += io::fortran_ES(sv, 16, 8);
             block += '\n';
           }
           files[c]->stream() << block;
