@@ -8,12 +8,14 @@
 // Preconditions: E_c > E_v for every pair (an insulator); chi is Hermitian, [ng][ng] with chi(G, G') at
 // G + ng G' (column-major).
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "quanta/core/backend.hpp"
 #include "quanta/core/complex.hpp"
 #include "quanta/core/host_vector.hpp"
+#include "subspace.hpp"
 
 namespace quanta {
 class DeviceExchange;
@@ -54,6 +56,11 @@ class ChiSumEngine {
   // chi0 untouched, on the CPU backend or when the device lacks the memory for the inversion's buffers (then
   // result() and invert() do it).
   HostVector<cplx> epsilon_inverse(const std::vector<double>& v, const std::string& what, cplx* eps_head);
+  // On the CUDA backend: the static subspace's first step over the engine's chi0 on the device (static_subspace_cuda:
+  // only eps^-1, the eigenvalues and the kept eigenvectors come to the host), after which the engine is spent. Empty,
+  // chi0 untouched, on the CPU backend or when the device lacks the memory (then result() and static_subspace() on the
+  // host do it).
+  std::optional<StaticSubspace> static_subspace(const std::vector<double>& v, const ChooseBasis& choose, const std::string& what);
 
   struct Cuda;
   struct CudaDeleter {
@@ -62,7 +69,7 @@ class ChiSumEngine {
 
  private:
   int ng_;
-  bool spent_ = false;     // chi0 was turned into eps on the device (epsilon_inverse)
+  bool spent_ = false;     // chi0 was turned into eps on the device (epsilon_inverse, static_subspace)
   std::vector<cplx> chi_;  // CPU backend
   std::unique_ptr<Cuda, CudaDeleter> cuda_;
 };

@@ -10,6 +10,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "../kernels/chi_freq.hpp"
@@ -131,65 +132,67 @@ struct ChiAccumulator {
 
 using Make = std::function<std::unique_ptr<ChiAccumulator>(Backend, std::size_t)>;
 
-// The static subspace approximation for one q (EpsilonParams::subspace), with `sum(make, report)` the items' chi0
-// summed by accumulators from `make` (on the host, over the processes) and `make_basis(backend, budget, basis, nb)` an
-// accumulator of the static chi0 (no basis) or of chi0 at the frequencies projected on a basis:
+// chi0 summed over the items of every process: left on the device (`device`, each process holding the whole sum there)
+// where it can be, else on the host.
+struct SummedChi {
+  std::unique_ptr<ChiAccumulator> device;
+  std::vector<cplx> host;
+};
+using Sum = std::function<SummedChi(const Make&, bool report, bool keep_on_device)>;
+
+// The static subspace approximation for one q (EpsilonParams::subspace), with `sum(make, report, keep_on_device)` the
+// items' chi0 summed by accumulators from `make` and `make_basis(backend, budget, basis, nb)` an accumulator of the
+// static chi0 (no basis) or of chi0 at the frequencies projected on a basis:
 // 1. the static chi0 in the G basis; its eps^-1(0); the eigenvectors B of v^1/2 chi0 v^1/2 (Hermitian) kept by
-//    |eigenvalue| / the largest >= subspace_cutoff, at most subspace_nbasis;
+//    |eigenvalue| / the largest >= subspace_cutoff, at most subspace_nbasis (kernels::static_subspace; on the device
+//    where chi0 was left there);
 // 2. chi_s(z) = B^H v^1/2 chi0(z) v^1/2 B at every frequency, from each pair's projection M~ = (v^1/2 B)^H M;
 // 3. C(z) = (1 - chi_s(z))^-1 - 1, and eps^-1(z) = eps^-1(0) + v^1/2 B [C(z) - C(0)] B^H v^-1/2 (keep_full_static;
 //    C(0) from the imaginary axis's z = 0) or 1 + v^1/2 B C(z) B^H v^-1/2 (eps = 1 - v chi0 = v^1/2 (1 - v^1/2 chi0
 //    v^1/2) v^-1/2). With every eigenvector kept, both are the G basis's eps^-1 to rounding.
 void subspace_epsilon(DielectricMatrix& d, const std::vector<double>& v, const EpsilonParams& p, const std::string& where, EpsilonTimings& t,
-                      const std::function<std::vector<cplx>(const Make&, bool)>& sum,
-                      const std::function<std::unique_ptr<ChiAccumulator>(Backend, std::size_t, std::vector<cplx>, int)>& make_basis) {
+                      const Sum& sum, const std::function<std::unique_ptr<ChiAccumulator>(Backend, std::size_t, std::vector<cplx>, int)>& make_basis) {
   const int ng = d.ng();
   const std::size_t n2 = static_cast<std::size_t>(ng) * ng;
   // 1. The static chi0, its eps^-1 and the basis.
-  const auto chi0 = sum([&](Backend b, std::size_t budget) { return make_basis(b, budget, {}, 0); }, false);
+  auto chi0 = sum([&](Backend b, std::size_t budget) { return make_basis(b, budget, {}, 0); }, false, true);
   WallTimer ts;
-  // Both ng^2 matrices formed by the threads, column by column. (Their allocation still zero-fills from one thread:
-  // kernels::invert and hermitian_eigen take std::vector.)
+  const auto choose = [&](const std::vector<double>& lambda) {
+    std::vector<int> order(ng);
+    for (int i = 0; i < ng; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return std::abs(lambda[a]) > std::abs(lambda[b]); });
+    const double largest = std::abs(lambda[order[0]]);
+    int nb = 0;
+    while (nb < ng && std::abs(lambda[order[nb]]) >= p.subspace_cutoff * largest && (p.subspace_nbasis <= 0 || nb < p.subspace_nbasis)) ++nb;
+    order.resize(std::max(nb, 1));
+    return order;
+  };
+  std::optional<kernels::StaticSubspace> st;
+  if (chi0.device) st = chi0.device->statics->static_subspace(v, choose, where);
+  if (!st) {
+    if (chi0.device) {  // the device lacked the memory: the step on the host
+      WallTimer tr;
+      chi0.host = chi0.device->result();
+      t.chi0_result += tr.seconds();
+      chi0.device.reset();
+    }
+    st = kernels::static_subspace(p.backend, chi0.host, v, ng, choose, where);
+    chi0.host = {};
+  }
+  chi0 = {};  // chi0's device memory freed for the frequencies' accumulator
+  kernels::StaticSubspace& s = *st;
+  t.subspace_form += s.form, t.subspace_invert += s.invert, t.subspace_eigen += s.eigen;
+  d.eps_head = s.eps_head;
+  const int nb = s.nb;
   std::vector<double> sv(ng);
   for (int i = 0; i < ng; ++i) sv[i] = std::sqrt(v[i]);
-  std::vector<cplx> eps, sym;
-  {
-    WallTimer tf;
-    eps.resize(n2), sym.resize(n2);
-#pragma omp parallel for schedule(static) num_threads(max_threads())
-    for (int j = 0; j < ng; ++j)
-      for (int i = 0; i < ng; ++i) {
-        const std::size_t ij = i + static_cast<std::size_t>(ng) * j;
-        eps[ij] = (i == j ? cplx(1.0) : cplx()) - v[i] * chi0[ij];
-        sym[ij] = sv[i] * chi0[ij] * sv[j];
-      }
-    t.subspace_form += tf.seconds();
-  }
-  d.eps_head = eps[0].re;
-  WallTimer ti;
-  const auto einv0 = kernels::invert(p.backend, eps, ng, where + ", static");
-  t.subspace_invert += ti.seconds();
-  std::vector<double> lambda;
-  WallTimer te0;
-  kernels::hermitian_eigen(p.backend, sym, ng, lambda, where + ", the static chi0 v^1/2 chi0 v^1/2");
-  t.subspace_eigen += te0.seconds();
-  std::vector<int> order(ng);
-  for (int i = 0; i < ng; ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return std::abs(lambda[a]) > std::abs(lambda[b]); });
-  const double largest = std::abs(lambda[order[0]]);
-  int nb = 0;
-  while (nb < ng && std::abs(lambda[order[nb]]) >= p.subspace_cutoff * largest && (p.subspace_nbasis <= 0 || nb < p.subspace_nbasis)) ++nb;
-  nb = std::max(nb, 1);
-  std::vector<cplx> B(static_cast<std::size_t>(ng) * nb), P(B.size());
+  std::vector<cplx> P(s.basis.size());
   for (int c = 0; c < nb; ++c)
-    for (int g = 0; g < ng; ++g) {
-      B[g + static_cast<std::size_t>(ng) * c] = sym[g + static_cast<std::size_t>(ng) * order[c]];
-      P[g + static_cast<std::size_t>(ng) * c] = sv[g] * B[g + static_cast<std::size_t>(ng) * c];
-    }
+    for (int g = 0; g < ng; ++g) P[g + static_cast<std::size_t>(ng) * c] = sv[g] * s.basis[g + static_cast<std::size_t>(ng) * c];
   d.subspace_nbasis = nb;
   t.subspace += ts.seconds();
   // 2. chi0 at the frequencies in the subspace.
-  const auto chis = sum([&](Backend b, std::size_t budget) { return make_basis(b, budget, P, nb); }, true);
+  const auto chis = sum([&](Backend b, std::size_t budget) { return make_basis(b, budget, P, nb); }, true, false).host;
   // 3. C(z) and eps^-1(z) in the G basis.
   WallTimer te;
   const std::size_t b2 = static_cast<std::size_t>(nb) * nb;
@@ -221,23 +224,22 @@ void subspace_epsilon(DielectricMatrix& d, const std::vector<double>& v, const E
   for (int f = 0; f < nf; ++f)
     for (int i = 0; i < nb; ++i) c[f * b2 + i * (nb + 1)] -= cplx(1.0);
   kernels::SubspaceExpansion x;
-  x.ng = ng, x.nb = nb, x.nf = nf, x.basis = B.data(), x.c = c.data(), x.f0 = f0, x.keep = p.subspace_keep_full_static, x.einv0 = einv0.data(),
-  x.sv = sv.data();
+  x.ng = ng, x.nb = nb, x.nf = nf, x.basis = s.basis.data(), x.c = c.data(), x.f0 = f0, x.keep = p.subspace_keep_full_static,
+  x.einv0 = s.einv0.data(), x.sv = sv.data();
   if (p.subspace_expand) {
     d.epsinv_ff = kernels::subspace_expand(p.backend, x);
     d.epsinv.assign(d.epsinv_ff.begin(), d.epsinv_ff.begin() + n2);
-  } else {
-    d.epsinv.assign(einv0.begin(), einv0.end());
   }
   if (p.subspace_keep_basis) {
-    d.sub_basis = B;
+    d.sub_basis = s.basis;
     d.sub_c.resize(c.size());
     for (int f = 0; f < nf; ++f)
       for (std::size_t i = 0; i < b2; ++i) d.sub_c[f * b2 + i] = c[f * b2 + i] - (p.subspace_keep_full_static ? c[f0 * b2 + i] : cplx());
-    d.sub_einv0 = einv0;
+    d.sub_einv0.assign(s.einv0.begin(), s.einv0.end());
     d.sub_sv = sv;
     d.sub_keep = p.subspace_keep_full_static;
   }
+  if (!p.subspace_expand) d.epsinv = std::move(s.einv0);
   t.subspace += te.seconds();
 }
 
@@ -531,11 +533,13 @@ std::vector<DielectricMatrix> compute_epsilon(const Wavefunctions& wfn, const Wa
     auto make_plain = [&](Backend b, std::size_t budget) { return std::make_unique<ChiAccumulator>(b, ng, p, prefactor, budget); };
 
     if (full_frequency && p.subspace) {
-      subspace_epsilon(d, v, p, where_q, t, [&](const Make& make, bool report) {
-        std::vector<cplx> host;
-        auto chi = sum_items(make, report, &host);
+      subspace_epsilon(d, v, p, where_q, t, [&](const Make& make, bool report, bool keep_on_device) {
+        SummedChi out;
+        auto chi = sum_items(make, report, &out.host);
         const bool summed = sum_on_devices(chi.get());
-        return on_host(std::move(chi), std::move(host), summed);
+        if (keep_on_device && chi && (comm.size() == 1 || summed)) out.device = std::move(chi);  // the whole sum on this device
+        else out.host = on_host(std::move(chi), std::move(out.host), summed);
+        return out;
       }, [&](Backend b, std::size_t budget, std::vector<cplx> basis, int nb) {
         return std::make_unique<ChiAccumulator>(b, ng, p, prefactor, budget, ChiAccumulator::Mode(basis.empty() ? ChiAccumulator::Static : ChiAccumulator::Frequencies),
                                                 std::move(basis), nb);

@@ -252,6 +252,51 @@ TEST(GwParity, SubspaceEigenAndExpansionCudaMatchCpu) {
   }
 }
 
+// The static subspace's first step from chi0 left on the device (static_subspace_cuda) against its host twin
+// (static_subspace on the CPU, and with the inversion and decomposition uploaded): eps^-1(0) and eps(0, 0) to 1e-10, the
+// same kept columns and each kept eigenvector equal up to its free phase (|<b_cpu|b_cuda>| = 1 to 1e-10). chi0 is a
+// random negative definite Hermitian matrix whose spectrum has no degenerate pair, so the kept set is unambiguous.
+TEST(GwParity, StaticSubspaceOnTheDeviceMatchesTheHost) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
+  std::mt19937_64 rng(29);
+  const int n = 173, keep = 41, k = 2 * n;
+  const auto x = random_cplx(static_cast<std::size_t>(n) * k, rng);
+  std::vector<cplx> chi(static_cast<std::size_t>(n) * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      cplx s;
+      for (int p = 0; p < k; ++p) s += x[i + static_cast<std::size_t>(n) * p] * conj(x[j + static_cast<std::size_t>(n) * p]);
+      chi[i + static_cast<std::size_t>(n) * j] = -s / (4.0 * k);
+    }
+  std::vector<double> v(n);
+  std::uniform_real_distribution<double> u(0.05, 2.0);
+  for (auto& vi : v) vi = u(rng);
+  const kernels::ChooseBasis choose = [&](const std::vector<double>& lambda) {
+    std::vector<int> order(n);
+    for (int i = 0; i < n; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return std::abs(lambda[a]) > std::abs(lambda[b]); });
+    order.resize(keep);
+    return order;
+  };
+  const auto cpu = kernels::static_subspace(Backend::Cpu, chi, v, n, choose, "cpu");
+  const auto uploaded = kernels::static_subspace(Backend::Cuda, chi, v, n, choose, "cuda, uploaded");
+  DeviceBuffer<cplx> chi_dev(std::span<const cplx>(chi), "chi0");
+  const auto device = kernels::static_subspace_cuda(chi_dev.data(), v, n, choose, "cuda, on the device");
+  for (const auto* s : {&uploaded, &device}) {
+    EXPECT_LT(rel_diff(s->einv0, cpu.einv0), 1e-10);
+    EXPECT_NEAR(s->eps_head, cpu.eps_head, 1e-12 * std::abs(cpu.eps_head));
+    ASSERT_EQ(s->nb, keep);
+    double worst = 0;
+    for (int c = 0; c < keep; ++c) {
+      cplx overlap;
+      for (int g = 0; g < n; ++g) overlap += conj(cpu.basis[g + static_cast<std::size_t>(n) * c]) * s->basis[g + static_cast<std::size_t>(n) * c];
+      worst = std::max(worst, std::abs(quanta::abs(overlap) - 1.0));
+    }
+    std::printf("  kept eigenvectors: max ||<b_cpu|b_cuda>| - 1| = %.2e\n", worst);
+    EXPECT_LT(worst, 1e-10);
+  }
+}
+
 // Random I and mode frequencies spread over every branch of the GPP terms: energies of bands m straddle the
 // evaluation energies, some frequencies are zero (skipped) and some sit within 0.5 eV of |E - E_m|; real
 // and complex mode frequencies, all columns and a subset of them (as one process of several holds), one

@@ -82,6 +82,26 @@ HostVector<cplx> ChiSumEngine::epsilon_inverse(const std::vector<double>& v, con
   return {};
 }
 
+std::optional<StaticSubspace> ChiSumEngine::static_subspace(const std::vector<double>& v, const ChooseBasis& choose, const std::string& what) {
+  if (v.size() != static_cast<std::size_t>(ng_)) throw Error("chi_sum: static_subspace needs one v per G-vector");
+#if QUANTA_GW_CUDA
+  if (cuda_) {
+    if (spent_) throw Error("chi_sum: static_subspace after chi0 was turned into eps");
+    try {
+      auto s = static_subspace_cuda(chi_sum_cuda_complete(*cuda_), v, ng_, choose, what);
+      spent_ = true;
+      return s;
+    } catch (const OutOfDeviceMemory&) {
+      // Raised only before chi0 was touched: the caller downloads chi0 and does the step on the host.
+    }
+  }
+#else
+  (void)choose;
+  (void)what;
+#endif
+  return std::nullopt;
+}
+
 bool ChiSumEngine::sum_on_devices(DeviceExchange& exchange) {
   if (spent_) throw Error("chi_sum: sum_on_devices() after epsilon_inverse() turned chi0 into eps");
 #if QUANTA_GW_CUDA

@@ -1,9 +1,12 @@
 #include <algorithm>
+#include <cmath>
 
 #include "../../src/blas.hpp"
+#include "../invert.hpp"
 #include "../subspace.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/threads.hpp"
+#include "quanta/core/timer.hpp"
 
 extern "C" void zheevd_(const char* jobz, const char* uplo, const int* n, void* a, const int* lda, double* w, void* work, const int* lwork,
                         double* rwork, const int* lrwork, int* iwork, const int* liwork, int* info);
@@ -34,6 +37,48 @@ void hermitian_eigen(Backend backend, std::vector<cplx>& a, int n, std::vector<d
 #endif
   if (backend == Backend::Cuda) throw Error("hermitian_eigen: this build has no CUDA backend");
   hermitian_eigen_cpu(a, n, w, what);
+}
+
+StaticSubspace static_subspace(Backend backend, const std::vector<cplx>& chi0, const std::vector<double>& v, int n, const ChooseBasis& choose,
+                               const std::string& what) {
+  const std::size_t n2 = static_cast<std::size_t>(n) * n;
+  if (chi0.size() != n2 || v.size() != static_cast<std::size_t>(n)) throw Error(what + ": static_subspace needs an n x n chi0 and n values of v");
+  StaticSubspace s;
+  std::vector<double> sv(n);
+  for (int i = 0; i < n; ++i) sv[i] = std::sqrt(v[i]);
+  // Both n^2 matrices formed by the threads, column by column. (Their allocation still zero-fills from one thread:
+  // invert and hermitian_eigen take std::vector.)
+  WallTimer tf;
+  std::vector<cplx> eps(n2), sym(n2);
+#pragma omp parallel for schedule(static) num_threads(max_threads())
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      const std::size_t ij = i + static_cast<std::size_t>(n) * j;
+      eps[ij] = (i == j ? cplx(1.0) : cplx()) - v[i] * chi0[ij];
+      sym[ij] = sv[i] * chi0[ij] * sv[j];
+    }
+  s.eps_head = eps[0].re;
+  s.form = tf.seconds();
+  WallTimer ti;
+  {
+    const auto inv = invert(backend, eps, n, what + ", static");
+    s.einv0 = HostVector<cplx>(n2);
+#pragma omp parallel for schedule(static) num_threads(max_threads())
+    for (int j = 0; j < n; ++j) std::copy_n(inv.begin() + static_cast<std::size_t>(n) * j, n, s.einv0.begin() + static_cast<std::size_t>(n) * j);
+  }
+  s.invert = ti.seconds();
+  WallTimer te;
+  std::vector<double> lambda;
+  hermitian_eigen(backend, sym, n, lambda, what + ", the static chi0 v^1/2 chi0 v^1/2");
+  const auto kept = choose(lambda);
+  s.nb = static_cast<int>(kept.size());
+  s.basis.resize(static_cast<std::size_t>(n) * s.nb);
+  for (int c = 0; c < s.nb; ++c) {
+    if (kept[c] < 0 || kept[c] >= n) throw Error(what + ": the subspace's basis names eigenvector " + std::to_string(kept[c]) + " of " + std::to_string(n));
+    std::copy_n(sym.begin() + static_cast<std::size_t>(n) * kept[c], n, s.basis.begin() + static_cast<std::size_t>(n) * c);
+  }
+  s.eigen = te.seconds();
+  return s;
 }
 
 HostVector<cplx> subspace_expand_cpu(const SubspaceExpansion& j) {
