@@ -83,10 +83,17 @@ Subcommand add_linelist(CLI::App& app) {
       for (const auto& f : r.cross_sections) std::fprintf(stderr, "quanta linelist: cross sections -> %s\n", f.string().c_str());
     if (!o.quiet && Comm::world().root() && r.trans.empty() && r.transitions == 0)  // STATES-ONLY
       std::fprintf(stderr, "quanta linelist: %zu levels, %.2f s -> %s\n", r.levels, r.seconds_total, r.states.string().c_str());
-    else if (!o.quiet && Comm::world().root())
+    else if (!o.quiet && Comm::world().root()) {
+      // Where the transitions went: one .trans, the range files of --trans-split, or nowhere (--no-trans).
+      const std::string trans = !r.trans.empty()         ? r.trans.string()
+                                : !r.trans_files.empty() ? std::to_string(r.trans_files.size()) + " range files " +
+                                                               r.trans_files.front().filename().string() + " .. " +
+                                                               r.trans_files.back().filename().string()
+                                                         : "no .trans (--no-trans)";
       std::fprintf(stderr, "quanta linelist: %zu levels, %lld lower states, %zu transitions, Q = %.6g, %s, %.2f s -> %s, %s\n",
                    r.levels, r.lower_states, r.transitions, r.partition_function, r.engine.c_str(), r.seconds_total,
-                   r.states.string().c_str(), r.trans.empty() ? "no .trans (--no-trans)" : r.trans.string().c_str());
+                   r.states.string().c_str(), trans.c_str());
+    }
     return 0;
   };
   return s;

@@ -213,9 +213,8 @@ RunSummary run(const RunOptions& opt) {
     meta.timings.emplace_back("trans_split", t.seconds());
   }
 
-  // 5. Outputs, written once (by the first process).
-  s.seconds_total = total.seconds();
-  meta.timings.emplace_back("total", s.seconds_total);
+  // 5. Outputs, written once (by the first process); the times recorded are all but quanta-linelist.h5's own.
+  t.reset();
   if (comm.root()) {
     write_exomol_states(s.states, levels, input);
     if (opt.def) {
@@ -243,8 +242,11 @@ RunSummary run(const RunOptions& opt) {
     if (streamed) s.trans.clear();
     else write_exomol_trans(s.trans, levels, list);
     if (gain_table) write_gain_table(gain, levels, list);
-    write_results(s.results, levels, input, list, meta);
   }
+  meta.timings.emplace_back("outputs", t.seconds());
+  s.seconds_total = total.seconds();
+  meta.timings.emplace_back("total", s.seconds_total);
+  if (comm.root()) write_results(s.results, levels, input, list, meta);
   return s;
 }
 
