@@ -1,6 +1,7 @@
 #include "quanta/core/io/fortran_records.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 
 #include "quanta/core/error.hpp"
@@ -19,18 +20,27 @@ std::vector<char> FortranRecords::next(const std::string& what) {
   // Counted before the read, so that a failure inside it and a check of its payload after it both
   // name this record.
   ++index_;
-  std::int32_t n = 0, m = 0;
-  in_.read(reinterpret_cast<char*>(&n), 4);
-  if (!in_) fail(what, "the end of the file");
-  if (n < 0) fail(what, "a bad record marker (" + std::to_string(n) + ")");
-  // A corrupt marker must not become a huge allocation: the payload and its closing marker must fit.
-  const auto here = static_cast<std::uint64_t>(in_.tellg());
-  if (here + static_cast<std::uint64_t>(n) + 4 > size_)
-    fail(what, "a record of " + std::to_string(n) + " bytes", "at most the " + std::to_string(size_ - here) + " bytes left in the file");
-  std::vector<char> payload(static_cast<std::size_t>(n));
-  in_.read(payload.data(), n);
-  in_.read(reinterpret_cast<char*>(&m), 4);
-  if (!in_ || m != n) fail(what, "a truncated record");
+  // A record longer than gfortran's subrecord limit (2^31 - 9 bytes by default) comes as subrecords, each with its
+  // own markers: the leading one negative while the record continues, the trailing one negative on every subrecord
+  // after the first.
+  std::vector<char> payload;
+  for (bool first = true, more = true; more; first = false) {
+    std::int32_t n = 0, m = 0;
+    in_.read(reinterpret_cast<char*>(&n), 4);
+    if (!in_) fail(what, first ? "the end of the file" : "the end of the file inside a record's subrecords");
+    if (n == INT32_MIN) fail(what, "a bad record marker (" + std::to_string(n) + ")");
+    more = n < 0;
+    const std::int32_t len = more ? -n : n;
+    // A corrupt marker must not become a huge allocation: the payload and its closing marker must fit.
+    const auto here = static_cast<std::uint64_t>(in_.tellg());
+    if (here + static_cast<std::uint64_t>(len) + 4 > size_)
+      fail(what, "a record of " + std::to_string(len) + " bytes", "at most the " + std::to_string(size_ - here) + " bytes left in the file");
+    const std::size_t at = payload.size();
+    payload.resize(at + static_cast<std::size_t>(len));
+    in_.read(payload.data() + at, len);
+    in_.read(reinterpret_cast<char*>(&m), 4);
+    if (!in_ || m != (first ? len : -len)) fail(what, "a truncated record");
+  }
   return payload;
 }
 

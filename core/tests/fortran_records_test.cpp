@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "quanta/core/error.hpp"
 #include "test_support.hpp"
@@ -62,4 +64,33 @@ TEST(FortranRecords, ALengthCheckNamesTheRecordJustRead) {
 TEST(FortranRecords, RefusesADirectory) {
   quanta::test::TempDir dir;
   expect_error<InputError>([&] { FortranRecords r(dir.path(), "a WFN file"); }, {"is a directory", "a WFN file"});
+}
+
+// A record longer than gfortran's subrecord limit: the bytes gfortran 12.2 (Debian 12) wrote with
+// -fmax-subrecord-length=16 for `write(10) 'extF'; write(10) a; write(10) 'extF'` with a = 1d0, ..., 5d0 (40 bytes:
+// subrecords of 16, 16 and 8 bytes, markers -16/16, -16/-16, 8/-8), read back whole.
+TEST(FortranRecords, JoinsGfortransSubrecords) {
+  quanta::test::TempDir dir;
+  const auto file = dir / "sub.bin";
+  const std::int32_t words[] = {4, 1182038117, 4, -16, 0, 1072693248, 0, 1073741824, 16, -16, 0, 1074266112,
+                                0, 1074790400, -16, 8, 0, 1075052544, -8, 4, 1182038117, 4};
+  {
+    std::ofstream f(file, std::ios::binary);
+    for (const auto w : words) put(f, w);
+  }
+  FortranRecords r(file, "a test layout");
+  const auto head = r.next("head");
+  EXPECT_EQ(std::string(head.begin(), head.end()), "extF");
+  EXPECT_EQ(r.next_array<double>("a", 5), (std::vector<double>{1, 2, 3, 4, 5}));
+  const auto tail = r.next("tail");
+  EXPECT_EQ(std::string(tail.begin(), tail.end()), "extF");
+  EXPECT_TRUE(r.at_end());
+  // A continued record whose file ends before its last subrecord is refused, naming it.
+  const auto cut = dir / "cut.bin";
+  {
+    std::ofstream f(cut, std::ios::binary);
+    for (int i = 3; i < 15; ++i) put(f, words[i]);
+  }
+  FortranRecords c(cut, "a test layout");
+  expect_error<InputError>([&] { c.next("a"); }, {"record 1", "(a)", "inside a record's subrecords"});
 }

@@ -1,3 +1,4 @@
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -232,6 +233,20 @@ RootsFile read_root_descriptions(const std::filesystem::path& file, int nmodes, 
 }
 
 
+namespace {
+
+// One N x N matrix, column-major in the file, stored row-major as component a of d (d.n set by the first).
+void store_component(DipoleMatrices& d, int a, const std::vector<char>& m) {
+  const std::size_t n = d.n, nn = n * n;
+  if (d.mu.empty()) d.mu.resize(3 * nn);
+  const double* col = reinterpret_cast<const double*>(m.data());
+  double* out = d.mu.data() + static_cast<std::size_t>(a) * nn;
+  for (std::size_t j = 0; j < n; ++j)
+    for (std::size_t i = 0; i < n; ++i) out[i * n + j] = col[j * n + i];
+}
+
+}  // namespace
+
 DipoleMatrices read_dipole_matrices(const std::filesystem::path& file) {
   io::FortranRecords rec(file, "TROVE's dipole layout: Start external field, N, three N x N matrices");
   auto head = rec.next("header");
@@ -248,15 +263,47 @@ DipoleMatrices read_dipole_matrices(const std::filesystem::path& file) {
     // sized, so N cannot size them beyond the file.
     auto m = rec.next("dipole matrix");
     if (m.size() != nn * 8) rec.fail("dipole matrix", std::to_string(m.size()) + " bytes", std::to_string(nn * 8) + " bytes (N x N doubles)");
-    if (d.mu.empty()) d.mu.resize(3 * nn);
-    const double* col = reinterpret_cast<const double*>(m.data());
-    double* out = d.mu.data() + static_cast<std::size_t>(a) * n * n;
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i < n; ++i) out[static_cast<std::size_t>(i) * n + j] = col[static_cast<std::size_t>(j) * n + i];
+    store_component(d, a, m);
   }
   auto tail = rec.next("footer");
   if (std::string(tail.begin(), tail.end()).rfind("End external field", 0) != 0) rec.fail("footer", "'" + std::string(tail.begin(), tail.end()) + "'");
   return d;
+}
+
+DipoleMatrices read_divided_dipole_matrices(const std::filesystem::path& dir) {
+  DipoleMatrices d;
+  for (int a = 0; a < 3; ++a) {
+    const auto file = dir / ("j0_extmatelem" + std::to_string(a + 1) + ".chk");
+    io::FortranRecords rec(file, "TROVE's divided dipole layout (CHECK_POINT: extmatelem ... split): 'extF', one N x N matrix, 'extF'");
+    auto tag = [&](const char* what) {
+      const auto t = rec.next(what);
+      if (std::string(t.begin(), t.end()) != "extF") rec.fail(what, "'" + std::string(t.begin(), t.end()) + "'", "'extF'");
+    };
+    tag("header");
+    auto m = rec.next("dipole matrix");
+    // N from the record: its length must be the square of a count of doubles, the same in all three files.
+    const auto values = m.size() / 8;
+    auto n = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(values))));
+    if (m.size() % 8 != 0 || n == 0 || n * n != values || n > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+      rec.fail("dipole matrix", std::to_string(m.size()) + " bytes", "N x N doubles");
+    if (a == 0) d.n = static_cast<int>(n);
+    else if (static_cast<int>(n) != d.n)
+      rec.fail("dipole matrix", std::to_string(n) + " x " + std::to_string(n),
+               std::to_string(d.n) + " x " + std::to_string(d.n) + " as in j0_extmatelem1.chk");
+    store_component(d, a, m);
+    tag("footer");
+  }
+  return d;
+}
+
+DipoleMatrices read_trove_dipole(const std::filesystem::path& dir, const IntensityInput& input) {
+  if (input.dipole_divided) return read_divided_dipole_matrices(dir);
+  const auto file = dir / "j0_extfield.chk";
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec) && std::filesystem::exists(dir / "j0_extmatelem1.chk", ec))
+    throw InputError(file.string(), "not found; the folder holds j0_extmatelem1.chk, the dipole written divided. TROVE reads those when the "
+                                    "input's CHECK_POINT block says so (`extmatelem read split`): " + input.file.string() + " does not");
+  return read_dipole_matrices(file);
 }
 
 }  // namespace quanta::linelist

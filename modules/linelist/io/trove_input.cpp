@@ -243,6 +243,19 @@ void read_intensity_line(const Line& l, Reader& r) {
   }
 }
 
+// TROVE's CHECK_POINT block, of which the intensity step uses one thing: whether the dipole's J = 0 matrix elements
+// were written divided, one file per component (fields.f90: `EXTMATELEM action [n] SPLIT|DIVIDE|STITCH` and
+// `J0_EXTMATELEM`/`J0_EXTERNAL action [SPLIT|DIVIDE]` set IOextF_divide, with which dipole.f90 reads
+// j0_extmatelem<imu>.chk). The block's other lines concern TROVE's earlier steps.
+void read_check_point_line(const Line& l, Reader& r) {
+  const std::string k = lower(l.keyword());
+  if (k != "extmatelem" && k != "j0_extmatelem" && k != "j0_external") return;
+  for (std::size_t i = 2; i <= l.count(); ++i) {  // after the action (READ, SAVE, ...), as TROVE reads the mode
+    const std::string w = lower(l.word(i));
+    if (w == "split" || w == "divide" || (w == "stitch" && k == "extmatelem")) r.in.dipole_divided = true;
+  }
+}
+
 // TROVE's CONTROL block: `step 4` (or `intensity`) makes its `J a, b` the J range of the intensity step.
 struct Control {
   bool intensity_step = false;
@@ -299,7 +312,7 @@ IntensityInput read_trove_input(const std::filesystem::path& path) {
   std::ifstream f = io::open_input_file(path, "a TROVE input file with an INTENSITY block");
   Reader r;
   r.in.file = path;
-  enum class Block { None, Intensity, Control, Basis, Zmat } block = Block::None;
+  enum class Block { None, Intensity, Control, Basis, Zmat, CheckPoint } block = Block::None;
   int natoms = 0, singular_axis = 0;
   bool zmat_unreadable = false;
   bool singular_basis = false;
@@ -324,6 +337,7 @@ IntensityInput read_trove_input(const std::filesystem::path& path) {
         else zmat_unreadable = true, r.in.atoms.clear();
       }
       else if (block == Block::Intensity) read_intensity_line(l, r);
+      else if (block == Block::CheckPoint) read_check_point_line(l, r);
       else read_control_line(l, r, control);
       continue;
     }
@@ -353,6 +367,8 @@ IntensityInput read_trove_input(const std::filesystem::path& path) {
       block = Block::Zmat;
       r.in.atoms.clear();
       zmat_unreadable = false;
+    } else if (k == "check_point" || k == "checkpoint") {
+      block = Block::CheckPoint;
     } else if (k == "control") {
       block = Block::Control;
       control = {};
@@ -372,6 +388,7 @@ IntensityInput read_trove_input(const std::filesystem::path& path) {
   if (block == Block::Control) throw InputError(file, "the CONTROL block has no END before the end of the file");
   if (block == Block::Basis) throw InputError(file, "the BASIS block has no END before the end of the file");
   if (block == Block::Zmat) throw InputError(file, "the ZMAT block has no END before the end of the file");
+  if (block == Block::CheckPoint) throw InputError(file, "the CHECK_POINT block has no END before the end of the file");
   in.linear_basis = singular_axis != 0 || (natoms == 3 && singular_basis);
   if (in.symgroup.empty()) throw InputError(file, "no SYMGROUP keyword (the molecular symmetry group)");
   if (in.gns.empty()) throw InputError(file, block_line, "GNS", "nothing", "the nuclear-spin weight of each irreducible representation");

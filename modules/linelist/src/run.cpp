@@ -135,7 +135,7 @@ RunSummary run(const RunOptions& opt) {
     s.seconds_total = total.seconds();
     return s;
   }
-  const DipoleMatrices dipole = from_file ? read_dipole_h5(opt.levels_file) : read_dipole_matrices(opt.checkpoint_dir / "j0_extfield.chk");
+  const DipoleMatrices dipole = from_file ? read_dipole_h5(opt.levels_file) : read_trove_dipole(opt.checkpoint_dir, input);
   meta.input_file = opt.input.string();
   meta.checkpoint_dir = from_file ? opt.levels_file.string() : opt.checkpoint_dir.string();
   meta.timings.emplace_back("read", t.seconds());
@@ -261,7 +261,7 @@ std::size_t convert_to_levels_file(const std::filesystem::path& input_file, cons
   io::require_writable_folder(output.has_parent_path() ? output.parent_path() : std::filesystem::path("."), "the folder of the levels file (-o)");
   io::warn_replaced("linelist-convert", {output});
   const Levels levels = read_levels(dir, input);
-  const DipoleMatrices dipole = read_dipole_matrices(dir / "j0_extfield.chk");
+  const DipoleMatrices dipole = read_trove_dipole(dir, input);
   write_levels_h5(output, levels, dipole);
   note("linelist-convert", quiet, std::to_string(levels.levels.size()) + " levels of J = " + std::to_string(input.jmin) + ".." +
                                       std::to_string(input.jmax) + " and " + std::to_string(dipole.n) + " vibrational functions -> " + output.string());

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "../../../core/tests/test_support.hpp"
 #include "quanta/core/io/hdf5.hpp"
@@ -83,6 +85,43 @@ TEST(LinelistBadInput, TruncatedDipoleCheckpoint) {
   fs::resize_file(c.dir / "j0_extfield.chk", 200000);
   quanta::test::expect_error<quanta::InputError>([&] { read_dipole_matrices(c.dir / "j0_extfield.chk"); },
                                                  {"j0_extfield.chk", "record", "bytes left in the file"});
+}
+
+// The dipole divided (CHECK_POINT: `extmatelem read split`, j0_extmatelem1..3.chk): a folder holding only the divided
+// files under an input that does not say so is refused with the hint; under one that does, a missing file, a wrong tag
+// and components of different sizes are refused naming the file and record.
+TEST(LinelistBadInput, DividedDipoleFiles) {
+  Copy c;
+  auto write_divided = [&](int imu, const std::string& tag, int n) {
+    std::ofstream f(c.dir / ("j0_extmatelem" + std::to_string(imu) + ".chk"), std::ios::binary);
+    auto record = [&](const void* p, std::int32_t bytes) {
+      f.write(reinterpret_cast<const char*>(&bytes), 4);
+      f.write(static_cast<const char*>(p), bytes);
+      f.write(reinterpret_cast<const char*>(&bytes), 4);
+    };
+    const std::vector<double> m(static_cast<std::size_t>(n) * n, 0.5);
+    record(tag.data(), static_cast<std::int32_t>(tag.size()));
+    record(m.data(), static_cast<std::int32_t>(m.size() * 8));
+    record(tag.data(), static_cast<std::int32_t>(tag.size()));
+  };
+  fs::remove(c.dir / "j0_extfield.chk");
+  write_divided(1, "extF", 4);
+  quanta::test::expect_error<quanta::InputError>([&] { read_trove_dipole(c.dir.path(), c.input()); },
+                                                 {"j0_extfield.chk", "j0_extmatelem1.chk", "extmatelem read split", "step4_std.inp"});
+  std::ofstream(c.dir / "step4_std.inp", std::ios::app) << "\nCHECK_POINT\nextmatelem  read  split\nEND\n";
+  ASSERT_TRUE(c.input().dipole_divided);
+  quanta::test::expect_error<quanta::InputError>([&] { read_trove_dipole(c.dir.path(), c.input()); }, {"j0_extmatelem2.chk"});
+  write_divided(2, "extF", 5);
+  write_divided(3, "extF", 4);
+  quanta::test::expect_error<quanta::InputError>([&] { read_trove_dipole(c.dir.path(), c.input()); },
+                                                 {"j0_extmatelem2.chk", "record 2", "5 x 5", "4 x 4 as in j0_extmatelem1.chk"});
+  write_divided(2, "extX", 4);
+  quanta::test::expect_error<quanta::InputError>([&] { read_trove_dipole(c.dir.path(), c.input()); },
+                                                 {"j0_extmatelem2.chk", "record 1", "'extX'", "'extF'"});
+  write_divided(2, "extF", 4);
+  const auto d = read_trove_dipole(c.dir.path(), c.input());
+  EXPECT_EQ(d.n, 4);
+  EXPECT_EQ(d.mu.size(), 48u);
 }
 
 TEST(LinelistBadInput, InputKeywordsNameTheLine) {

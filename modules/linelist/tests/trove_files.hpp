@@ -53,10 +53,11 @@ inline std::filesystem::path fresh_dir(const std::string& name) {
 // 1e-6 cm^-1). With `via_levels_file` the checkpoints are first converted to a levels file (linelist-convert) and
 // the line list is computed from that file alone. `backend`: the --backend the command runs on.
 inline void expect_command_gives_troves_files(const std::string& folder, const std::string& stem, long lines, const char* what,
-                                              bool via_levels_file = false, const std::string& backend = "cpu") {
+                                              bool via_levels_file = false, const std::string& backend = "cpu",
+                                              const std::string& input_file = "step4_exomol_files.inp") {
   const auto out = fresh_dir(folder);
   const auto dir = quanta::test::data_path("linelist/" + folder);
-  const std::string input = "'" + (dir / "step4_exomol_files.inp").string() + "'";
+  const std::string input = "'" + (dir / input_file).string() + "'";
   const std::string checkpoints = "'" + (dir / "checkpoints").string() + "'";
   std::string source = " --checkpoints " + checkpoints;
   if (via_levels_file) {
@@ -65,7 +66,7 @@ inline void expect_command_gives_troves_files(const std::string& folder, const s
     ASSERT_EQ(std::system(convert.c_str()), 0) << convert;
     source = " --levels " + levels;
   }
-  const std::string cmd = std::string(QUANTA_BINARY) + " linelist " + input + source + " -o '" + out.string() + "' --backend cpu -q";
+  const std::string cmd = std::string(QUANTA_BINARY) + " linelist " + input + source + " -o '" + out.string() + "' --backend " + backend + " -q";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   expect_same_exomol_files(out, stem, dir / "trove-output", stem, lines, what);
   std::filesystem::remove_all(out);

@@ -189,6 +189,13 @@ TEST(LinelistTrove, AmmoniaInD3hWithSpinStatisticsGivesTrovesExomolFiles) {
 TEST(LinelistTrove, SilyleneHdInCsGivesTrovesExomolFiles) {
   expect_command_gives_troves_files("sihd-trove", "SiHD_J0-3_0_3", 9072, "SiHD, Cs(M)");
   expect_command_gives_troves_files("sihd-trove", "SiHD_J0-3_0_3", 9072, "SiHD, Cs(M), through a levels file", true);
+  // The dipole divided as TROVE writes it for large molecules (step2_split.inp: `extmatelem convert split` wrote
+  // j0_extmatelem1..3.chk; step4_exomol_files_split.inp reads them with `extmatelem read split`, and TROVE's own
+  // files from that run were byte for byte those of trove-output/).
+  expect_command_gives_troves_files("sihd-trove", "SiHD_J0-3_0_3", 9072, "SiHD, Cs(M), the dipole divided", false, "cpu",
+                                    "step4_exomol_files_split.inp");
+  expect_command_gives_troves_files("sihd-trove", "SiHD_J0-3_0_3", 9072, "SiHD, Cs(M), the dipole divided, through a levels file", true, "cpu",
+                                    "step4_exomol_files_split.inp");
 }
 
 // TROVE's 14N2-16O line list (tests/data/n2o-trove: a linear triatomic in TROVE's group "Csn 4", 16 irreps A', A", e1,

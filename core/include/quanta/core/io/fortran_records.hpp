@@ -8,7 +8,8 @@
 
 namespace quanta::io {
 
-// Reads a Fortran sequential unformatted file record by record: int32 length, payload, int32 length.
+// Reads a Fortran sequential unformatted file record by record: int32 length, payload, int32 length (a record
+// beyond 2 GB as gfortran's subrecords, joined).
 // Every failure names the file, the record number, the item the caller expected there and the layout
 // the file should have (`layout`, e.g. "BerkeleyGW's WFN layout"), as an InputError.
 class FortranRecords {

@@ -5,11 +5,14 @@
 //   j0eigen_vectors<J>_<G>.chk    the roots' coefficients in the symmetrized basis (direct access:
 //                                 root r is `dim` doubles at byte offset (r-1)*dim*8)
 //   j0_extfield.chk               the molecule-fixed dipole matrices on the J = 0 contracted basis
+//                                 (or j0_extmatelem1..3.chk, one per component, when the input divides it)
 // Layouts: modules/linelist/tests/data/sih2-trove/README.md and docs/linelist.md.
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "quanta/linelist/input.hpp"
 
 namespace quanta::linelist {
 
@@ -76,5 +79,10 @@ struct DipoleMatrices {
   std::vector<double> mu;  // [3][n][n]
 };
 DipoleMatrices read_dipole_matrices(const std::filesystem::path& file);
+// The same, divided as TROVE writes it for large molecules (CHECK_POINT: `extmatelem ... split`): j0_extmatelem1.chk ..
+// j0_extmatelem3.chk in dir, each 'extF', the component's N x N matrix (gfortran's subrecords beyond 2 GB), 'extF'.
+DipoleMatrices read_divided_dipole_matrices(const std::filesystem::path& dir);
+// The dipole of a TROVE run in dir as its input says it was written (IntensityInput::dipole_divided).
+DipoleMatrices read_trove_dipole(const std::filesystem::path& dir, const IntensityInput& input);
 
 }  // namespace quanta::linelist

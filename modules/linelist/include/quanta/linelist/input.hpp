@@ -44,6 +44,10 @@ struct IntensityInput {
   // SINRHO-2XLAGUERRE-K, SINRHO-LEGENDRE-K1), or `SINGULAR-AXIS` non-zero. TROVE then counts the ExoMol IDs of J
   // from N_vib J Nirreps instead of N_vib J^2 (tran.f90), and so does quanta.
   bool linear_basis = false;
+  // TROVE's CHECK_POINT block: `EXTMATELEM ... SPLIT` (or DIVIDE, STITCH; `J0_EXTMATELEM`/`J0_EXTERNAL ... SPLIT`): the
+  // dipole's J = 0 matrix elements are read, as TROVE reads them then, from one file per component,
+  // j0_extmatelem1.chk .. j0_extmatelem3.chk, instead of j0_extfield.chk.
+  bool dipole_divided = false;
   // TROVE's ZMAT block: each atom's label (its element symbol, as TROVE writes it, possibly with a number: O1) and
   // mass (Da), in the block's order; used for ExoMol's .def file. Empty when the input has no ZMAT block.
   struct Atom {
