@@ -238,6 +238,17 @@ LineList compute_linelist(const Levels& L, const IntensityInput& in, const Dipol
   WallTimer timer;
   std::vector<Transition> found;
   std::future<std::vector<double>> next;
+  // With a sink, each group's lines go to it on a second thread while the next group computes (the range files'
+  // spill and the cross sections need not hold the device): at most two groups' lines are held at once.
+  std::future<void> sinking;
+  auto hand_to_sink = [&] {
+    if (sinking.valid()) sinking.get();  // the previous group's (and its exception, if it threw)
+    out.streamed += found.size();
+    const std::size_t size = found.size();
+    sinking = std::async(std::launch::async, [&opt, lines = std::move(found)]() mutable { opt.sink(lines); });
+    found = {};
+    found.reserve(size);
+  };
   for (std::size_t gi = 0; gi < groups.size(); ++gi) {
     const Group& g = groups[gi];
     const LevelBlock& lb = L.blocks[g.block];
@@ -280,12 +291,9 @@ LineList compute_linelist(const Levels& L, const IntensityInput& in, const Dipol
     }
     progress.advance(g.levels.size());
     out.lower_states += static_cast<long long>(g.levels.size());
-    if (opt.sink) {
-      out.streamed += found.size();
-      opt.sink(found);
-      found.clear();
-    }
+    if (opt.sink) hand_to_sink();
   }
+  if (sinking.valid()) sinking.get();
   progress.finish();
   out.upper_cached_bytes = cached;
 

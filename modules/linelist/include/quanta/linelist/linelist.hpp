@@ -29,7 +29,9 @@ struct Transition {
 struct LineListOptions {
   Backend backend = Backend::Cpu;
   // When set: each group's transitions are handed over as they are computed (in the groups' order, not sorted) and not
-  // kept, every process its own; LineList::transitions stays empty and LineList::streamed counts this process's.
+  // kept, every process its own; LineList::transitions stays empty and LineList::streamed counts this process's. The
+  // sink runs on a second thread, one group at a time, while the next group computes: it must not touch what the
+  // computation uses (it may read the levels).
   std::function<void(std::vector<Transition>&)> sink;
   std::size_t upper_cache_bytes = std::size_t(8) << 30;  // expanded upper vectors kept on the host; the rest are re-read per group
   bool quiet = false;
