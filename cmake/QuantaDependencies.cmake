@@ -1,6 +1,6 @@
 # Finds the libraries quanta builds against. Required: LAPACKE + BLAS, HDF5 (C), CLI11, OpenMP, FFTW3,
 # toml++.
-# Optional: spglib (a built-in symmetry finder is used without it), CUDA toolkit, MPI, GoogleTest, benchmark.
+# Optional: spglib (a built-in symmetry finder is used without it), bzip2 (linelist --bzip2), CUDA toolkit, MPI, GoogleTest, benchmark.
 find_package(PkgConfig QUIET)
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(Threads REQUIRED)
@@ -58,6 +58,9 @@ else()
   target_include_directories(quanta_toml INTERFACE ${TOMLPLUSPLUS_INCLUDE_DIR})
   target_compile_definitions(quanta_toml INTERFACE TOML_HEADER_ONLY=1)
 endif()
+
+# --- bzip2 (optional: linelist's --bzip2 range files; refused by name without it) ------------------
+find_package(BZip2 QUIET)
 
 # --- spglib (optional) ---------------------------------------------------------------------------
 find_path(SPGLIB_INCLUDE_DIR spglib.h)

@@ -28,6 +28,7 @@ have_header spglib.h || { echo "host lacks spglib: unpacking carried package"; u
 have_header gtest/gtest.h || { echo "host lacks GoogleTest: unpacking carried package"; unpack libgtest-dev libgmock-dev; }
 have_header benchmark/benchmark.h || { echo "host lacks benchmark: unpacking carried package"; unpack libbenchmark-dev libbenchmark1debian; }
 have_header toml++/toml.hpp || { echo "host lacks toml++: unpacking carried packages"; unpack libtomlplusplus-dev libtomlplusplus3; }
+have_header bzlib.h || { echo "host lacks bzip2's header: unpacking carried packages"; unpack libbz2-dev libbz2-1.0; }
 have_header fftw3.h || { echo "host lacks FFTW: unpacking carried packages"; unpack libfftw3-dev libfftw3-double3; }
 have_header lapacke.h || { echo "host lacks LAPACKE: unpacking carried packages"; unpack liblapacke liblapacke-dev libtmglib3 libgfortran5 liblapack3 libblas3 libopenblas-dev libopenblas0-pthread libopenblas-pthread-dev libopenblas0; }
 if ! have_header hdf5.h && ! have_header hdf5/serial/hdf5.h; then

@@ -11,6 +11,6 @@ pkgs=(libsymspg-dev libsymspg1 libcli11-dev libtomlplusplus-dev libtomlplusplus3
       libhdf5-dev libhdf5-103-1 libhdf5-hl-100 libsz2 libaec0 libaec-dev
       liblapacke liblapacke-dev libopenblas-dev libopenblas0-pthread libopenblas-pthread-dev libopenblas0
       libgfortran5 libtmglib3 liblapack3 libblas3
-      libfftw3-dev libfftw3-double3)
+      libfftw3-dev libfftw3-double3 libbz2-dev libbz2-1.0)
 apt-get download "${pkgs[@]}"
 ls -la

@@ -10,6 +10,7 @@ packages=(
   build-essential cmake pkg-config git xz-utils
   libopenblas-dev liblapacke-dev
   libhdf5-dev
+  libbz2-dev bzip2
   libsymspg-dev
   libfftw3-dev
   libtomlplusplus-dev

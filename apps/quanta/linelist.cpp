@@ -47,6 +47,7 @@ Subcommand add_linelist(CLI::App& app) {
   s.app->add_option("--trans-split", v->run.trans_split,
                     "write the .trans sorted by wavenumber in files of W cm-1 (<stem>__<lo>-<hi>.trans), streamed in bounded memory")
       ->check(CLI::PositiveNumber);
+  s.app->add_flag("--bzip2", v->run.bzip2, "with --trans-split: the range files compressed by bzip2 (<stem>__<lo>-<hi>.trans.bz2), as ExoMol serves them");
   s.app->add_flag("--def", v->run.def, "also write <stem>.def, ExoMol's definition file (atoms and masses from the input's ZMAT)");
   s.app->add_option("--pf", v->run.pf_tmax, "also write <stem>.pf: the partition function of the levels read at T = 1 .. TMAX K")
       ->check(CLI::PositiveNumber);

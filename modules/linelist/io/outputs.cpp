@@ -1,5 +1,9 @@
 #include "outputs.hpp"
 
+#if QUANTA_HAVE_BZIP2
+#include <bzlib.h>
+#endif
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -233,12 +237,29 @@ struct SpillRecord {
 };
 static_assert(sizeof(SpillRecord) == 24);
 
+#if QUANTA_HAVE_BZIP2
+// text replaced by one bzip2 stream of it (900 k blocks, as `bzip2 -9`); 0, or libbzip2's error code.
+int bzip2_in_place(std::string& text) {
+  std::string packed(text.size() + text.size() / 100 + 600, '\0');  // libbzip2's bound on the output
+  auto length = static_cast<unsigned int>(packed.size());
+  const int rc = BZ2_bzBuffToBuffCompress(packed.data(), &length, text.data(), static_cast<unsigned int>(text.size()), 9, 0, 0);
+  if (rc != BZ_OK) return rc;
+  packed.resize(length);
+  text.swap(packed);
+  return 0;
+}
+#endif
+
 // The records' .trans lines written in order: blocks of records formatted by the host's threads, each into its own
-// text, and the texts written one after another.
-void write_trans_lines(std::ostream& out, const std::vector<SpillRecord>& recs) {
+// text (with bzip2, compressed there into a stream of its own), and the texts written one after another.
+void write_trans_lines(std::ostream& out, const std::vector<SpillRecord>& recs, bool bzip2) {
+#if !QUANTA_HAVE_BZIP2
+  (void)bzip2;  // refused before: the writer is not made with bzip2 in such a build
+#endif
   const int threads = max_threads();
   const std::size_t block = std::size_t{1} << 21;  // records per thread and block (about 128 MB of text)
   std::vector<std::string> text(threads);
+  std::vector<int> failure(threads, 0);
   for (std::size_t b0 = 0; b0 < recs.size(); b0 += block * threads) {
     const std::size_t b1 = std::min(recs.size(), b0 + block * threads), per = (b1 - b0 + threads - 1) / threads;
 #pragma omp parallel for schedule(static) num_threads(threads)
@@ -248,7 +269,12 @@ void write_trans_lines(std::ostream& out, const std::vector<SpillRecord>& recs) 
       const std::size_t i0 = std::min(b1, b0 + t * per), i1 = std::min(b1, i0 + per);
       s.reserve((i1 - i0) * 62);
       for (std::size_t i = i0; i < i1; ++i) append_trans_line(s, recs[i].upper, recs[i].lower, recs[i].a, recs[i].nu);
+#if QUANTA_HAVE_BZIP2
+      if (bzip2 && !s.empty()) failure[t] = bzip2_in_place(s);
+#endif
     }
+    for (const int rc : failure)
+      if (rc != 0) throw Error("--bzip2: libbzip2 failed to compress a block of lines (error " + std::to_string(rc) + ")");
     for (const auto& s : text) out.write(s.data(), static_cast<std::streamsize>(s.size()));
   }
 }
@@ -311,9 +337,18 @@ void sort_spill_records(std::vector<SpillRecord>& recs) {
 }
 }  // namespace
 
-SplitTransWriter::SplitTransWriter(std::filesystem::path dir, std::string stem, int width, const Levels& levels, const Comm& comm)
-    : dir_(std::move(dir)), stem_(std::move(stem)), width_(width), levels_(levels), comm_(comm) {
+SplitTransWriter::SplitTransWriter(std::filesystem::path dir, std::string stem, int width, const Levels& levels, const Comm& comm, bool bzip2)
+    : dir_(std::move(dir)), stem_(std::move(stem)), width_(width), bzip2_(bzip2), levels_(levels), comm_(comm) {
   if (width_ < 1) throw Error("--trans-split: the range width must be at least 1 cm^-1");
+  if (bzip2_ && !can_bzip2()) throw Error("--bzip2: this build has no bzip2 library (libbz2-dev when quanta was built)");
+}
+
+bool SplitTransWriter::can_bzip2() {
+#if QUANTA_HAVE_BZIP2
+  return true;
+#else
+  return false;
+#endif
 }
 
 // Named by range and process (not by process id), so that the first process finds every process's files.
@@ -391,9 +426,9 @@ std::vector<std::filesystem::path> SplitTransWriter::finish() {
       if (recs.empty()) continue;
       sort_spill_records(recs);
       const auto lo = static_cast<long long>(k) * width_, hi = lo + width_;
-      const auto path = dir_ / format("%s__%05lld-%05lld.trans", stem_.c_str(), lo, hi);
+      const auto path = dir_ / format("%s__%05lld-%05lld.trans%s", stem_.c_str(), lo, hi, bzip2_ ? ".bz2" : "");
       io::AtomicFile f(path);
-      write_trans_lines(f.stream(), recs);
+      write_trans_lines(f.stream(), recs, bzip2_);
       f.commit();
       files.push_back(path);
     }

@@ -52,7 +52,10 @@ void write_exomol_def(const std::filesystem::path& path, const Levels& levels, c
 // .trans columns, to a temporary name renamed when complete. Spill files are removed once read, or with the writer.
 class SplitTransWriter {
  public:
-  SplitTransWriter(std::filesystem::path dir, std::string stem, int width, const Levels& levels, const Comm& comm);
+  // bzip2: each range file written as bzip2 streams (<stem>__<lo>-<hi>.trans.bz2; one stream per thread's block of
+  // lines, which bzip2 and Python's bz2 read as one file).
+  SplitTransWriter(std::filesystem::path dir, std::string stem, int width, const Levels& levels, const Comm& comm, bool bzip2 = false);
+  static bool can_bzip2();  // whether this build has the bzip2 library
   ~SplitTransWriter();
   SplitTransWriter(const SplitTransWriter&) = delete;
   SplitTransWriter& operator=(const SplitTransWriter&) = delete;
@@ -68,6 +71,7 @@ class SplitTransWriter {
   std::filesystem::path dir_;
   std::string stem_;
   int width_;
+  bool bzip2_;
   const Levels& levels_;
   const Comm& comm_;
   std::vector<std::unique_ptr<Range>> ranges_;  // by floor(nu / width)

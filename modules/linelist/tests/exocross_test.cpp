@@ -20,6 +20,10 @@
 #include <string>
 #include <vector>
 
+#if QUANTA_HAVE_BZIP2
+#include <bzlib.h>
+#endif
+
 #include "quanta/core/error.hpp"
 #include "quanta/linelist/run.hpp"
 #include "quanta/linelist/xsec.hpp"
@@ -201,6 +205,33 @@ TEST(ExoCross, CrossSectionsFromALineListRun) {
   EXPECT_LE(worst, 1e-4);
 }
 
+#if QUANTA_HAVE_BZIP2
+// A file of one or more bzip2 streams, decompressed whole (as bzcat reads it).
+std::string bunzip2(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::string packed(std::istreambuf_iterator<char>(in), {}), text;
+  std::size_t at = 0;
+  while (at < packed.size()) {
+    bz_stream s{};
+    if (BZ2_bzDecompressInit(&s, 0, 0) != BZ_OK) return "(bzip2 init failed)";
+    s.next_in = packed.data() + at;
+    s.avail_in = static_cast<unsigned int>(packed.size() - at);
+    char buf[1 << 16];
+    int rc = BZ_OK;
+    while (rc == BZ_OK) {
+      s.next_out = buf;
+      s.avail_out = sizeof buf;
+      rc = BZ2_bzDecompress(&s);
+      text.append(buf, sizeof buf - s.avail_out);
+    }
+    at = packed.size() - s.avail_in;
+    BZ2_bzDecompressEnd(&s);
+    if (rc != BZ_STREAM_END) return "(bzip2 error " + std::to_string(rc) + ")";
+  }
+  return text;
+}
+#endif
+
 // The streamed writer (--trans-split): TROVE's SiH2 list written as computed into 500 cm^-1 ranges, in wavenumber order,
 // gives the in-memory .trans's lines byte for byte (the same text lines, compared in one order), each file holding its
 // range only, and the transitions are not kept in memory.
@@ -374,5 +405,25 @@ TEST(LinelistStreamed, RangeSplitTransEqualsTheInMemoryFileSorted) {
   const std::string joined = text_of(split.trans_files), single = text_of(one.trans_files);
   EXPECT_EQ(single.size(), joined.size());
   EXPECT_TRUE(single == joined) << "the single range's file differs from the 500 cm^-1 files joined";
+  // --bzip2: the same range files as bzip2 streams (.trans.bz2), read back whole; without the library, refused by name.
+  o.output_dir = dir / "bz2";
+  fs::create_directories(o.output_dir);
+  o.trans_split = 500;
+  o.bzip2 = true;
+#if QUANTA_HAVE_BZIP2
+  const auto packed = run(o);
+  ASSERT_EQ(packed.trans_files.size(), split.trans_files.size());
+  for (std::size_t i = 0; i < packed.trans_files.size(); ++i) {
+    EXPECT_EQ(packed.trans_files[i].filename().string(), split.trans_files[i].filename().string() + ".bz2");
+    EXPECT_TRUE(bunzip2(packed.trans_files[i]) == text_of({split.trans_files[i]})) << packed.trans_files[i];
+  }
+#else
+  try {
+    run(o);
+    ADD_FAILURE() << "--bzip2 accepted by a build without the bzip2 library";
+  } catch (const quanta::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--bzip2: this build has no bzip2 library"), std::string::npos) << e.what();
+  }
+#endif
   fs::remove_all(dir);
 }

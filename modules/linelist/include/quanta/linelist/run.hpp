@@ -22,6 +22,7 @@ struct RunOptions {
   std::filesystem::path cross_sections;   // an ExoCross input: cross sections (or sticks) from the run's transitions
   bool no_trans = false;                  // with cross_sections: leave the .trans file unwritten
   int trans_split = 0;                    // > 0: the .trans sorted by wavenumber in files of this many cm^-1, streamed
+  bool bzip2 = false;                     // with trans_split: the range files bzip2-compressed (<file>.trans.bz2)
   int pf_tmax = 0;                        // > 0: also <stem>.pf, Q(T) for T = 1 .. pf_tmax K
   bool def = false;                       // also <stem>.def, ExoMol's definition file
   int threads = 0;
