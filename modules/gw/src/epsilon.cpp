@@ -235,7 +235,8 @@ void subspace_epsilon(DielectricMatrix& d, const std::vector<double>& v, const E
     d.sub_c.resize(c.size());
     for (int f = 0; f < nf; ++f)
       for (std::size_t i = 0; i < b2; ++i) d.sub_c[f * b2 + i] = c[f * b2 + i] - (p.subspace_keep_full_static ? c[f0 * b2 + i] : cplx());
-    d.sub_einv0.assign(s.einv0.begin(), s.einv0.end());
+    // The static eps^-1: epsinv itself when the subspace is not expanded (below), so not held twice.
+    if (p.subspace_expand) d.sub_einv0.assign(s.einv0.begin(), s.einv0.end());
     d.sub_sv = sv;
     d.sub_keep = p.subspace_keep_full_static;
   }

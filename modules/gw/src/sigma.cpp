@@ -926,7 +926,7 @@ std::vector<SigmaK> compute_sigma(const Wavefunctions& inner, const Density& rho
           }
           if (d.sub_keep) {
             sr.static_part.resize(static_cast<std::size_t>(ngs) * ncol);
-            kernels::cd_rotate_cpu(rotation, d.sub_einv0.data(), sr.static_part.data());
+            kernels::cd_rotate_cpu(rotation, d.sub_static_einv(), sr.static_part.data());
           }
         }
         full_frequency_sums(rotation, ff_device.get(), d, sr, ms, e_m, columns, s.v, star.weight, e_eval, share.n_lo, pn, sx, ch, cor, cor4, q);

@@ -85,7 +85,8 @@ struct DielectricMatrix {
   // eps^-1 (sub_einv0, z = 0; sub_keep) or 1, D = sub_c[f] (already C(z) - C(0) when sub_keep).
   std::vector<cplx> sub_basis;  // B, [nb][ng] (column-major ng x nb)
   std::vector<cplx> sub_c;      // [nf][nb][nb]
-  std::vector<cplx> sub_einv0;  // [ng][ng]
+  std::vector<cplx> sub_einv0;  // [ng][ng]; empty when epsinv is that same static eps^-1 (the subspace not expanded)
+  const cplx* sub_static_einv() const { return sub_einv0.empty() ? epsinv.data() : sub_einv0.data(); }
   std::vector<double> sub_sv;   // [ng] v^1/2
   bool sub_keep = true;
   int nfreq() const { return static_cast<int>(freq.size()); }
