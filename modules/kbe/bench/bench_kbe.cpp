@@ -9,10 +9,10 @@
 #include <cstdio>
 #include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench_options.hpp"
 #include "../kernels/collision_integral.hpp"
 #include "../kernels/cuda_propagation.hpp"
 #include "quanta/core/backend.hpp"
@@ -23,16 +23,9 @@
 
 using namespace quanta;
 using namespace quanta::kbe::kernels;
+using quanta::kbe::bench::parse_list;
 
 namespace {
-
-std::vector<int> parse_list(const std::string& s) {
-  std::vector<int> v;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ',')) v.push_back(std::stoi(item));
-  return v;
-}
 
 template <class F>
 double median_seconds(int repeats, F&& f) {
