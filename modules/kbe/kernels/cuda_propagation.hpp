@@ -5,6 +5,41 @@
 // contraction), one collision-integral launch (a thread per (t_j, k)) and one time-step launch. Only the
 // mean-field Hamiltonian (nk 2x2 matrices) goes up and the new diagonal block comes down per pass.
 // The formulas are the CPU kernels' (kernels/self_energy.hpp, collision_integral.hpp, time_step.hpp).
+#include <cstddef>
+
+#include "layout.hpp"
+#include "quanta/kbe/params.hpp"
+
+namespace quanta::kbe::kernels {
+
+// The sizes (complex numbers) of the device arrays of a propagation, as DevicePropagation takes them: the half-plane
+// of each G (with a row of spare blocks unless k-split), a time row, and the self-energy's batch of time pairs (all
+// nk, or pair_batch pairs of pair_nk k-points in a k-split run).
+struct DeviceArraySizes {
+  std::size_t half = 0, row = 0, se = 0;
+};
+inline DeviceArraySizes device_array_sizes(int nk, int ntimes, int pair_nk, int pair_batch) {
+  const bool split = pair_nk > 0;
+  const std::size_t bs = block_size(nk);
+  DeviceArraySizes s;
+  s.half = (tri_count(ntimes) + (split ? 0 : ntimes)) * bs;
+  s.row = static_cast<std::size_t>(ntimes) * bs;
+  s.se = static_cast<std::size_t>(split ? pair_batch : ntimes) * block_size(split ? pair_nk : nk);
+  return s;
+}
+// Bytes of every device array of a propagation (the plan made before a run, so that a run that does not fit the
+// device is told before it starts): G< and G>, two Sigma rows, four collision rows, the self-energy's scratch (FFT:
+// two arrays plus cuFFT's work area, counted as one more; direct: the polarization), the k-split's five pair arrays,
+// and the small ones (a double of step maxima per 32 elements of a row counted, more than they take).
+inline std::size_t device_propagation_bytes(int nk, int ntimes, SelfEnergyMethod method, int pair_nk = 0, int pair_batch = 0) {
+  const DeviceArraySizes s = device_array_sizes(nk, ntimes, pair_nk, pair_batch);
+  const std::size_t scratch = method == SelfEnergyMethod::Fft ? 3 * s.se : 2 * s.se;
+  const std::size_t complex_numbers = 2 * s.half + 6 * s.row + scratch + (pair_nk > 0 ? 5 * s.se : 0);
+  return complex_numbers * 16 + static_cast<std::size_t>(nk) * 64 + static_cast<std::size_t>(ntimes) * 8 + s.row * 8 / 32 + 4096;
+}
+
+}  // namespace quanta::kbe::kernels
+
 #ifdef QUANTA_HAVE_CUDA
 #include <memory>
 #include <vector>

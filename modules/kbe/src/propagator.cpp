@@ -581,6 +581,22 @@ void Propagator::restore_rows(int step, const BlockFill& fill, const std::vector
   step_ = step;
 }
 
+std::size_t Propagator::device_bytes(const Config& config) {
+  return kernels::device_propagation_bytes(config.model.nk, config.time.steps + 1, config.solver.self_energy);
+}
+
+int Propagator::device_steps_within(const Config& config, std::size_t bytes) {
+  auto fits = [&](int steps) { return kernels::device_propagation_bytes(config.model.nk, steps + 1, config.solver.self_energy) <= bytes; };
+  if (!fits(1)) return 0;
+  int lo = 1, hi = config.time.steps;  // fits(lo); the answer is in [lo, hi]
+  if (fits(hi)) return hi;
+  while (hi - lo > 1) {
+    const int mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
 std::size_t Propagator::host_bytes(const Config& config, Backend backend, const Comm& comm, int threads, bool write_green) {
   const std::size_t nk = static_cast<std::size_t>(config.model.nk), ntimes = static_cast<std::size_t>(config.time.steps) + 1;
   const std::size_t ranks = static_cast<std::size_t>(std::max(1, comm.size()));

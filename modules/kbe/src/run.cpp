@@ -119,19 +119,37 @@ RunSummary run(const RunOptions& opt) {
   s.ranks = comm.size();
 
   // 2. The half-plane and all work arrays, allocated once (on the device with CUDA; a half-plane too large
-  // for the device falls back to the CPU, on every rank when any rank's does not fit); the uncorrelated
-  // initial state.
+  // for the device is refused under --backend cuda and goes to the CPU under auto, on every rank when any rank's
+  // does not fit); the uncorrelated initial state.
   WallTimer t;
   const bool green = config.output.write_green || opt.write_green;
+  // An explicit --backend cuda runs on the device or not at all; with auto a run that does not fit the device goes
+  // to the CPU, saying so. One process knows before anything is allocated (the device plan against the free memory).
+  const bool cuda_asked = opt.backend == Backend::Cuda;
+  const std::string cpu_instead = "the CPU path would need " +
+                                  number(Propagator::host_bytes(config, Backend::Cpu, comm, max_threads(), green) / 1073741824.0) +
+                                  " GiB of host memory and is much slower (its time grows as the steps cubed)";
+  if (backend == Backend::Cuda && !comm.distributed()) {
+    const std::size_t need = Propagator::device_bytes(config), have = GpuMemoryBudget{}.usable_bytes();
+    if (need > have) {
+      const std::string what = "the CUDA propagation of nk = " + std::to_string(config.model.nk) + " for " + std::to_string(config.time.steps) +
+                               " steps needs " + number(need / 1073741824.0) + " GiB of device memory; the device has " +
+                               number(have / 1073741824.0) + " GiB free to use. " + std::to_string(Propagator::device_steps_within(config, have)) +
+                               " steps would fit, or the k-points split over several GPUs (mpirun, one process per GPU); " + cpu_instead;
+      if (cuda_asked) throw Error("kbe: " + what + " (--backend cuda was asked: the run is not moved to the CPU)");
+      warn("kbe", what + ": propagating on the CPU (--backend auto)");
+      backend = Backend::Cpu;
+    }
+  }
   require_memory(config, backend, comm, green);
   std::unique_ptr<Propagator> owned;
   try {
     owned = std::make_unique<Propagator>(config, max_threads(), backend, comm);
   } catch (const OutOfDeviceMemory& e) {  // thrown on every rank together
+    if (cuda_asked) throw Error("kbe: " + std::string(e.what()) + ": the CUDA backend does not fit the device; " + cpu_instead +
+                                " (--backend cuda was asked: the run is not moved to the CPU)");
     // The CPU path holds the whole half-plane in host memory: said, and refused when it does not fit.
-    warn("kbe", std::string(e.what()) + ": the CUDA backend does not fit the device, propagating on the CPU (" +
-                      number(Propagator::host_bytes(config, Backend::Cpu, comm, max_threads(), green) / 1073741824.0) +
-                      " GiB of host memory, much slower)");
+    warn("kbe", std::string(e.what()) + ": the CUDA backend does not fit the device, propagating on the CPU (--backend auto); " + cpu_instead);
     backend = Backend::Cpu;
     require_memory(config, backend, comm, green);
     owned = std::make_unique<Propagator>(config, max_threads(), backend, comm);

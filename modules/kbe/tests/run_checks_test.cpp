@@ -118,4 +118,25 @@ TEST(KbeRunChecks, RunLargerThanHostMemoryIsRefused) {
   fs::remove_all(dir);
 }
 
+// The device plan made before a CUDA run (kernels/cuda_propagation.hpp): the steps that fit are its inverse, the
+// half-plane of both G dominates it, and it agrees with what an 80 GB H100 did (docs/kbe.md): nk = 1024 ran 1000
+// steps on the device, and 1250 steps did not fit.
+TEST(KbeRunChecks, DevicePlanAndTheStepsThatFit) {
+  using quanta::kbe::Propagator;
+  auto c = kbe_test::small_config(1024, 0.5, 0.05, 1000);
+  const std::size_t need = Propagator::device_bytes(c);
+  EXPECT_EQ(Propagator::device_steps_within(c, need), 1000);
+  EXPECT_EQ(Propagator::device_steps_within(c, need - 1), 999);
+  EXPECT_EQ(Propagator::device_steps_within(c, 0), 0);
+  const double half_planes = 2.0 * 16 * (1001.0 * 1002 / 2) * 4 * 1024;
+  EXPECT_GT(need, half_planes);
+  EXPECT_LT(need, 1.02 * half_planes);  // the rows and scratch add O(nt) arrays: 1.1% here
+  const double h100 = 80e9;
+  EXPECT_LT(need, h100);
+  c.time.steps = 1250;
+  EXPECT_GT(Propagator::device_bytes(c), h100);
+  EXPECT_LT(Propagator::device_steps_within(c, static_cast<std::size_t>(h100)), 1250);
+  EXPECT_GE(Propagator::device_steps_within(c, static_cast<std::size_t>(h100)), 1000);
+}
+
 }  // namespace

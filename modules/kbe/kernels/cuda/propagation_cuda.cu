@@ -60,8 +60,8 @@ DevicePropagation::DevicePropagation(int nk, int ntimes, SelfEnergyMethod method
   d.split = pair_nk > 0;
   d.se_nk = d.split ? pair_nk : nk;
   d.se_batch = d.split ? pair_batch : ntimes;
-  const std::size_t bs = d.bs(), half = (tri_count(ntimes) + (d.split ? 0 : ntimes)) * bs, row = static_cast<std::size_t>(ntimes) * bs;
-  const std::size_t se = static_cast<std::size_t>(d.se_batch) * block_size(d.se_nk);
+  const DeviceArraySizes sizes = device_array_sizes(nk, ntimes, pair_nk, pair_batch);  // device_propagation_bytes's
+  const std::size_t half = sizes.half, row = sizes.row, se = sizes.se;
   d.g_less = DeviceBuffer<cplx>(half, "kbe half-plane G<");
   d.g_greater = DeviceBuffer<cplx>(half, "kbe half-plane G>");
   d.g_less.zero();

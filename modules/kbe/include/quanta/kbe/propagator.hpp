@@ -111,6 +111,10 @@ class Propagator {
   // workspaces, the observables' history, checkpoint staging and, with write_green, the output copies),
   // before anything is allocated: run() compares it with the memory available.
   static std::size_t host_bytes(const Config& config, Backend backend, const Comm& comm, int threads, bool write_green);
+  // Device bytes of a one-process CUDA run of `config` (kernels/cuda_propagation.hpp's plan), and the most steps
+  // whose run takes at most `bytes` (0 when not even one step does).
+  static std::size_t device_bytes(const Config& config);
+  static int device_steps_within(const Config& config, std::size_t bytes);
 
  private:
   struct Work;
