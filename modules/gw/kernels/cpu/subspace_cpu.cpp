@@ -62,6 +62,7 @@ StaticSubspace static_subspace(Backend backend, const std::vector<cplx>& chi0, c
   WallTimer ti;
   {
     const auto inv = invert(backend, eps, n, what + ", static");
+    eps = std::vector<cplx>();  // freed before the copy: at most three n^2 matrices at once (sym, inv, einv0)
     s.einv0 = HostVector<cplx>(n2);
 #pragma omp parallel for schedule(static) num_threads(max_threads())
     for (int j = 0; j < n; ++j) std::copy_n(inv.begin() + static_cast<std::size_t>(n) * j, n, s.einv0.begin() + static_cast<std::size_t>(n) * j);
