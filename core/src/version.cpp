@@ -12,6 +12,7 @@ std::string build_description() {
          "MPI: " + QUANTA_BUILD_MPI + "\n" +
          "spglib: " + QUANTA_BUILD_SPGLIB + "\n" +
          "HDF5: " + QUANTA_BUILD_HDF5 + "\n" +
+         "bzip2: " + QUANTA_BUILD_BZIP2 + "\n" +
          "OpenMP: " + QUANTA_BUILD_OPENMP + "\n";
 }
 
