@@ -107,6 +107,13 @@ void collect_transitions(const IntensityInput& in, const IntensityConstants& k, 
     const double* a_i = amp + std::size_t(i) * degI * nf;
     for (int f = 0; f < up.count; ++f) {
       const double nu = up.energy[f] - lo.energy[i];
+      // A NaN would fail every filter below and vanish from the list: stopped here, naming the pair.
+      auto non_finite = [&](const char* what) {
+        return Error(std::string("a non-finite ") + what + " between level " + std::to_string(lo.level[i]) + " (J = " + std::to_string(lo.J) +
+                     ") and level " + std::to_string(up.level[f]) + " (J = " + std::to_string(up.J) +
+                     "): check the energies, eigenvectors and dipole read");
+      };
+      if (!std::isfinite(nu)) throw non_finite("wavenumber");
       if (nu <= -small || !in.freq.contains(nu)) continue;
       double s0 = 0;
       for (int di = 0; di < degI; ++di)
@@ -114,6 +121,7 @@ void collect_transitions(const IntensityInput& in, const IntensityConstants& k, 
           const double a = a_i[di * nf + std::size_t(f) * degF + df];
           s0 += a * a;
         }
+      if (!std::isfinite(s0)) throw non_finite("line strength");
       s0 /= degI;
       Transition t;
       t.lower = lo.level[i];

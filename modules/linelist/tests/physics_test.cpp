@@ -4,8 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
 
 #include "../kernels/linestrength.hpp"
+#include "../src/transitions.hpp"
+#include "quanta/core/error.hpp"
 #include "quanta/linelist/linelist.hpp"
 #include "test_support.hpp"
 
@@ -278,4 +283,34 @@ TEST(LinelistPhysics, TrovesLinearMoleculeGroupCsn) {
       EXPECT_NE(std::string(e.what()).find("is not implemented in quanta linelist"), std::string::npos) << e.what();
     }
   }
+}
+
+// A non-finite amplitude or energy (a corrupt vector, dipole or level read) stops the digest naming the pair,
+// instead of failing every threshold comparison and vanishing from the list; finite ones pass.
+TEST(LinelistPhysics, NonFiniteAmplitudeOrEnergyStopsTheDigest) {
+  IntensityInput in;
+  in.temperature = 296;
+  const IntensityConstants k(in, 10.0, 0.0);
+  const int lower_level[1] = {7}, upper_level[2] = {11, 12};
+  double lower_energy[1] = {100.0}, upper_energy[2] = {150.0, 170.0};
+  double amp[2] = {0.1, 0.2};
+  const StateSet lower{lower_level, lower_energy, 1, 0, 1, 1.0}, upper{upper_level, upper_energy, 2, 1, 1, 0.0};
+  std::vector<Transition> out;
+  collect_transitions(in, k, lower, upper, amp, out);
+  EXPECT_EQ(out.size(), 2u);
+  auto expect_stop = [&](const char* what) {
+    try {
+      collect_transitions(in, k, lower, upper, amp, out);
+      ADD_FAILURE() << "a non-finite " << what << " passed";
+    } catch (const quanta::Error& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(std::string("non-finite ") + what), std::string::npos) << msg;
+      EXPECT_NE(msg.find("level 7 (J = 0) and level 12 (J = 1)"), std::string::npos) << msg;
+    }
+  };
+  amp[1] = std::nan("");
+  expect_stop("line strength");
+  amp[1] = 0.2;
+  upper_energy[1] = std::numeric_limits<double>::infinity();
+  expect_stop("wavenumber");
 }
