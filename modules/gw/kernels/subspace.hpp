@@ -9,6 +9,7 @@
 // - eps^-1 at every frequency expanded from the subspace back to the G basis,
 //     eps^-1(z_f) = base + diag(sv) B D_f B^H diag(1 / sv),  D_f = C_f - C_f0 (keep) or C_f,  base = eps^-1(0) (keep) or 1,
 //   two ZGEMMs per frequency (on the device, B and the C_f uploaded once).
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -25,8 +26,15 @@ void hermitian_eigen(Backend backend, std::vector<cplx>& a, int n, std::vector<d
 
 // The static subspace's first step. `choose(lambda)` (the eigenvalues of sym, ascending) returns the columns kept, in
 // the order the basis takes them.
+// v^1/2 element by element (the symmetrization's scale).
+inline std::vector<double> sqrt_of(const std::vector<double>& v) {
+  std::vector<double> s(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) s[i] = std::sqrt(v[i]);
+  return s;
+}
 using ChooseBasis = std::function<std::vector<int>(const std::vector<double>& lambda)>;
 struct StaticSubspace {
+  std::vector<double> sv;    // [n] v^1/2, the symmetrization's
   HostVector<cplx> einv0;    // [n][n] eps^-1(0)
   double eps_head = 0;       // Re eps(0, 0)
   std::vector<cplx> basis;   // B, the kept eigenvectors of sym (column-major n x nb)

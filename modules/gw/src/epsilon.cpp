@@ -184,8 +184,7 @@ void subspace_epsilon(DielectricMatrix& d, const std::vector<double>& v, const E
   t.subspace_form += s.form, t.subspace_invert += s.invert, t.subspace_eigen += s.eigen;
   d.eps_head = s.eps_head;
   const int nb = s.nb;
-  std::vector<double> sv(ng);
-  for (int i = 0; i < ng; ++i) sv[i] = std::sqrt(v[i]);
+  const std::vector<double>& sv = s.sv;
   std::vector<cplx> P(s.basis.size());
   for (int c = 0; c < nb; ++c)
     for (int g = 0; g < ng; ++g) P[g + static_cast<std::size_t>(ng) * c] = sv[g] * s.basis[g + static_cast<std::size_t>(ng) * c];

@@ -340,14 +340,12 @@ void sort_spill_records(std::vector<SpillRecord>& recs) {
 SplitTransWriter::SplitTransWriter(std::filesystem::path dir, std::string stem, int width, const Levels& levels, const Comm& comm, bool bzip2)
     : dir_(std::move(dir)), stem_(std::move(stem)), width_(width), bzip2_(bzip2), levels_(levels), comm_(comm) {
   if (width_ < 1) throw Error("--trans-split: the range width must be at least 1 cm^-1");
-  if (bzip2_ && !can_bzip2()) throw Error("--bzip2: this build has no bzip2 library (libbz2-dev when quanta was built)");
+  if (bzip2_) require_bzip2();
 }
 
-bool SplitTransWriter::can_bzip2() {
-#if QUANTA_HAVE_BZIP2
-  return true;
-#else
-  return false;
+void SplitTransWriter::require_bzip2() {
+#if !QUANTA_HAVE_BZIP2
+  throw Error("--bzip2: this build has no bzip2 library (libbz2-dev when quanta was built)");
 #endif
 }
 

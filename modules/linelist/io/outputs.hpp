@@ -55,7 +55,7 @@ class SplitTransWriter {
   // bzip2: each range file written as bzip2 streams (<stem>__<lo>-<hi>.trans.bz2; one stream per thread's block of
   // lines, which bzip2 and Python's bz2 read as one file).
   SplitTransWriter(std::filesystem::path dir, std::string stem, int width, const Levels& levels, const Comm& comm, bool bzip2 = false);
-  static bool can_bzip2();  // whether this build has the bzip2 library
+  static void require_bzip2();  // throws Error naming --bzip2 when this build has no bzip2 library
   ~SplitTransWriter();
   SplitTransWriter(const SplitTransWriter&) = delete;
   SplitTransWriter& operator=(const SplitTransWriter&) = delete;

@@ -104,7 +104,7 @@ RunSummary run(const RunOptions& opt) {
   const bool streamed = opt.trans_split > 0 || (xsec && opt.no_trans);
   if (opt.trans_split > 0 && opt.no_trans) throw Error("--trans-split and --no-trans: give one");
   if (opt.bzip2 && opt.trans_split <= 0) throw Error("--bzip2 compresses the range files of --trans-split: give --trans-split W too");
-  if (opt.bzip2 && !SplitTransWriter::can_bzip2()) throw Error("--bzip2: this build has no bzip2 library (libbz2-dev when quanta was built)");
+  if (opt.bzip2) SplitTransWriter::require_bzip2();  // before anything is read
   if (opt.trans_split > 0 && input.states_only) throw Error("--trans-split with STATES-ONLY: there are no transitions to write");
   if (streamed && (opt.gain_table || input.gain)) throw Error("GAIN's table (--gain-table or GAIN) needs the transitions in memory: not with --trans-split or --no-trans");
   const std::string stem = (input.linelist_name.empty() ? opt.input.stem().string() : input.linelist_name) + "_" +

@@ -72,4 +72,11 @@ inline void expect_command_gives_troves_files(const std::string& folder, const s
   std::filesystem::remove_all(out);
 }
 
+// Both ways a TROVE user runs it: from the checkpoints, and through a levels file made from them.
+inline void expect_troves_files_both_ways(const std::string& folder, const std::string& stem, long lines, const std::string& what,
+                                          const std::string& input_file = "step4_exomol_files.inp") {
+  expect_command_gives_troves_files(folder, stem, lines, what.c_str(), false, "cpu", input_file);
+  expect_command_gives_troves_files(folder, stem, lines, (what + ", through a levels file").c_str(), true, "cpu", input_file);
+}
+
 }  // namespace linelist_test

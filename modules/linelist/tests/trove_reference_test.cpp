@@ -178,8 +178,7 @@ TEST(LinelistTrove, AmmoniaInC3vWithDegenerateStatesGivesTrovesExomolFiles) {
 // its ExoMol writer keeps of its 3,582 (the others have A <= 1.8e-16 1/s). Also through a levels file, which must
 // carry those J = 0 A1' levels too.
 TEST(LinelistTrove, AmmoniaInD3hWithSpinStatisticsGivesTrovesExomolFiles) {
-  expect_command_gives_troves_files("nh3-d3h-trove", "NH3_J0-3_0_3", 3576, "NH3, D3h(M)");
-  expect_command_gives_troves_files("nh3-d3h-trove", "NH3_J0-3_0_3", 3576, "NH3, D3h(M), through a levels file", true);
+  expect_troves_files_both_ways("nh3-d3h-trove", "NH3_J0-3_0_3", 3576, "NH3, D3h(M)");
 }
 
 // TROVE's 28SiHD line list (tests/data/sihd-trove: Cs(M), irreps A' A", the SiH2 model of TROVE's docs with one proton
@@ -187,15 +186,11 @@ TEST(LinelistTrove, AmmoniaInD3hWithSpinStatisticsGivesTrovesExomolFiles) {
 // own Cs(M) inputs, which are all linear triatomics): the 240 states (no J = 0 A" level) with g_ns 6 = 1 x 2 x 3 for
 // both irreps, `selection 1 1`, and all 9,072 lines of TROVE's table (A' <-> A"). Also through a levels file.
 TEST(LinelistTrove, SilyleneHdInCsGivesTrovesExomolFiles) {
-  expect_command_gives_troves_files("sihd-trove", "SiHD_J0-3_0_3", 9072, "SiHD, Cs(M)");
-  expect_command_gives_troves_files("sihd-trove", "SiHD_J0-3_0_3", 9072, "SiHD, Cs(M), through a levels file", true);
+  expect_troves_files_both_ways("sihd-trove", "SiHD_J0-3_0_3", 9072, "SiHD, Cs(M)");
   // The dipole divided as TROVE writes it for large molecules (step2_split.inp: `extmatelem convert split` wrote
   // j0_extmatelem1..3.chk; step4_exomol_files_split.inp reads them with `extmatelem read split`, and TROVE's own
   // files from that run were byte for byte those of trove-output/).
-  expect_command_gives_troves_files("sihd-trove", "SiHD_J0-3_0_3", 9072, "SiHD, Cs(M), the dipole divided", false, "cpu",
-                                    "step4_exomol_files_split.inp");
-  expect_command_gives_troves_files("sihd-trove", "SiHD_J0-3_0_3", 9072, "SiHD, Cs(M), the dipole divided, through a levels file", true, "cpu",
-                                    "step4_exomol_files_split.inp");
+  expect_troves_files_both_ways("sihd-trove", "SiHD_J0-3_0_3", 9072, "SiHD, Cs(M), the dipole divided", "step4_exomol_files_split.inp");
 }
 
 // TROVE's 14N2-16O line list (tests/data/n2o-trove: a linear triatomic in TROVE's group "Csn 4", 16 irreps A', A", e1,
@@ -204,8 +199,7 @@ TEST(LinelistTrove, SilyleneHdInCsGivesTrovesExomolFiles) {
 // 254 states with TROVE's IDs of a linear molecule's basis (N_vib J Nirreps + ...) and its 6,311 lines (TROVE's
 // table has 6,338; its writer drops 27 with A <= 2.2e-16 1/s). Also through a levels file.
 TEST(LinelistTrove, NitrousOxideLinearInCsnGivesTrovesExomolFiles) {
-  expect_command_gives_troves_files("n2o-trove", "N2O_J0-4_0_4", 6311, "N2O, Csn 4");
-  expect_command_gives_troves_files("n2o-trove", "N2O_J0-4_0_4", 6311, "N2O, Csn 4, through a levels file", true);
+  expect_troves_files_both_ways("n2o-trove", "N2O_J0-4_0_4", 6311, "N2O, Csn 4");
 }
 
 // TROVE's trans-HPPH line list (tests/data/hpph-trove: C2h(M), irreps Ag Au Bg Bu, TROVE's own trans-31P2-1H2 input
@@ -213,6 +207,5 @@ TEST(LinelistTrove, NitrousOxideLinearInCsnGivesTrovesExomolFiles) {
 // `selection 1 1 2 2` (Ag <-> Au, Bg <-> Bu; Gamma* = Au), and the 7,603 lines its ExoMol writer keeps of its 7,604 (the
 // other has A <= 2.2e-16 1/s). Also through a levels file.
 TEST(LinelistTrove, TransHpphInC2hGivesTrovesExomolFiles) {
-  expect_command_gives_troves_files("hpph-trove", "HPPH_J0-3_0_3", 7603, "trans-HPPH, C2h(M)");
-  expect_command_gives_troves_files("hpph-trove", "HPPH_J0-3_0_3", 7603, "trans-HPPH, C2h(M), through a levels file", true);
+  expect_troves_files_both_ways("hpph-trove", "HPPH_J0-3_0_3", 7603, "trans-HPPH, C2h(M)");
 }

@@ -44,8 +44,8 @@ StaticSubspace static_subspace(Backend backend, const std::vector<cplx>& chi0, c
   const std::size_t n2 = static_cast<std::size_t>(n) * n;
   if (chi0.size() != n2 || v.size() != static_cast<std::size_t>(n)) throw Error(what + ": static_subspace needs an n x n chi0 and n values of v");
   StaticSubspace s;
-  std::vector<double> sv(n);
-  for (int i = 0; i < n; ++i) sv[i] = std::sqrt(v[i]);
+  s.sv = sqrt_of(v);
+  const std::vector<double>& sv = s.sv;
   // Both n^2 matrices formed by the threads, column by column. (Their allocation still zero-fills from one thread:
   // invert and hermitian_eigen take std::vector.)
   WallTimer tf;

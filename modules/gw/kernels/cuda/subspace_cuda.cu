@@ -74,9 +74,8 @@ StaticSubspace static_subspace_cuda(cplx* chi, const std::vector<double>& v, int
   StaticSubspace s;
   {
     // sym and its decomposition (chi0 only read).
-    std::vector<double> sv(n);
-    for (int i = 0; i < n; ++i) sv[i] = std::sqrt(v[i]);
-    DeviceBuffer<double> svd(std::span<const double>(sv), "v^1/2"), wd(static_cast<std::size_t>(n), "eigenvalues");
+    s.sv = sqrt_of(v);
+    DeviceBuffer<double> svd(std::span<const double>(s.sv), "v^1/2"), wd(static_cast<std::size_t>(n), "eigenvalues");
     DeviceBuffer<cplx> sym(n2, "v^1/2 chi0 v^1/2");
     WallTimer tf;
     symmetrize_kernel<<<static_cast<unsigned>((n2 + 255) / 256), 256>>>(sym.data(), chi, svd.data(), n);
