@@ -1,6 +1,9 @@
 #include "quanta/core/io/output_folder.hpp"
 
+#include <sys/stat.h>
+
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 
@@ -25,6 +28,23 @@ void require_writable_folder(const std::filesystem::path& dir, const std::string
   f.close();
   std::filesystem::remove(probe, ec);
   if (!ok) throw Error("cannot write in " + name + ": " + std::strerror(err));
+}
+
+void require_disk_space(const std::filesystem::path& dir, std::uintmax_t bytes, const std::string& what) {
+  std::error_code ec;
+  const auto space = std::filesystem::space(dir, ec);
+  if (ec) throw Error("cannot query the free space of '" + dir.string() + "' (" + what + "): " + ec.message());
+  if (space.available >= bytes) return;
+  char text[160];
+  std::snprintf(text, sizeof text, " needs %.2f GiB of disk; the file system holding it has %.2f GiB available",
+                static_cast<double>(bytes) / 1073741824.0, static_cast<double>(space.available) / 1073741824.0);
+  throw Error(what + " in '" + dir.string() + "'" + text);
+}
+
+std::uintmax_t allocated_bytes(const std::filesystem::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return 0;
+  return static_cast<std::uintmax_t>(st.st_blocks) * 512u;
 }
 
 void warn_replaced(const char* module, const std::vector<std::filesystem::path>& outputs) {

@@ -1,4 +1,6 @@
 #include "quanta/core/io/atomic_file.hpp"
+#include "quanta/core/io/output_folder.hpp"
+#include "quanta/core/error.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -115,4 +117,29 @@ TEST(AtomicFile, TemporaryPathIsRemovedOnAnErrorPath) {
   EXPECT_FALSE(temp.empty());
   EXPECT_FALSE(fs::exists(temp));
   EXPECT_FALSE(fs::exists(dir / "out.h5"));
+}
+
+// The disk check before long stages: more than any disk holds is refused with the numbers; a sparse file's
+// allocated bytes are what it holds on disk, not its size.
+TEST(DiskSpace, RefusedWithTheBytesNeededAndAvailable) {
+  quanta::test::TempDir dir;
+  EXPECT_NO_THROW(quanta::io::require_disk_space(dir.path(), 4096, "a small file"));
+  try {
+    quanta::io::require_disk_space(dir.path(), std::uintmax_t(1) << 62, "the checkpoint x.h5");
+    ADD_FAILURE() << "not refused";
+  } catch (const quanta::Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("the checkpoint x.h5"), std::string::npos) << m;
+    EXPECT_NE(m.find("4294967296.00 GiB"), std::string::npos) << m;
+    EXPECT_NE(m.find("available"), std::string::npos) << m;
+  }
+  const fs::path sparse = dir / "sparse.bin";
+  {
+    std::ofstream f(sparse, std::ios::binary);
+    f.seekp((1 << 24) - 1);
+    f.put('x');
+  }
+  EXPECT_EQ(fs::file_size(sparse), std::uintmax_t(1) << 24);
+  EXPECT_LT(quanta::io::allocated_bytes(sparse), std::uintmax_t(1) << 23);
+  EXPECT_EQ(quanta::io::allocated_bytes(dir / "absent"), 0u);
 }

@@ -1,5 +1,5 @@
 // The checkpoint file (checkpoint.hpp): appended rows, written by a thread of its own. HDF5 C API: the
-// datasets are extendable, which core's H5File does not offer.
+// datasets are allocated whole at creation (contiguous, never filled), which core's H5File does not offer.
 #include "checkpoint.hpp"
 
 #include <hdf5.h>
@@ -17,8 +17,7 @@
 namespace quanta::kbe {
 namespace {
 
-constexpr const char* kFormat = "quanta-kbe checkpoint 2 (appended rows)";
-constexpr hsize_t kChunkDoubles = hsize_t(1) << 17;  // 1 MiB chunks
+constexpr const char* kFormat = "quanta-kbe checkpoint 3 (rows written into space allocated at creation)";
 
 struct Id {  // closes an HDF5 identifier with the function it was opened with
   hid_t id;
@@ -40,34 +39,32 @@ void check(herr_t r, const std::filesystem::path& file, const std::string& what)
   if (r < 0) fail(file, what);
 }
 
-void create_series(hid_t f, const std::filesystem::path& file, const std::string& name, hid_t type, hsize_t chunk) {
-  const hsize_t zero = 0, unlimited = H5S_UNLIMITED;
-  chunk = std::max<hsize_t>(1, std::min(chunk, kChunkDoubles));
-  Id space(H5Screate_simple(1, &zero, &unlimited), H5Sclose);
+// A 1-D dataset of `size` elements whose file space is allocated now and never filled (a sparse file until
+// written): writing into it later changes raw data only, never the file's metadata.
+void create_series(hid_t f, const std::filesystem::path& file, const std::string& name, hid_t type, hsize_t size) {
+  size = std::max<hsize_t>(1, size);
+  Id space(H5Screate_simple(1, &size, nullptr), H5Sclose);
   Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
   Id lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
-  check(H5Pset_chunk(dcpl, 1, &chunk), file, "chunking " + name);
+  check(H5Pset_layout(dcpl, H5D_CONTIGUOUS), file, "layout of " + name);
+  check(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY), file, "allocation of " + name);
+  check(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), file, "fill of " + name);
   check(H5Pset_create_intermediate_group(lcpl, 1), file, "groups of " + name);
   Id d(H5Dcreate2(f, name.c_str(), type, space, lcpl, dcpl, H5P_DEFAULT), H5Dclose);
   if (d < 0) fail(file, "creating " + name);
 }
 
-// Elements [offset, offset + count) of a 1-D extendable dataset, extending it as needed.
+// Elements [offset, offset + count) of a 1-D dataset made by create_series.
 void write_at(hid_t f, const std::filesystem::path& file, const std::string& name, hid_t type, hsize_t offset, hsize_t count,
               const void* data) {
   if (count == 0) return;
   Id d(H5Dopen2(f, name.c_str(), H5P_DEFAULT), H5Dclose);
   if (d < 0) fail(file, "opening " + name);
-  hsize_t size = 0;
-  {
-    Id space(H5Dget_space(d), H5Sclose);
-    H5Sget_simple_extent_dims(space, &size, nullptr);
-  }
-  if (size < offset + count) {
-    const hsize_t extent = offset + count;
-    check(H5Dset_extent(d, &extent), file, "extending " + name);
-  }
   Id space(H5Dget_space(d), H5Sclose);
+  hsize_t size = 0;
+  H5Sget_simple_extent_dims(space, &size, nullptr);
+  if (size < offset + count)
+    fail(file, "writing " + name + " (" + std::to_string(offset + count) + " values into " + std::to_string(size) + ")");
   check(H5Sselect_hyperslab(space, H5S_SELECT_SET, &offset, nullptr, &count, nullptr), file, "selecting in " + name);
   Id mem(H5Screate_simple(1, &count, nullptr), H5Sclose);
   check(H5Dwrite(d, type, mem, space, H5P_DEFAULT, data), file, "writing " + name);
@@ -88,13 +85,16 @@ void read_at(hid_t f, const std::filesystem::path& file, const std::string& name
   check(H5Dread(d, type, mem, space, H5P_DEFAULT, out), file, "reading " + name);
 }
 
-void set_attribute(hid_t f, const std::filesystem::path& file, const char* name, std::int64_t v) {
-  Id space(H5Screate(H5S_SCALAR), H5Sclose);
+// An int64 attribute of n values, written (or rewritten in place) by one H5Awrite.
+void set_attribute(hid_t f, const std::filesystem::path& file, const char* name, const std::int64_t* v, hsize_t n) {
+  Id space(n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr), H5Sclose);
   Id a(H5Aexists(f, name) > 0 ? H5Aopen(f, name, H5P_DEFAULT) : H5Acreate2(f, name, H5T_NATIVE_INT64, space, H5P_DEFAULT, H5P_DEFAULT),
        H5Aclose);
   if (a < 0) fail(file, std::string("attribute ") + name);
-  check(H5Awrite(a, H5T_NATIVE_INT64, &v), file, std::string("writing attribute ") + name);
+  check(H5Awrite(a, H5T_NATIVE_INT64, v), file, std::string("writing attribute ") + name);
 }
+
+void set_attribute(hid_t f, const std::filesystem::path& file, const char* name, std::int64_t v) { set_attribute(f, file, name, &v, 1); }
 
 void set_attribute(hid_t f, const std::filesystem::path& file, const char* name, const std::string& v) {
   Id type(H5Tcopy(H5T_C_S1), H5Tclose);
@@ -107,13 +107,18 @@ void set_attribute(hid_t f, const std::filesystem::path& file, const char* name,
 
 bool has_attribute(hid_t f, const char* name) { return H5Aexists(f, name) > 0; }
 
-std::int64_t int_attribute(hid_t f, const std::filesystem::path& file, const char* name) {
+std::vector<std::int64_t> int_attribute(hid_t f, const std::filesystem::path& file, const char* name, std::size_t n) {
   if (!has_attribute(f, name)) throw InputError(file.string(), 0, name, "no such attribute", "a checkpoint written by quanta kbe");
   Id a(H5Aopen(f, name, H5P_DEFAULT), H5Aclose);
-  std::int64_t v = 0;
-  check(H5Aread(a, H5T_NATIVE_INT64, &v), file, std::string("reading attribute ") + name);
+  Id space(H5Aget_space(a), H5Sclose);
+  if (static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)) != n)
+    throw InputError(file.string(), 0, name, std::to_string(H5Sget_simple_extent_npoints(space)) + " values", std::to_string(n));
+  std::vector<std::int64_t> v(n);
+  check(H5Aread(a, H5T_NATIVE_INT64, v.data()), file, std::string("reading attribute ") + name);
   return v;
 }
+
+std::int64_t int_attribute(hid_t f, const std::filesystem::path& file, const char* name) { return int_attribute(f, file, name, 1)[0]; }
 
 std::string string_attribute(hid_t f, const std::filesystem::path& file, const char* name) {
   if (!has_attribute(f, name)) return "";
@@ -136,9 +141,9 @@ struct CheckpointWriter::Job {
   History added;  // the history entries since the last checkpoint
 };
 
-CheckpointWriter::CheckpointWriter(std::filesystem::path file, std::uint64_t digest, int nk, std::unique_ptr<HalfPlaneReader> reader,
-                                   const CheckpointPosition* resumed)
-    : file_(std::move(file)), digest_(digest), nk_(nk), reader_(std::move(reader)) {
+CheckpointWriter::CheckpointWriter(std::filesystem::path file, std::uint64_t digest, int nk, int last_step,
+                                   std::unique_ptr<HalfPlaneReader> reader, const CheckpointPosition* resumed)
+    : file_(std::move(file)), digest_(digest), nk_(nk), last_step_(last_step), reader_(std::move(reader)) {
   if (resumed) {
     done_ = *resumed;
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -204,15 +209,18 @@ void CheckpointWriter::write(const Job& job) {
     set_attribute(file_id_, target, "digest", digest);
     set_attribute(file_id_, target, "nk", std::int64_t{nk_});
     set_attribute(file_id_, target, "history_nk", std::int64_t{job.added.nk});
-    for (const char* g : {"g_less", "g_greater"}) create_series(file_id_, target, g, H5T_NATIVE_DOUBLE, kChunkDoubles);
+    // Every dataset at its size at the last step: later checkpoints write raw data only.
+    const hsize_t steps = static_cast<hsize_t>(last_step_) + 1;
+    for (const char* g : {"g_less", "g_greater"})
+      create_series(file_id_, target, g, H5T_NATIVE_DOUBLE, kernels::tri_count(last_step_ + 1) * doubles_per_block);
     for (int slot = 0; slot < 2; ++slot)
       for (const char* g : {"i_less", "i_greater"})
-        create_series(file_id_, target, slot_name(slot, g), H5T_NATIVE_DOUBLE, doubles_per_block);
+        create_series(file_id_, target, slot_name(slot, g), H5T_NATIVE_DOUBLE, steps * doubles_per_block);
     History empty;
-    empty.nk = nk_;
+    empty.nk = job.added.nk;
     for (const HistorySeries& s : empty.series())
-      create_series(file_id_, target, std::string("history/") + s.name, H5T_NATIVE_DOUBLE, 1024);
-    create_series(file_id_, target, "history/solver/corrector_passes", H5T_NATIVE_INT64, 1024);
+      create_series(file_id_, target, std::string("history/") + s.name, H5T_NATIVE_DOUBLE, steps * s.per_step);
+    create_series(file_id_, target, "history/solver/corrector_passes", H5T_NATIVE_INT64, steps);
     done_ = CheckpointPosition{-1, 1};
   }
   const hid_t f = file_id_;
@@ -244,11 +252,12 @@ void CheckpointWriter::write(const Job& job) {
   const int slot = 1 - done_.slot;
   write_at(f, target, slot_name(slot, "i_less"), H5T_NATIVE_DOUBLE, 0, 2 * job.i_less.size(), job.i_less.data());
   write_at(f, target, slot_name(slot, "i_greater"), H5T_NATIVE_DOUBLE, 0, 2 * job.i_greater.size(), job.i_greater.data());
-  // 4. Everything on disk, then the attributes that make it the state, then those on disk.
+  // 4. Everything on disk, then the one attribute that makes it the state (step and slot in one message, one
+  // write), then that on disk.
   if (stopped()) return;
   check(H5Fflush(f, H5F_SCOPE_GLOBAL), target, "flushing");
-  set_attribute(f, target, "steps_complete", std::int64_t{job.step});
-  set_attribute(f, target, "slot", std::int64_t{slot});
+  const std::int64_t position[2] = {job.step, slot};
+  set_attribute(f, target, "position", position, 2);
   check(H5Fflush(f, H5F_SCOPE_GLOBAL), target, "flushing");
   done_ = CheckpointPosition{job.step, slot};
   if (fresh) {
@@ -258,6 +267,15 @@ void CheckpointWriter::write(const Job& job) {
     file_id_ = H5Fopen(file_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
     if (file_id_ < 0) fail(file_, "reopening");
   }
+}
+
+std::uintmax_t checkpoint_bytes(int nk, int last_step, int history_nk) {
+  const std::uintmax_t block = kernels::block_size(nk) * sizeof(cplx), steps = static_cast<std::uintmax_t>(last_step) + 1;
+  std::uintmax_t bytes = 2 * kernels::tri_count(last_step + 1) * block + 4 * steps * block + steps * sizeof(std::int64_t);
+  History empty;
+  empty.nk = history_nk;
+  for (const HistorySeries& s : empty.series()) bytes += steps * s.per_step * sizeof(double);
+  return bytes;
 }
 
 CheckpointPosition read_checkpoint_position(const std::filesystem::path& file, std::uint64_t digest) {
@@ -277,10 +295,12 @@ CheckpointPosition read_checkpoint_position(const std::filesystem::path& file, s
   if (found != expected)
     throw InputError(file.string(), 0, "digest", found, std::string(expected) + " (the checkpoint was written for another config)");
   CheckpointPosition at;
-  at.step = static_cast<int>(int_attribute(f, file, "steps_complete"));
-  at.slot = static_cast<int>(int_attribute(f, file, "slot"));
+  const auto position = int_attribute(f, file, "position", 2);
+  at.step = static_cast<int>(position[0]);
+  at.slot = static_cast<int>(position[1]);
   if (at.step < 0 || (at.slot != 0 && at.slot != 1))
-    throw InputError(file.string(), 0, "steps_complete", std::to_string(at.step), "a completed step and slot 0 or 1");
+    throw InputError(file.string(), 0, "position", std::to_string(at.step) + ", " + std::to_string(at.slot),
+                     "a completed step and slot 0 or 1");
   return at;
 }
 

@@ -4,13 +4,15 @@
 // while the propagation goes on.
 //
 // File: attributes `format`, `digest` (the config's trajectory digest), `nk` (this process's k-points),
-// `steps_complete` and `slot`; extendable 1-D datasets `g_less`, `g_greater` (the half-plane rows
-// 0..steps_complete as [re, im] doubles, layout of kernels/layout.hpp), `history/*` (one entry per
-// completed step), and the collision row I<>(t_step, .) in two slots, `slot0/*` and `slot1/*`, written
-// alternately. A checkpoint writes the new rows, the history and the other slot, flushes, then sets
-// `steps_complete` and `slot` and flushes again: a run killed at any moment leaves a file whose attributes
-// describe a complete state (rows or a slot written past it are ignored and overwritten on resume). The
-// first checkpoint is written under a temporary name and renamed, so the file appears complete.
+// `history_nk` and `position` (the last complete step and the slot holding its collision row, one attribute);
+// 1-D datasets `g_less`, `g_greater` (the half-plane rows 0..last step as [re, im] doubles, layout of
+// kernels/layout.hpp), `history/*` (one entry per step), and the collision row I<>(t_step, .) in two slots,
+// `slot0/*` and `slot1/*`, written alternately. Every dataset is allocated at its final size when the file
+// is made (contiguous, never filled: a sparse file), so a later checkpoint changes raw data and one attribute,
+// never the file's structure: it writes the new rows, the history and the other slot, flushes, then rewrites
+// `position` and flushes again. A run killed at any moment leaves a file whose `position` describes a
+// complete state (data written past it is ignored and overwritten on resume). The first checkpoint is
+// written under a temporary name and renamed, so the file appears complete.
 #include <atomic>
 #include <cstdint>
 #include <exception>
@@ -30,9 +32,9 @@ struct CheckpointPosition {
 
 class CheckpointWriter {
  public:
-  // resumed: where the existing file stands (continue appending to it); null: start a new file at the
-  // first checkpoint.
-  CheckpointWriter(std::filesystem::path file, std::uint64_t digest, int nk, std::unique_ptr<HalfPlaneReader> reader,
+  // last_step: the run's last step (the datasets' sizes); resumed: where the existing file stands (continue
+  // writing into it); null: start a new file at the first checkpoint.
+  CheckpointWriter(std::filesystem::path file, std::uint64_t digest, int nk, int last_step, std::unique_ptr<HalfPlaneReader> reader,
                    const CheckpointPosition* resumed);
   ~CheckpointWriter();  // waits for the writing in progress
   CheckpointWriter(const CheckpointWriter&) = delete;
@@ -58,6 +60,7 @@ class CheckpointWriter {
   std::filesystem::path file_;
   std::uint64_t digest_;
   int nk_;
+  int last_step_;
   std::unique_ptr<HalfPlaneReader> reader_;
   CheckpointPosition done_;
   std::int64_t file_id_ = -1;  // hid_t, open between checkpoints once the file exists
@@ -67,6 +70,10 @@ class CheckpointWriter {
   std::atomic<bool> running_{false};
   double seconds_waited_ = 0, seconds_writing_ = 0;
 };
+
+// The bytes of a checkpoint file of a run to `last_step` (its datasets; the file is allocated whole when the
+// first checkpoint is written): nk this process's k-points, history_nk all of the run's.
+std::uintmax_t checkpoint_bytes(int nk, int last_step, int history_nk);
 
 // Where a checkpoint stands; throws InputError when it is missing, of another format or of another config.
 CheckpointPosition read_checkpoint_position(const std::filesystem::path& file, std::uint64_t digest);

@@ -12,6 +12,7 @@
 #include "quanta/core/comm.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/core/host_memory.hpp"
+#include "quanta/core/io/output_folder.hpp"
 #include "quanta/core/progress.hpp"
 #include "quanta/core/threads.hpp"
 #include "quanta/core/timer.hpp"
@@ -187,8 +188,14 @@ RunSummary run(const RunOptions& opt) {
   // A checkpoint appends the rows since the last one, from a thread of its own (io/checkpoint.hpp).
   t.reset();
   std::unique_ptr<CheckpointWriter> checkpoints;
+  if (config.output.checkpoint_every > 0) {
+    const std::uintmax_t file = checkpoint_bytes(prop.nk(), config.time.steps, history.nk), there = io::allocated_bytes(s.checkpoint);
+    io::require_disk_space(opt.output_dir, file > there ? file - there : 0,
+                           "kbe: the checkpoint " + s.checkpoint.filename().string() + " (output.checkpoint_every = " +
+                               std::to_string(config.output.checkpoint_every) + ")");
+  }
   if (config.output.checkpoint_every > 0)
-    checkpoints = std::make_unique<CheckpointWriter>(s.checkpoint, meta.digest, prop.nk(), prop.half_plane_reader(),
+    checkpoints = std::make_unique<CheckpointWriter>(s.checkpoint, meta.digest, prop.nk(), config.time.steps, prop.half_plane_reader(),
                                                      opt.resume ? &resumed : nullptr);
   Progress progress("kbe propagation", static_cast<std::size_t>(config.time.steps - prop.step()), quiet);
   double work = 0;
