@@ -6,8 +6,11 @@
 // (with --e2e-upper) a measured end-to-end run of the streamed pipeline that compute_linelist uses.
 //
 //   bench_linelist [--backend cuda|cpu] [--nvib 7642] [--J 70] [--lower 256] [--upper 2000]
-//                  [--cr-states 2] [--e2e-lower 4096] [--e2e-upper 0] [--e2e-refill 1] [--out results.json]
+//                  [--cr-states 2] [--e2e-lower 4096] [--e2e-upper 0] [--e2e-refill 1] [--timeline 0] [--out results.json]
 // --e2e-refill 0 fills the two slots once and reuses them: the device-bound rate of the pipeline.
+// --timeline 1 records, for every chunk of the end-to-end run, when its upload, product and download ended on
+// the device (events on the slots' streams) and prints the first chunks and the means: whether the upload of
+// one slot overlaps the product of the other.
 #include <omp.h>
 
 #include <cmath>
@@ -54,13 +57,49 @@ std::vector<double> random_vectors(std::size_t count, std::size_t dim, unsigned 
   return v;
 }
 
+// The chunks' device timeline (--timeline 1): per chunk, the upload's own time (from when the copy could start:
+// its stream reached it and the previous upload was done), the product's (from its upload and the previous
+// product), and how much of the upload ran while the other slot's product did.
+void print_timeline(const std::vector<ChunkTimes>& t) {
+  if (t.empty()) return;
+  std::printf("timeline (s since the first chunk; upload = from when the copy could start, product = from its upload and the previous product):\n");
+  std::printf("  chunk slot   queued  stream    up_end  prod_end  down_end   upload  product  overlap\n");
+  double sum_up = 0, sum_prod = 0, sum_overlap = 0, sum_period = 0;
+  int counted = 0;
+  for (std::size_t c = 0; c < t.size(); ++c) {
+    const double up_start = c > 0 ? std::max(t[c].stream_start, t[c - 1].upload_end) : t[c].stream_start;
+    const double prod_start = c > 0 ? std::max(t[c].upload_end, t[c - 1].product_end) : t[c].upload_end;
+    const double upload = t[c].upload_end - up_start, product = t[c].product_end - prod_start;
+    // The part of this upload during the previous chunk's product (the other slot).
+    double overlap = 0;
+    if (c > 0) {
+      const double p0 = std::max(t[c - 1].upload_end, c > 1 ? t[c - 2].product_end : 0.0), p1 = t[c - 1].product_end;
+      overlap = std::max(0.0, std::min(t[c].upload_end, p1) - std::max(up_start, p0));
+    }
+    if (c < 12 || c + 2 >= t.size())
+      std::printf("  %5zu %4d %8.3f %7.3f %9.3f %9.3f %9.3f %8.3f %8.3f %8.3f\n", c, t[c].slot, t[c].queued, t[c].stream_start, t[c].upload_end,
+                  t[c].product_end, t[c].download_end, upload, product, overlap);
+    if (c >= 2) {
+      sum_up += upload;
+      sum_prod += product;
+      sum_overlap += overlap;
+      sum_period += t[c].download_end - t[c - 1].download_end;
+      ++counted;
+    }
+  }
+  if (counted > 0)
+    std::printf("timeline means over chunks 2..%zu: period %.3f s, upload %.3f s, product %.3f s, upload during the other slot's product %.3f s (%.0f%%)\n",
+                t.size() - 1, sum_period / counted, sum_up / counted, sum_prod / counted, sum_overlap / counted,
+                sum_up > 0 ? 100 * sum_overlap / sum_up : 0.0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string backend_name = "auto", out;
   int nvib = 7642, J = 70, nlower = 256, nupper = 2000, cr_states = 2, e2e_lower = 4096;
   long long e2e_upper = 0;
-  bool e2e_refill = true;
+  bool e2e_refill = true, timeline = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--backend") backend_name = argv[i + 1];
@@ -72,6 +111,7 @@ int main(int argc, char** argv) {
     else if (a == "--e2e-lower") e2e_lower = std::stoi(argv[i + 1]);
     else if (a == "--e2e-upper") e2e_upper = std::stoll(argv[i + 1]);
     else if (a == "--e2e-refill") e2e_refill = std::stoi(argv[i + 1]) != 0;
+    else if (a == "--timeline") timeline = std::stoi(argv[i + 1]) != 0;
     else if (a == "--out") out = argv[i + 1];
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
@@ -161,7 +201,9 @@ int main(int argc, char** argv) {
   // computes the next chunk.
   E2E e2e;
   if (e2e_upper > 0) {
-    auto engine = make_engine(backend, d, eo);
+    EngineOptions timed = eo;
+    timed.timeline = timeline;
+    auto engine = make_engine(backend, d, timed);
     const EnginePlan plan = engine->plan(lo.size(), up.size());
     e2e.lower = std::min(e2e_lower, plan.lower_states);
     e2e.chunk = plan.upper_chunk;
@@ -224,6 +266,7 @@ int main(int argc, char** argv) {
     std::printf("end to end, %s\n", engine->description().c_str());
     std::printf("end to end%s: %.3g transitions in %.1f s (half-linestrengths %.1f s; host copy into the slots %.1f s, digest %.1f s, both overlapped) = %.3g transitions/s, %.1f TFLOP/s; %zu kept\n",
                 e2e_refill ? "" : " (slots filled once)", e2e.transitions, e2e.total_s, e2e.half_s, e2e.fill_s, e2e.digest_s, e2e.transitions / e2e.total_s, e2e.tflops, e2e.kept);
+    print_timeline(engine->timeline());
   }
 
   // A 10^9-transition line list of this size: 4000 lower states, each with its half-linestrengths for

@@ -56,6 +56,14 @@ struct EnginePlan {
   int upper_chunk = 1;   // upper vectors per start_completions
 };
 
+// One start_completions on a device, in seconds since the engine's first one (EngineOptions::timeline): when
+// the host queued it, and when the slot's stream reached its start and finished the upload of the upper
+// vectors, the product and the download of the amplitudes.
+struct ChunkTimes {
+  int slot = 0;
+  double queued = 0, stream_start = 0, upload_end = 0, product_end = 0, download_end = 0;
+};
+
 class LinestrengthEngine {
  public:
   virtual ~LinestrengthEngine() = default;
@@ -80,6 +88,8 @@ class LinestrengthEngine {
   virtual std::size_t upper_dim() const = 0;     // nrot' * nvib of the last half_linestrengths
   virtual std::string description() const = 0;
   virtual void synchronize() {}  // waits for queued device work (timing)
+  // The finished completions in the order they were started (empty unless EngineOptions::timeline on a device).
+  virtual std::vector<ChunkTimes> timeline() const { return {}; }
 
   // Synchronous completions through slot 0 (tests, small cases): amplitudes [lower_states()][nupper].
   void completions(const double* upper, int nupper, double* amplitudes);
@@ -91,7 +101,9 @@ struct EngineOptions {
   int max_upper_chunk = 0;               // cap on EnginePlan::upper_chunk (0: as memory allows)
   int dipole_blocks = 0;                 // 0: chosen from the memory budget; p >= 1: split into p blocks by v
   std::size_t memory_limit_bytes = 0;    // device memory budget (0: free memory)
+  bool timeline = false;                 // record when each slot's upload, product and download end (ChunkTimes)
 };
+
 
 // The plan that fits `bytes`: two upper chunks of at most an eighth of it each (at most 4096 vectors), the
 // rest shared by lower states, each taking `lower_bytes` plus its half-linestrengths and two amplitude rows;

@@ -10,6 +10,7 @@
 #include "quanta/core/buffer.hpp"
 #include "quanta/core/cuda/check.cuh"
 #include "quanta/core/error.hpp"
+#include "quanta/core/timer.hpp"
 
 namespace quanta::linelist {
 namespace {
@@ -122,6 +123,11 @@ struct Slot {
   DeviceBuffer<double> upper, amp;
   std::size_t upper_host_size = 0;
   bool upper_host_pinned = false;
+  // EngineOptions::timeline: events before the upload and after the upload, product and download; the
+  // pending record (filled when the slot is finished).
+  cudaEvent_t marks[4] = {};
+  ChunkTimes pending;
+  bool recorded = false;
 };
 
 class CudaEngine final : public LinestrengthEngine {
@@ -133,7 +139,10 @@ class CudaEngine final : public LinestrengthEngine {
       QUANTA_CUDA_CHECK(cudaStreamCreate(&s.stream));
       check_cublas(cublasCreate(&s.blas), "cublasCreate");
       check_cublas(cublasSetStream(s.blas, s.stream), "cublasSetStream");
+      if (o.timeline)
+        for (cudaEvent_t& e : s.marks) QUANTA_CUDA_CHECK(cudaEventCreate(&e));
     }
+    if (o.timeline) QUANTA_CUDA_CHECK(cudaEventCreate(&origin_));
     budget_ = o.memory_limit_bytes;
     if (budget_ == 0) {
       std::size_t free = 0, total = 0;
@@ -154,9 +163,12 @@ class CudaEngine final : public LinestrengthEngine {
   ~CudaEngine() override {
     cudaDeviceSynchronize();
     for (Slot& s : slots_) {
+      for (cudaEvent_t e : s.marks)
+        if (e) cudaEventDestroy(e);
       cublasDestroy(s.blas);
       cudaStreamDestroy(s.stream);
     }
+    if (origin_) cudaEventDestroy(origin_);
     cublasDestroy(blas_);
   }
 
@@ -206,18 +218,49 @@ class CudaEngine final : public LinestrengthEngine {
     ensure(s.upper, std::size_t(nupper) * dim, "upper-state chunk");
     ensure(s.amp, std::size_t(ns_) * nupper, "amplitudes");
     double* amp_host = s.amp_host.ensure(std::size_t(ns_) * nupper);
+    const bool timed = options_.timeline;
+    if (timed) {
+      if (!clock_started_) {
+        QUANTA_CUDA_CHECK(cudaEventRecord(origin_, s.stream));
+        clock_.reset();
+        clock_started_ = true;
+      }
+      s.pending = ChunkTimes{};
+      s.pending.slot = slot;
+      s.pending.queued = clock_.seconds();
+      QUANTA_CUDA_CHECK(cudaEventRecord(s.marks[0], s.stream));
+    }
     QUANTA_CUDA_CHECK(cudaMemcpyAsync(s.upper.data(), s.upper_host.data(), std::size_t(nupper) * dim * sizeof(double),
                                       cudaMemcpyHostToDevice, s.stream));
+    if (timed) QUANTA_CUDA_CHECK(cudaEventRecord(s.marks[1], s.stream));
     const double one = 1.0, zero = 0.0;
     check_cublas(cublasDgemm(s.blas, CUBLAS_OP_T, CUBLAS_OP_N, nupper, ns_, int(dim), &one, s.upper.data(), int(dim), half_.data(),
                              int(dim), &zero, s.amp.data(), nupper), "cublasDgemm (completion)");
+    if (timed) QUANTA_CUDA_CHECK(cudaEventRecord(s.marks[2], s.stream));
     QUANTA_CUDA_CHECK(cudaMemcpyAsync(amp_host, s.amp.data(), std::size_t(ns_) * nupper * sizeof(double), cudaMemcpyDeviceToHost, s.stream));
+    if (timed) {
+      QUANTA_CUDA_CHECK(cudaEventRecord(s.marks[3], s.stream));
+      s.recorded = true;
+    }
   }
 
   const double* finish_completions(int slot) override {
-    QUANTA_CUDA_CHECK(cudaStreamSynchronize(slots_[slot].stream));
-    return slots_[slot].amp_host.data();
+    Slot& s = slots_[slot];
+    QUANTA_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+    if (s.recorded) {
+      double* at[4] = {&s.pending.stream_start, &s.pending.upload_end, &s.pending.product_end, &s.pending.download_end};
+      for (int i = 0; i < 4; ++i) {
+        float ms = 0;
+        QUANTA_CUDA_CHECK(cudaEventElapsedTime(&ms, origin_, s.marks[i]));
+        *at[i] = ms / 1e3;
+      }
+      timeline_.push_back(s.pending);
+      s.recorded = false;
+    }
+    return s.amp_host.data();
   }
+
+  std::vector<ChunkTimes> timeline() const override { return timeline_; }
 
   int lower_states() const override { return ns_; }
   std::size_t upper_dim() const override { return std::size_t(nrot_up_) * n_; }
@@ -330,6 +373,11 @@ class CudaEngine final : public LinestrengthEngine {
   int blocks_ = 1, block_cols_ = 0;
   int ns_ = 0, nrot_ = 0, nrot_up_ = 0, sub_ = 1;
   bool have_products_ = false;
+  // EngineOptions::timeline: the device event and host clock of the first start_completions, and the records.
+  cudaEvent_t origin_ = nullptr;
+  WallTimer clock_;
+  bool clock_started_ = false;
+  std::vector<ChunkTimes> timeline_;
 };
 
 }  // namespace
