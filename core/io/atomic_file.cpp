@@ -1,9 +1,12 @@
 #include "quanta/core/io/atomic_file.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "quanta/core/error.hpp"
@@ -93,6 +96,98 @@ AtomicFile::~AtomicFile() {
   out_.close();
   std::error_code ec;
   std::filesystem::remove(temp_, ec);  // best effort: a destructor reports nothing
+}
+
+namespace {
+constexpr std::size_t kDirectAlign = 4096;  // the logical block sizes of common disks divide it
+}
+
+DirectAtomicFile::DirectAtomicFile(std::filesystem::path final_path, std::size_t buffer_bytes)
+    : final_(std::move(final_path)), temp_(temporary_path_for(final_)) {
+  capacity_ = std::max(kDirectAlign, (buffer_bytes + kDirectAlign - 1) / kDirectAlign * kDirectAlign);
+  buffer_ = static_cast<char*>(std::aligned_alloc(kDirectAlign, capacity_));
+  if (!buffer_) throw Error("cannot write '" + final_.string() + "': no memory for its " + std::to_string(capacity_) + "-byte buffer");
+#ifdef O_DIRECT
+  fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT | O_CLOEXEC, 0644);
+  direct_ = fd_ >= 0;
+#endif
+  if (fd_ < 0) fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    const int err = errno;
+    std::free(buffer_);
+    throw Error("cannot write '" + final_.string() + "': cannot create '" + temp_.string() + "': " + std::strerror(err));
+  }
+}
+
+DirectAtomicFile::~DirectAtomicFile() {
+  if (fd_ >= 0) ::close(fd_);
+  std::free(buffer_);
+  if (committed_) return;
+  std::error_code ec;
+  std::filesystem::remove(temp_, ec);  // best effort: a destructor reports nothing
+}
+
+void DirectAtomicFile::write_out(std::size_t bytes) {
+  std::size_t done = 0;
+  while (done < bytes) {
+    const ssize_t n = ::write(fd_, buffer_ + done, bytes - done);
+    if (n < 0 && errno == EINTR) continue;
+#ifdef O_DIRECT
+    if (n < 0 && errno == EINVAL && direct_ && done == 0) {  // granted at open, refused at write: through the page cache
+      if (::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_DIRECT) == 0) {
+        direct_ = false;
+        continue;
+      }
+    }
+#endif
+    if (n <= 0)
+      throw Error("cannot write '" + temp_.string() + "' (for '" + final_.string() + "'): " + (n < 0 ? std::strerror(errno) : "no progress") +
+                  " (disk full?)");
+    done += static_cast<std::size_t>(n);
+  }
+  written_ += bytes;
+}
+
+void DirectAtomicFile::flush_whole_blocks() {
+  const std::size_t whole = direct_ ? used_ / kDirectAlign * kDirectAlign : used_;
+  if (whole == 0) return;
+  write_out(whole);
+  std::memmove(buffer_, buffer_ + whole, used_ - whole);
+  used_ -= whole;
+}
+
+void DirectAtomicFile::write(const char* data, std::size_t bytes) {
+  while (bytes > 0) {
+    const std::size_t n = std::min(bytes, capacity_ - used_);
+    std::memcpy(buffer_ + used_, data, n);
+    used_ += n;
+    data += n;
+    bytes -= n;
+    if (used_ == capacity_) flush_whole_blocks();
+  }
+}
+
+void DirectAtomicFile::commit() {
+  if (committed_) return;
+  const std::uintmax_t size = written_ + used_;
+  if (used_ > 0) {
+    if (direct_) {  // the tail padded to the alignment, the padding cut off below
+      const std::size_t padded = (used_ + kDirectAlign - 1) / kDirectAlign * kDirectAlign;
+      std::memset(buffer_ + used_, 0, padded - used_);
+      write_out(padded);
+    } else {
+      write_out(used_);
+    }
+    used_ = 0;
+  }
+  if (::ftruncate(fd_, static_cast<off_t>(size)) != 0 || ::close(fd_) != 0) {
+    const int err = errno;
+    fd_ = -1;
+    throw Error("cannot write '" + temp_.string() + "' (for '" + final_.string() + "'): " + std::strerror(err));
+  }
+  fd_ = -1;
+  commit_rename(temp_, final_);
+  committed_ = true;
 }
 
 }  // namespace quanta::io

@@ -143,3 +143,37 @@ TEST(DiskSpace, RefusedWithTheBytesNeededAndAvailable) {
   EXPECT_LT(quanta::io::allocated_bytes(sparse), std::uintmax_t(1) << 23);
   EXPECT_EQ(quanta::io::allocated_bytes(dir / "absent"), 0u);
 }
+
+// Direct I/O: pieces of every size, across the aligned buffer's edges, give the same bytes as one write; the file
+// appears only on commit, and is not left behind without one.
+TEST(DirectAtomicFile, SameBytesAsOrdinaryWritesAndAppearsOnCommit) {
+  quanta::test::TempDir dir;
+  std::string expected;
+  std::uint32_t x = 12345;
+  {
+    quanta::io::DirectAtomicFile f(dir / "lines.trans", 8192);
+    for (int piece = 0; piece < 400; ++piece) {
+      x = x * 1664525u + 1013904223u;
+      std::string s((x >> 8) % 9000, '\0');
+      for (char& c : s) c = static_cast<char>('a' + (x = x * 1664525u + 1013904223u) % 26);
+      if (piece % 50 == 0) s.clear();
+      f.write(s.data(), s.size());
+      expected += s;
+    }
+    EXPECT_EQ(f.size(), expected.size());
+    EXPECT_FALSE(fs::exists(dir / "lines.trans"));
+    f.commit();
+  }
+  EXPECT_EQ(slurp(dir / "lines.trans"), expected);
+  EXPECT_EQ(fs::file_size(dir / "lines.trans"), expected.size());
+  {
+    quanta::io::DirectAtomicFile g(dir / "abandoned.trans", 4096);
+    g.write("partial", 7);
+  }
+  for (const auto& e : fs::directory_iterator(dir.path())) EXPECT_EQ(e.path().filename(), "lines.trans") << "left behind: " << e.path();
+  {
+    quanta::io::DirectAtomicFile empty(dir / "empty.trans");
+    empty.commit();
+  }
+  EXPECT_EQ(fs::file_size(dir / "empty.trans"), 0u);
+}

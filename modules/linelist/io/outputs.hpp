@@ -64,6 +64,13 @@ class SplitTransWriter {
   std::size_t lines() const { return lines_; }  // this process's until finish(), every process's after
   double max_wavenumber() const { return max_nu_; }
   std::size_t largest_range_bytes() const;        // the memory finish() needs for the largest range
+  // Where the time went (seconds): add()'s (spilling the lines as they come); finish()'s reading the spill files back,
+  // sorting, formatting the lines (the threads), writing them (a thread of its own, overlapping the others), and the
+  // main thread's waits for that thread.
+  struct Times {
+    double spill = 0, read = 0, sort = 0, format = 0, write = 0, wait = 0;
+  };
+  const Times& times() const { return times_; }
 
  private:
   struct Range;
@@ -77,6 +84,7 @@ class SplitTransWriter {
   std::vector<std::unique_ptr<Range>> ranges_;  // by floor(nu / width)
   std::size_t lines_ = 0;
   double max_nu_ = 0;
+  Times times_;
 };
 // nu, upper (level, J, Gamma) <- lower (level, J, Gamma), A, I, S.
 void write_gain_table(const std::filesystem::path& path, const Levels& levels, const LineList& list);

@@ -213,6 +213,9 @@ RunSummary run(const RunOptions& opt) {
     t.reset();
     s.trans_files = split->finish();
     meta.timings.emplace_back("trans_split", t.seconds());
+    const SplitTransWriter::Times& w = split->times();
+    for (const auto& [stage, seconds] : {std::pair{"spill", w.spill}, {"read", w.read}, {"sort", w.sort}, {"format", w.format}, {"write", w.write}, {"wait", w.wait}})
+      meta.timings.emplace_back(std::string("trans_split_") + stage, seconds);
   }
 
   // 5. Outputs, written once (by the first process); the times recorded are all but quanta-linelist.h5's own.

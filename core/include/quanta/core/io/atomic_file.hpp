@@ -1,5 +1,6 @@
 #pragma once
 #include <filesystem>
+#include <cstdint>
 #include <fstream>
 #include <string>
 
@@ -47,6 +48,34 @@ class TemporaryPath {
   std::filesystem::path final_, temp_;
   bool committed_ = false;
 };
+// An output written front to back with direct I/O (O_DIRECT: around the page cache, whose write-back on some
+// virtual machines' disks runs at a fraction of the disk's rate: 0.3-0.75 GB/s against 1.3-2.1 GB/s measured),
+// under a temporary name and renamed on commit(). Data gathers in an aligned buffer that is written whole; commit()
+// writes the tail padded to the alignment and truncates the file to its size. Where the file system refuses
+// O_DIRECT (tmpfs, some network file systems) it writes through the page cache instead. Destroyed without
+// commit, it removes the temporary file. One thread at a time.
+class DirectAtomicFile {
+ public:
+  explicit DirectAtomicFile(std::filesystem::path final_path, std::size_t buffer_bytes = std::size_t{32} << 20);
+  DirectAtomicFile(const DirectAtomicFile&) = delete;
+  DirectAtomicFile& operator=(const DirectAtomicFile&) = delete;
+  ~DirectAtomicFile();
+  void write(const char* data, std::size_t bytes);  // throws Error naming the file on any failure
+  void commit();
+  bool direct() const { return direct_; }          // whether O_DIRECT was granted
+  std::uintmax_t size() const { return written_ + used_; }
+
+ private:
+  void flush_whole_blocks();
+  void write_out(std::size_t bytes);  // the first `bytes` of the buffer (a multiple of the alignment when direct)
+  std::filesystem::path final_, temp_;
+  int fd_ = -1;
+  bool direct_ = false, committed_ = false;
+  char* buffer_ = nullptr;
+  std::size_t capacity_ = 0, used_ = 0;
+  std::uintmax_t written_ = 0;
+};
+
 // Renames temp -> final (atomic on POSIX within a file system), throwing Error with both names on failure.
 void commit_rename(const std::filesystem::path& temp, const std::filesystem::path& final_path);
 
