@@ -144,7 +144,9 @@ timing() {  # a stage time from quanta-linelist.h5, through h5ls or h5py
   else python3 -c "import h5py, sys; print(float(h5py.File(sys.argv[1])['metadata/timings/' + sys.argv[2]][()]))" "$h5" "$1" 2>/dev/null; fi
 }
 if [ -f "$h5" ]; then
-  for stage in read linestrengths trans_split outputs total; do put "run_${stage}_s" "$(timing "$stage")"; done
+  for stage in read linestrengths trans_split trans_split_spill trans_split_read trans_split_sort trans_split_format trans_split_write trans_split_wait outputs total; do
+    put "run_${stage}_s" "$(timing "$stage")"
+  done
   split_s=$(timing trans_split)
 fi
 put log_levels_read_at_s "$(awk '/\[linelist\] [0-9]+ levels/ {print $1; exit}' "$out/linelist.log")"
