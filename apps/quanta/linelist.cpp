@@ -49,6 +49,8 @@ Subcommand add_linelist(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   s.app->add_flag("--bzip2", v->run.bzip2, "with --trans-split: the range files compressed by bzip2 (<stem>__<lo>-<hi>.trans.bz2), as ExoMol serves them");
   s.app->add_flag("--def", v->run.def, "also write <stem>.def, ExoMol's definition file (atoms and masses from the input's ZMAT)");
+  s.app->add_flag("--lifetimes", v->run.lifetimes,
+                  "the .states with ExoMol's lifetime column after J: 1 / (sum of A of the list's lines from the state), s; Inf for none");
   s.app->add_option("--pf", v->run.pf_tmax, "also write <stem>.pf: the partition function of the levels read at T = 1 .. TMAX K")
       ->check(CLI::PositiveNumber);
   add_common_options(s.app, v->common, true);

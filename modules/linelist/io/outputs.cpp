@@ -44,13 +44,17 @@ std::string label(const SymmetryGroup& g, int gamma1) {
 
 }  // namespace
 
-void write_exomol_states(const std::filesystem::path& path, const Levels& L, const IntensityInput& in) {
+void write_exomol_states(const std::filesystem::path& path, const Levels& L, const IntensityInput& in, const std::vector<double>* decay) {
+  if (decay && decay->size() != L.levels.size())
+    throw Error("the lifetimes: " + std::to_string(decay->size()) + " decay rates for " + std::to_string(L.levels.size()) + " levels");
   io::AtomicFile f(path);
   const SymmetryGroup& G = *L.group;
-  for (const Level& l : L.levels) {
+  for (std::size_t i = 0; i < L.levels.size(); ++i) {
+    const Level& l = L.levels[i];
     const RootDescription& r = l.root;
-    std::string line = format("%12d %12.6f %6d %7d  %-3s  ", l.id, l.energy - L.zpe, static_cast<int>(in.gns[l.gamma - 1]) * (2 * l.J + 1),
-                              l.J, label(G, l.gamma).c_str());
+    std::string line = format("%12d %12.6f %6d %7d", l.id, l.energy - L.zpe, static_cast<int>(in.gns[l.gamma - 1]) * (2 * l.J + 1), l.J);
+    if (decay) line += (*decay)[i] > 0 ? format(" %12.4E", 1.0 / (*decay)[i]) : std::string("          Inf");
+    line += format("  %-3s  ", label(G, l.gamma).c_str());
     if (!L.trove_assignments) {
       // Levels from another code: its assignment columns as given.
       for (int q : r.quanta) line += format("%3d", q);
@@ -78,6 +82,15 @@ namespace {
 
 // TROVE's ExoMol writer leaves out lines with A at or below its `small` (the double epsilon).
 constexpr double kTroveSmall = std::numeric_limits<double>::epsilon();
+
+}  // namespace
+
+void add_decay_rates(const std::vector<Transition>& transitions, std::vector<double>& decay) {
+  for (const Transition& t : transitions)
+    if (t.einstein_a > kTroveSmall) decay[static_cast<std::size_t>(t.upper)] += t.einstein_a;
+}
+
+namespace {
 
 // One .trans line, "%12d %12d  %16.8E %16.6f\n", appended to out (printf's text without its per-call parsing: the
 // range-split writer formats 10^9 of them).
@@ -210,7 +223,7 @@ void write_exomol_def(const std::filesystem::path& path, const Levels& L, const 
   put("0", "Dipole availability (1=yes, 0=no)");
   put(std::to_string(info.xsec_files), "No. of cross section files available");
   put("0", "No. of k-coefficient files available");
-  put("0", "Lifetime availability (1=yes, 0=no)");
+  put(info.lifetimes ? "1" : "0", "Lifetime availability (1=yes, 0=no)");
   put("0", "Lande g-factor availability (1=yes, 0=no)");
   put(std::to_string(L.levels.size()), "No. of states in .states file");
   put("1", "No. of quanta cases");

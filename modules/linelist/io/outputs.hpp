@@ -21,8 +21,13 @@ struct RunMetadata {
 };
 
 // ID, E - ZPE, g_tot, J, Gamma, vibrational quanta, vibrational symmetries, K, tau, rotational symmetry,
-// largest coefficient, ::, level, normal-mode quanta, vibrational index (TROVE's .states layout).
-void write_exomol_states(const std::filesystem::path& path, const Levels& levels, const IntensityInput& input);
+// largest coefficient, ::, level, normal-mode quanta, vibrational index (TROVE's .states layout). With `decay` (the sum
+// of A of each level's lines, 1/s, by level index): ExoMol's lifetime column after J, 1 / decay in s ("%12.4E"), "Inf"
+// for a level without lines down.
+void write_exomol_states(const std::filesystem::path& path, const Levels& levels, const IntensityInput& input,
+                         const std::vector<double>* decay = nullptr);
+// decay[t.upper] += A of each line the .trans holds (A above TROVE's small).
+void add_decay_rates(const std::vector<Transition>& transitions, std::vector<double>& decay);
 // upper ID, lower ID, A (1/s), wavenumber (cm^-1).
 void write_exomol_trans(const std::filesystem::path& path, const Levels& levels, const LineList& list);
 
@@ -41,6 +46,7 @@ struct DefInfo {
   double max_wavenumber = 0;      // of the transitions written
   double max_temperature = 0;     // K
   double complete_energy = 0;     // the highest lower-state energy with every transition (cm^-1)
+  bool lifetimes = false;         // the .states has the lifetime column
 };
 void write_exomol_def(const std::filesystem::path& path, const Levels& levels, const IntensityInput& input, const DefInfo& info);
 

@@ -106,6 +106,7 @@ RunSummary run(const RunOptions& opt) {
   if (opt.bzip2 && opt.trans_split <= 0) throw Error("--bzip2 compresses the range files of --trans-split: give --trans-split W too");
   if (opt.bzip2) SplitTransWriter::require_bzip2();  // before anything is read
   if (opt.trans_split > 0 && input.states_only) throw Error("--trans-split with STATES-ONLY: there are no transitions to write");
+  if (opt.lifetimes && input.states_only) throw Error("--lifetimes with STATES-ONLY: the lifetimes need the transitions, which STATES-ONLY leaves out");
   if (streamed && (opt.gain_table || input.gain)) throw Error("GAIN's table (--gain-table or GAIN) needs the transitions in memory: not with --trans-split or --no-trans");
   const std::string stem = (input.linelist_name.empty() ? opt.input.stem().string() : input.linelist_name) + "_" +
                            std::to_string(input.jmin) + "_" + std::to_string(input.jmax);
@@ -171,10 +172,13 @@ RunSummary run(const RunOptions& opt) {
     set_conditions_from_levels(*xsec, levels, input);
     cross.emplace(backend, xsec->spec);
   }
+  // --lifetimes: the sum of A of each level's lines down, as they come (streamed) or from the lines kept.
+  std::vector<double> decay(opt.lifetimes ? levels.levels.size() : 0, 0.0);
   if (streamed)
     lo.sink = [&](std::vector<Transition>& group) {
       if (split) split->add(group);
       if (cross) add_to_cross_sections(*cross, group, levels, input);
+      if (opt.lifetimes) add_decay_rates(group, decay);
     };
   t.reset();
   LineList list = compute_linelist(levels, input, dipole, lo, eo);
@@ -191,6 +195,10 @@ RunSummary run(const RunOptions& opt) {
     s.transitions = static_cast<std::size_t>(n[0]);
   } else {
     s.transitions = list.transitions.size();
+  }
+  if (opt.lifetimes) {
+    if (!streamed) add_decay_rates(list.transitions, decay);  // every process holds every line
+    else comm.sum(decay.data(), static_cast<int>(decay.size()));  // each process streamed its own
   }
   s.lower_states = list.lower_states;
   s.partition_function = list.partition_function;
@@ -221,13 +229,14 @@ RunSummary run(const RunOptions& opt) {
   // 5. Outputs, written once (by the first process); the times recorded are all but quanta-linelist.h5's own.
   t.reset();
   if (comm.root()) {
-    write_exomol_states(s.states, levels, input);
+    write_exomol_states(s.states, levels, input, opt.lifetimes ? &decay : nullptr);
     if (opt.def) {
       // What the .trans file(s) hold: the lines above TROVE's small A, their largest wavenumber.
       DefInfo d;
       d.dataset = stem;
       d.xsec_files = static_cast<int>(s.cross_sections.size());
       d.max_temperature = opt.pf_tmax > 0 ? opt.pf_tmax : input.temperature;
+      d.lifetimes = opt.lifetimes;
       double emax = 0;
       for (const Level& l : levels.levels) emax = std::max(emax, l.energy - levels.zpe);
       d.complete_energy = std::min(input.lower.max, emax);

@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -139,6 +141,74 @@ TEST(LinelistTrove, LevelsFileGivesTrovesExomolFiles) {
 // the A its ExoMol writer keeps, which quanta's .trans leaves out the same way.
 TEST(LinelistTrove, HydrogenPeroxideInD2hGivesTrovesExomolFiles) {
   expect_command_gives_troves_files("hooh-trove", "HOOH_J0-3_0_3", 50290, "H2O2, D2h(M)");
+}
+
+// --lifetimes on TROVE's H2O2 list: the .states gets ExoMol's lifetime column after J (1 / sum of A of the state's lines,
+// seconds, "%12.4E"; Inf without lines down), and the rest of each line is TROVE's. Against ExoCross's lifetimes of
+// TROVE's own .states/.trans (hooh-trove/exocross-lifetimes, README there): the same printed value for every state
+// (both round 1 / sum A to 5 digits of sums that agree to 1e-8, the A's agreement with TROVE: a different 5th digit
+// would need a sum within 1e-8 of a rounding edge, which none is). Against the sums of quanta's own .trans lines:
+// within the 5-digit rounding. The range-split writer (--trans-split) gives the same .states.
+TEST(LinelistLifetimes, MatchExoCrossOnTrovesList) {
+  const auto out = fresh_dir("lifetimes");
+  const auto dir = quanta::test::data_path("linelist/hooh-trove");
+  const std::string base = std::string(QUANTA_BINARY) + " linelist '" + (dir / "step4_exomol_files.inp").string() + "' --checkpoints '" +
+                           (dir / "checkpoints").string() + "' --backend cpu -q --lifetimes --def -o '";
+  ASSERT_EQ(std::system((base + (out / "a").string() + "'").c_str()), 0);
+  ASSERT_EQ(std::system((base + (out / "b").string() + "' --trans-split 1000").c_str()), 0);
+  const std::string stem = "HOOH_J0-3_0_3";
+  EXPECT_EQ(text_of(out / "a" / (stem + ".states")), text_of(out / "b" / (stem + ".states")));
+  EXPECT_NE(text_of(out / "a" / (stem + ".def")).find("1                                        # Lifetime availability"), std::string::npos);
+
+  std::map<long, double> decay;  // the sums of A of quanta's own lines
+  {
+    std::istringstream trans(text_of(out / "a" / (stem + ".trans")));
+    long f = 0, i = 0;
+    double a = 0, nu = 0;
+    while (trans >> f >> i >> a >> nu) decay[f] += a;
+  }
+  std::map<long, std::string> exocross;  // ExoCross: the lifetime is its 6th column
+  {
+    std::istringstream life(text_of(dir / "exocross-lifetimes" / (stem + ".life")));
+    std::string line;
+    while (std::getline(life, line)) {
+      std::istringstream l(line);
+      std::vector<std::string> f{std::istream_iterator<std::string>(l), std::istream_iterator<std::string>()};
+      if (f.size() > 5) exocross[std::stol(f[0])] = f[5];
+    }
+  }
+  std::istringstream states(text_of(out / "a" / (stem + ".states")));
+  std::istringstream troves(text_of(dir / "trove-output" / (stem + ".states")));
+  std::string line, trove_line;
+  int finite = 0, infinite = 0, same = 0;
+  double worst = 0;
+  while (std::getline(states, line)) {
+    ASSERT_TRUE(std::getline(troves, trove_line));
+    // TROVE's line with the 13 characters of the lifetime column taken out after J (48 characters in).
+    EXPECT_EQ(line.substr(0, 40) + line.substr(53), trove_line) << line;
+    std::istringstream l(line);
+    long id = 0;
+    std::string e, g, j, tau;
+    l >> id >> e >> g >> j >> tau;
+    ASSERT_TRUE(exocross.count(id)) << "state " << id << " not in ExoCross's file";
+    if (tau == "Inf") {
+      ++infinite;
+      EXPECT_EQ(decay.count(id), 0u) << "state " << id << " has lines down";
+      EXPECT_TRUE(exocross[id] == "NaN" || exocross[id] == "Infinity") << exocross[id];
+      continue;
+    }
+    ++finite;
+    same += tau == exocross[id];
+    worst = std::max(worst, std::abs(std::stod(tau) * decay[id] - 1));
+  }
+  EXPECT_FALSE(std::getline(troves, trove_line)) << "TROVE's .states has more lines";
+  std::printf("  lifetimes of %d states, %d of them equal to ExoCross's printed values; %d Inf; largest |tau sum A - 1| = %.1e\n", finite,
+              same, infinite, worst);
+  EXPECT_EQ(finite + infinite, 1214);
+  EXPECT_EQ(same, finite);
+  EXPECT_EQ(infinite, 9);
+  EXPECT_LT(worst, 5.0001e-5);  // %12.4E: 5 significant digits
+  std::filesystem::remove_all(out);
 }
 
 // TROVE's STATES-ONLY: the .states file alone (TROVE returns before the intensities); its GAIN: GAIN's table besides,

@@ -25,6 +25,7 @@ struct RunOptions {
   bool bzip2 = false;                     // with trans_split: the range files bzip2-compressed (<file>.trans.bz2)
   int pf_tmax = 0;                        // > 0: also <stem>.pf, Q(T) for T = 1 .. pf_tmax K
   bool def = false;                       // also <stem>.def, ExoMol's definition file
+  bool lifetimes = false;                 // the .states with ExoMol's lifetime column: 1 / (sum of A of the lines from each state)
   int threads = 0;
   bool quiet = false;
 };
