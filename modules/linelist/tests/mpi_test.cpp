@@ -57,14 +57,14 @@ TEST(LinelistMpi, InputWarningsArePrintedOnce) {
 }
 
 // The streamed outputs over 2 processes (each streams its own lower levels; the first joins them): the range-split
-// .trans files byte-identical to one process's, and the cross sections (every process's grid added) equal to one
+// .trans files and the .states with lifetimes byte-identical to one process's, and the cross sections (every process's grid added) equal to one
 // process's to the last printed digit but for the order of the sums (1e-12 relative asserted).
 TEST(LinelistMpi, TwoProcessesStreamTheSameSplitTransAndCrossSections) {
   if (const std::string why = launcher_problem(); !why.empty()) GTEST_SKIP() << why;
   const fs::path base = fs::temp_directory_path() / ("quanta-linelist-mpi-split-" + std::to_string(::getpid()));
   fs::remove_all(base);
   const fs::path xsec = quanta::test::data_path("linelist/exocross-ref/SiH2_Voigt_P1bar_T296_fine.inp");
-  const std::string extra = " --trans-split 500 --cross-sections '" + xsec.string() + "'";
+  const std::string extra = " --trans-split 500 --lifetimes --cross-sections '" + xsec.string() + "'";
   ASSERT_EQ(run_linelist(base / "one", 1, "cpu", input_file(), extra), 0) << text_of(base / "one/log.txt");
   ASSERT_EQ(run_linelist(base / "two", 2, "cpu", input_file(), extra), 0) << text_of(base / "two/log.txt");
   int files = 0;
@@ -76,6 +76,16 @@ TEST(LinelistMpi, TwoProcessesStreamTheSameSplitTransAndCrossSections) {
     EXPECT_TRUE(text_of(e.path()) == text_of(base / "two" / name)) << name << " differs between 1 and 2 processes";
   }
   EXPECT_GT(files, 3);
+  // --lifetimes: each process's sums of A added; the same printed lifetimes.
+  int states = 0;
+  for (const auto& e : fs::directory_iterator(base / "one")) {
+    if (e.path().extension() != ".states") continue;
+    ++states;
+    const std::string name = e.path().filename().string(), one = text_of(e.path());
+    EXPECT_TRUE(one == text_of(base / "two" / name)) << name << " (with lifetimes) differs between 1 and 2 processes";
+    EXPECT_NE(one.find("E-0"), std::string::npos) << name << ": no lifetime column";
+  }
+  EXPECT_EQ(states, 1);
   for (const auto& e : fs::directory_iterator(base / "two"))
     EXPECT_EQ(e.path().filename().string().find(".spill"), std::string::npos) << e.path();
   std::istringstream a(text_of(base / "one/SiH2_Voigt_P1bar_T296_fine.xsec")), b(text_of(base / "two/SiH2_Voigt_P1bar_T296_fine.xsec"));
