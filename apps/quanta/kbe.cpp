@@ -26,13 +26,14 @@ Subcommand add_kbe(CLI::App& app) {
   s.app->add_option("--stop-after", v->run.stop_after,
                     "stop after this step without the final outputs, as a killed run would (to test --resume)")
       ->check(CLI::NonNegativeNumber);
-  add_common_options(s.app, v->common, false);
+  add_common_options(s.app, v->common, true);
   s.run = [v] {
     auto& o = v->run;
     o.config = v->config;
     o.output_dir = output_dir_or_cwd(v->output);
     o.backend = v->common.parsed_backend();
     o.threads = v->common.threads;
+    o.gpu_mem_limit = v->common.parsed_gpu_mem_limit();
     o.quiet = v->common.quiet;
     const auto r = kbe::run(o);
     if (o.quiet || !Comm::world().root()) return 0;

@@ -44,6 +44,34 @@ double step_work(const Config& c, int n) {
   return (n + 1.0) * (collisions ? n + 1.0 + 8.0 : 1.0);
 }
 
+// The CPU path's time for the whole run, from a short run of the same model timed on this host (the first
+// min(steps, 48) steps, one process) scaled by step_work: its time grows as the steps cubed, so the first steps
+// set the rate and the rest follow the model. An estimate: the corrector's passes per step vary along the run.
+double estimated_cpu_seconds(const Config& config) {
+  Config c = config;
+  c.time.steps = std::min(config.time.steps, 48);
+  c.output = OutputOptions{};
+  Propagator p(c, max_threads(), Backend::Cpu);
+  WallTimer t;
+  double timed = 0, all = 0;
+  while (p.step() < c.time.steps) {
+    p.advance();
+    timed += step_work(c, p.step());
+  }
+  const double seconds = t.seconds();
+  for (int n = 1; n <= config.time.steps; ++n) all += step_work(config, n);
+  return timed > 0 ? seconds * all / timed : 0.0;
+}
+
+std::string duration(double seconds) {
+  char buf[48];
+  if (seconds < 120) std::snprintf(buf, sizeof buf, "%.0f s", seconds);
+  else if (seconds < 7200) std::snprintf(buf, sizeof buf, "%.0f minutes", seconds / 60);
+  else if (seconds < 172800) std::snprintf(buf, sizeof buf, "%.1f hours", seconds / 3600);
+  else std::snprintf(buf, sizeof buf, "%.1f days", seconds / 86400);
+  return buf;
+}
+
 std::string number(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", x);
@@ -131,12 +159,14 @@ RunSummary run(const RunOptions& opt) {
                                   number(Propagator::host_bytes(config, Backend::Cpu, comm, max_threads(), green) / 1073741824.0) +
                                   " GiB of host memory and is much slower (its time grows as the steps cubed)";
   if (backend == Backend::Cuda && !comm.distributed()) {
-    const std::size_t need = Propagator::device_bytes(config), have = GpuMemoryBudget{}.usable_bytes();
+    const std::size_t need = Propagator::device_bytes(config), have = GpuMemoryBudget{opt.gpu_mem_limit}.usable_bytes();
     if (need > have) {
       const std::string what = "the CUDA propagation of nk = " + std::to_string(config.model.nk) + " for " + std::to_string(config.time.steps) +
                                " steps needs " + number(need / 1073741824.0) + " GiB of device memory; the device has " +
-                               number(have / 1073741824.0) + " GiB free to use. " + std::to_string(Propagator::device_steps_within(config, have)) +
-                               " steps would fit, or the k-points split over several GPUs (mpirun, one process per GPU); " + cpu_instead;
+                               number(have / 1073741824.0) + " GiB free to use" + (opt.gpu_mem_limit > 0 ? std::string(" (--gpu-mem-limit)") : std::string()) + ". " + std::to_string(Propagator::device_steps_within(config, have)) +
+                               " steps would fit, or the k-points split over several GPUs (mpirun, one process per GPU); " + cpu_instead +
+                               ": about " + duration(estimated_cpu_seconds(config)) + " on this host's " + std::to_string(max_threads()) +
+                               " threads (the first " + std::to_string(std::min(config.time.steps, 48)) + " steps timed and scaled)";
       if (cuda_asked) throw Error("kbe: " + what + " (--backend cuda was asked: the run is not moved to the CPU)");
       warn("kbe", what + ": propagating on the CPU (--backend auto)");
       backend = Backend::Cpu;

@@ -9,6 +9,7 @@
 #include <regex>
 #include <string>
 
+#include "quanta/core/backend.hpp"
 #include "quanta/core/error.hpp"
 #include "quanta/kbe/propagator.hpp"
 #include "quanta/kbe/run.hpp"
@@ -137,6 +138,31 @@ TEST(KbeRunChecks, DevicePlanAndTheStepsThatFit) {
   EXPECT_GT(Propagator::device_bytes(c), h100);
   EXPECT_LT(Propagator::device_steps_within(c, static_cast<std::size_t>(h100)), 1250);
   EXPECT_GE(Propagator::device_steps_within(c, static_cast<std::size_t>(h100)), 1000);
+}
+
+// An explicit --backend cuda that does not fit the device (here made small by --gpu-mem-limit) is refused before
+// anything is allocated, with the memory needed and there, the steps that would fit, and the CPU path's memory and
+// estimated time; it never becomes a CPU run. (A GPU host only: without a device --backend cuda is refused earlier.)
+TEST(KbeRunChecks, ExplicitCudaThatDoesNotFitIsRefusedWithTheNumbers) {
+  if (quanta::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const fs::path dir = kbe_test::make_run_case("cuda-too-small-" + std::to_string(getpid()), 1024, 100, "fft", 0);
+  quanta::kbe::RunOptions o;
+  o.config = dir / "config.toml";
+  o.output_dir = dir;
+  o.backend = quanta::Backend::Cuda;
+  o.gpu_mem_limit = std::size_t{256} << 20;  // the half-planes alone take 675 MB
+  o.quiet = true;
+  std::string message;
+  try {
+    quanta::kbe::run(o);
+  } catch (const quanta::Error& e) {
+    message = e.what();
+  }
+  for (const char* part : {"needs", "GiB of device memory", "(--gpu-mem-limit)", "steps would fit", "GiB of host memory", "on this host's",
+                           "--backend cuda was asked"})
+    EXPECT_NE(message.find(part), std::string::npos) << "missing '" << part << "' in: " << message;
+  EXPECT_FALSE(fs::exists(dir / "quanta-kbe.h5"));
+  fs::remove_all(dir);
 }
 
 }  // namespace

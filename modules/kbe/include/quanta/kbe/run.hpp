@@ -12,6 +12,7 @@ struct RunOptions {
   std::filesystem::path output_dir;  // where quanta-kbe.h5, quanta-kbe.txt and the checkpoint go
   Backend backend = Backend::Auto;
   int threads = 0;                   // OpenMP threads; 0: default
+  std::size_t gpu_mem_limit = 0;     // device memory the run may plan to use (bytes; 0: the free memory)
   bool quiet = false;
   bool resume = false;               // continue from the checkpoint in output_dir
   bool write_green = false;          // also write the full G<> (as output.write_green = true)
