@@ -144,6 +144,10 @@ void DirectAtomicFile::write_out(std::size_t bytes) {
       throw Error("cannot write '" + temp_.string() + "' (for '" + final_.string() + "'): " + (n < 0 ? std::strerror(errno) : "no progress") +
                   " (disk full?)");
     done += static_cast<std::size_t>(n);
+#ifdef O_DIRECT
+    // A short direct write leaves the rest unaligned: it goes through the page cache (a full disk then says so).
+    if (direct_ && done < bytes && ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_DIRECT) == 0) direct_ = false;
+#endif
   }
   written_ += bytes;
 }
@@ -180,12 +184,10 @@ void DirectAtomicFile::commit() {
     }
     used_ = 0;
   }
-  if (::ftruncate(fd_, static_cast<off_t>(size)) != 0 || ::close(fd_) != 0) {
-    const int err = errno;
-    fd_ = -1;
-    throw Error("cannot write '" + temp_.string() + "' (for '" + final_.string() + "'): " + std::strerror(err));
-  }
+  int err = ::ftruncate(fd_, static_cast<off_t>(size)) != 0 ? errno : 0;
+  if (::close(fd_) != 0 && err == 0) err = errno;
   fd_ = -1;
+  if (err != 0) throw Error("cannot write '" + temp_.string() + "' (for '" + final_.string() + "'): " + std::strerror(err));
   commit_rename(temp_, final_);
   committed_ = true;
 }

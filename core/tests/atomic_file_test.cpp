@@ -162,6 +162,7 @@ TEST(DirectAtomicFile, SameBytesAsOrdinaryWritesAndAppearsOnCommit) {
     }
     EXPECT_EQ(f.size(), expected.size());
     EXPECT_FALSE(fs::exists(dir / "lines.trans"));
+    std::printf("  %s: %s\n", dir.path().c_str(), f.direct() ? "direct I/O (O_DIRECT)" : "O_DIRECT refused here: the page cache path");
     f.commit();
   }
   EXPECT_EQ(slurp(dir / "lines.trans"), expected);

@@ -261,8 +261,9 @@ void CheckpointWriter::write(const Job& job) {
   check(H5Fflush(f, H5F_SCOPE_GLOBAL), target, "flushing");
   done_ = CheckpointPosition{job.step, slot};
   if (fresh) {
-    H5Fclose(file_id_);
+    const herr_t closed = H5Fclose(file_id_);
     file_id_ = -1;
+    check(closed, target, "closing");
     io::commit_rename(target, file_);
     file_id_ = H5Fopen(file_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
     if (file_id_ < 0) fail(file_, "reopening");

@@ -24,7 +24,8 @@ struct LowRank {
 };
 
 // A (column-major, leading dimension lda >= rows) with the singular values above `cut` kept (absolute: the caller
-// scales its relative tolerance). Throws Error naming `what` when the Jacobi sweeps do not converge.
+// scales its relative tolerance; at least 2 eps |A|_F, the rounding level). Throws Error naming `what` when the Jacobi
+// sweeps do not converge or A holds a non-finite value.
 LowRank compress(const cplx* a, int rows, int cols, int lda, double cut, const std::string& what = "low-rank block");
 
 // [top; bottom] (the same columns, top's rows first) recompressed at `cut`.

@@ -45,22 +45,33 @@ double step_work(const Config& c, int n) {
 }
 
 // The CPU path's time for the whole run, from a short run of the same model timed on this host (the first
-// min(steps, 48) steps, one process) scaled by step_work: its time grows as the steps cubed, so the first steps
+// min(steps, 32) steps, one process) scaled by step_work: its time grows as the steps cubed, so the first steps
 // set the rate and the rest follow the model. An estimate: the corrector's passes per step vary along the run.
-double estimated_cpu_seconds(const Config& config) {
+// Only where the whole CPU run would fit the host's memory and the short run takes a small part of it; else, or when
+// the short run fails, a negative value ("not estimated").
+constexpr int kEstimateSteps = 32;
+double estimated_cpu_seconds(const Config& config, const Comm& comm) {
   Config c = config;
-  c.time.steps = std::min(config.time.steps, 48);
+  c.time.steps = std::min(config.time.steps, kEstimateSteps);
   c.output = OutputOptions{};
-  Propagator p(c, max_threads(), Backend::Cpu);
-  WallTimer t;
-  double timed = 0, all = 0;
-  while (p.step() < c.time.steps) {
-    p.advance();
-    timed += step_work(c, p.step());
+  const std::size_t available = host_memory_available();
+  if (Propagator::host_bytes(config, Backend::Cpu, comm, max_threads(), false) > available ||
+      Propagator::host_bytes(c, Backend::Cpu, comm, max_threads(), false) > available / 8)
+    return -1;
+  try {
+    Propagator p(c, max_threads(), Backend::Cpu);
+    WallTimer t;
+    double timed = 0, all = 0;
+    while (p.step() < c.time.steps) {
+      p.advance();
+      timed += step_work(c, p.step());
+    }
+    const double seconds = t.seconds();
+    for (int n = 1; n <= config.time.steps; ++n) all += step_work(config, n);
+    return timed > 0 ? seconds * all / timed : -1;
+  } catch (const std::exception&) {  // the message this serves must not be replaced by the estimate's failure
+    return -1;
   }
-  const double seconds = t.seconds();
-  for (int n = 1; n <= config.time.steps; ++n) all += step_work(config, n);
-  return timed > 0 ? seconds * all / timed : 0.0;
 }
 
 std::string duration(double seconds) {
@@ -155,18 +166,23 @@ RunSummary run(const RunOptions& opt) {
   // An explicit --backend cuda runs on the device or not at all; with auto a run that does not fit the device goes
   // to the CPU, saying so. One process knows before anything is allocated (the device plan against the free memory).
   const bool cuda_asked = opt.backend == Backend::Cuda;
+  if (opt.gpu_mem_limit > 0 && comm.distributed())
+    throw Error("--gpu-mem-limit: a run over several processes (mpirun) is planned by its allocations, not by a limit; it applies "
+                "to a one-process run");
   const std::string cpu_instead = "the CPU path would need " +
                                   number(Propagator::host_bytes(config, Backend::Cpu, comm, max_threads(), green) / 1073741824.0) +
                                   " GiB of host memory and is much slower (its time grows as the steps cubed)";
   if (backend == Backend::Cuda && !comm.distributed()) {
     const std::size_t need = Propagator::device_bytes(config), have = GpuMemoryBudget{opt.gpu_mem_limit}.usable_bytes();
     if (need > have) {
-      const std::string what = "the CUDA propagation of nk = " + std::to_string(config.model.nk) + " for " + std::to_string(config.time.steps) +
+      std::string what = "the CUDA propagation of nk = " + std::to_string(config.model.nk) + " for " + std::to_string(config.time.steps) +
                                " steps needs " + number(need / 1073741824.0) + " GiB of device memory; the device has " +
                                number(have / 1073741824.0) + " GiB free to use" + (opt.gpu_mem_limit > 0 ? std::string(" (--gpu-mem-limit)") : std::string()) + ". " + std::to_string(Propagator::device_steps_within(config, have)) +
-                               " steps would fit, or the k-points split over several GPUs (mpirun, one process per GPU); " + cpu_instead +
-                               ": about " + duration(estimated_cpu_seconds(config)) + " on this host's " + std::to_string(max_threads()) +
-                               " threads (the first " + std::to_string(std::min(config.time.steps, 48)) + " steps timed and scaled)";
+                               " steps would fit, or the k-points split over several GPUs (mpirun, one process per GPU); " + cpu_instead;
+      const double cpu_seconds = estimated_cpu_seconds(config, comm);
+      what += cpu_seconds >= 0 ? ": about " + duration(cpu_seconds) + " on this host's " + std::to_string(max_threads()) + " threads (the first " +
+                                     std::to_string(std::min(config.time.steps, kEstimateSteps)) + " steps timed and scaled)"
+                               : " (its time not estimated: the CPU run would not fit this host's memory, or a short timed run was not possible)";
       if (cuda_asked) throw Error("kbe: " + what + " (--backend cuda was asked: the run is not moved to the CPU)");
       warn("kbe", what + ": propagating on the CPU (--backend auto)");
       backend = Backend::Cpu;
@@ -219,10 +235,22 @@ RunSummary run(const RunOptions& opt) {
   t.reset();
   std::unique_ptr<CheckpointWriter> checkpoints;
   if (config.output.checkpoint_every > 0) {
-    const std::uintmax_t file = checkpoint_bytes(prop.nk(), config.time.steps, history.nk), there = io::allocated_bytes(s.checkpoint);
-    io::require_disk_space(opt.output_dir, file > there ? file - there : 0,
-                           "kbe: the checkpoint " + s.checkpoint.filename().string() + " (output.checkpoint_every = " +
-                               std::to_string(config.output.checkpoint_every) + ")");
+    // Every process's checkpoint goes to the output folder, one file system: their sum is checked, on every process, and
+    // all stop together when one finds too little. A resumed file's blocks already on disk are not needed again.
+    const std::uintmax_t file = checkpoint_bytes(prop.nk(), config.time.steps, history.nk);
+    const std::uintmax_t there = opt.resume ? io::allocated_bytes(s.checkpoint) : 0;
+    double need[1] = {static_cast<double>(file > there ? file - there : 0)};
+    comm.sum(need, 1);
+    std::string refused;
+    try {
+      io::require_disk_space(opt.output_dir, static_cast<std::uintmax_t>(need[0]),
+                             "kbe: the checkpoint" + std::string(comm.distributed() ? "s of the " + std::to_string(comm.size()) + " processes" : " " + s.checkpoint.filename().string()) +
+                                 " (output.checkpoint_every = " + std::to_string(config.output.checkpoint_every) + ")");
+    } catch (const Error& e) {
+      refused = e.what();
+    }
+    if (comm.max(refused.empty() ? 0 : 1) != 0)
+      throw Error(refused.empty() ? "kbe: another process found too little disk for the checkpoints (its message says how much)" : refused);
   }
   if (config.output.checkpoint_every > 0)
     checkpoints = std::make_unique<CheckpointWriter>(s.checkpoint, meta.digest, prop.nk(), config.time.steps, prop.half_plane_reader(),

@@ -10,6 +10,7 @@
 
 #include "../kernels/layout.hpp"
 #include "../kernels/low_rank.hpp"
+#include "quanta/core/error.hpp"
 #include "quanta/kbe/propagator.hpp"
 #include "test_support.hpp"
 
@@ -83,8 +84,8 @@ TEST(KbeLowRank, RecoversKnownSingularValues) {
     ASSERT_GE(x.rank, 12);
     for (int p = 0; p < 12; ++p) EXPECT_NEAR(x.s[p], sigma[p], 1e-14) << "singular value " << p;
     for (int p = 12; p < x.rank; ++p) EXPECT_LT(x.s[p], 1e-14) << "a 13th singular value";
-    EXPECT_LT(orthonormality_error(x.u, rows, 12), 1e-13);
-    EXPECT_LT(orthonormality_error(x.v, cols, 12), 1e-13);
+    EXPECT_LT(orthonormality_error(x.u, rows, x.rank), 1e-13);  // every column kept, the 12 and any above the rounding level
+    EXPECT_LT(orthonormality_error(x.v, cols, x.rank), 1e-13);
     EXPECT_LT(max_difference(x, a), 1e-14);
   }
 }
@@ -98,6 +99,13 @@ TEST(KbeLowRank, TruncationErrorIsTheFirstDroppedSingularValue) {
   EXPECT_EQ(x.rank, 7);
   EXPECT_LT(max_difference(x, a), 1.2e-7);  // entries of the dropped part: at most its spectral norm, 1.1e-7
   EXPECT_EQ(x.numbers(), static_cast<std::size_t>(7 * (32 + 300 + 1)));
+}
+
+// A non-finite entry is refused, not compressed into a block of rank 0.
+TEST(KbeLowRank, NonFiniteBlockIsRefused) {
+  std::vector<cplx> a(8 * 8, cplx(1.0));
+  a[9] = cplx(std::nan(""), 0.0);
+  EXPECT_THROW(quanta::kbe::kernels::compress(a.data(), 8, 8, 8, 1e-8), quanta::Error);
 }
 
 // A block that grows by rows: two 32-row pieces compressed apart and stacked equal the stacked dense block within

@@ -254,7 +254,7 @@ static_assert(sizeof(SpillRecord) == 24);
 // One wavenumber range's spill file, its records gathered and written in blocks (one fwrite per record cost a lock
 // and a call per line).
 struct SplitTransWriter::Range {
-  static constexpr std::size_t kPending = 4096;  // records (96 KiB) per range between writes
+  std::size_t pending_records = 4096;  // records gathered between writes: 96 KiB, 6 KiB beyond the first 1024 ranges
   std::filesystem::path spill;
   std::FILE* file = nullptr;
   std::vector<SpillRecord> pending;
@@ -421,14 +421,17 @@ void sort_spill_records(std::vector<SpillRecord>& recs, std::vector<SpillRecord>
 // The records of a spill file appended to recs, read by the host's threads in parallel pieces.
 void read_spill_file(const std::filesystem::path& spill, std::vector<SpillRecord>& recs) {
   const auto bytes = std::filesystem::file_size(spill);
+  if (bytes % sizeof(SpillRecord) != 0)
+    throw Error("the spill file " + spill.string() + " holds " + std::to_string(bytes) + " bytes, not whole " + std::to_string(sizeof(SpillRecord)) +
+                "-byte records (written by another run, or cut short)");
   const std::size_t first = recs.size(), count = bytes / sizeof(SpillRecord);
   recs.resize(first + count);
   const int fd = ::open(spill.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error("cannot read back the spill file " + spill.string() + ": " + std::strerror(errno));
   const int threads = max_threads();
   const std::size_t piece = std::max<std::size_t>(1, (count + 4 * threads - 1) / (4 * threads));
-  int failed = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) reduction(| : failed)
+  int failure = 0;  // the errno of a failed read (each thread's own), or -1 for a file shorter than its size said
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) reduction(max : failure)
   for (std::size_t p0 = 0; p0 < count; p0 += piece) {
     char* to = reinterpret_cast<char*>(recs.data() + first + p0);
     std::size_t left = std::min(piece, count - p0) * sizeof(SpillRecord);
@@ -437,14 +440,15 @@ void read_spill_file(const std::filesystem::path& spill, std::vector<SpillRecord
       const ssize_t got = ::pread(fd, to, left, at);
       if (got < 0 && errno == EINTR) continue;
       if (got <= 0) {
-        failed = 1;
+        failure = std::max(failure, got < 0 ? errno : -1);
         break;
       }
       to += got, at += got, left -= static_cast<std::size_t>(got);
     }
   }
   ::close(fd);
-  if (failed) throw Error("cannot read back the spill file " + spill.string() + ": " + std::strerror(errno));
+  if (failure != 0)
+    throw Error("cannot read back the spill file " + spill.string() + ": " + (failure > 0 ? std::strerror(failure) : "it ended before its size"));
 }
 }  // namespace
 
@@ -485,11 +489,12 @@ void SplitTransWriter::add(const std::vector<Transition>& transitions) {
       ranges_[k]->spill = spill_path(k, comm_.rank());
       ranges_[k]->file = std::fopen(ranges_[k]->spill.string().c_str(), "w+b");
       if (!ranges_[k]->file) throw Error("cannot write the spill file " + ranges_[k]->spill.string() + ": " + std::strerror(errno));
-      ranges_[k]->pending.reserve(Range::kPending);
+      if (ranges_.size() > 1024) ranges_[k]->pending_records = 256;
+      ranges_[k]->pending.reserve(ranges_[k]->pending_records);
     }
     Range& r = *ranges_[k];
     r.pending.push_back(SpillRecord{levels_.levels[t.upper].id, levels_.levels[t.lower].id, t.einstein_a, t.wavenumber});
-    if (r.pending.size() == Range::kPending) r.flush();
+    if (r.pending.size() == r.pending_records) r.flush();
     ++r.records;
     ++lines_;
     max_nu_ = std::max(max_nu_, t.wavenumber);

@@ -57,8 +57,9 @@ struct EnginePlan {
 };
 
 // One start_completions on a device, in seconds since the engine's first one (EngineOptions::timeline): when
-// the host queued it, and when the slot's stream reached its start and finished the upload of the upper
-// vectors, the product and the download of the amplitudes.
+// the host queued it (host clock), and when the slot's stream reached its start and finished the upload of the upper
+// vectors, the product and the download of the amplitudes (device events, from an event recorded on the first
+// chunk's stream; the two clocks are not the same).
 struct ChunkTimes {
   int slot = 0;
   double queued = 0, stream_start = 0, upload_end = 0, product_end = 0, download_end = 0;

@@ -60,7 +60,11 @@ LowRank compress(const cplx* a, int rows, int cols, int lda, double cut, const s
   const double orthogonal = std::sqrt(static_cast<double>(len)) * kEpsilon;
   double frobenius2 = 0;
   for (int p = 0; p < n; ++p) frobenius2 += column_norm2(p);
+  if (!std::isfinite(frobenius2))
+    throw Error(what + ": a " + std::to_string(rows) + " x " + std::to_string(cols) + " block with non-finite values");
   const double noise2 = kEpsilon * kEpsilon * frobenius2;
+  // Columns at the noise level are left unrotated: they are not orthogonal to the rest, so they are never kept.
+  cut = std::max(cut, 2 * std::sqrt(noise2));
   bool converged = false;
   for (int sweep = 0; sweep < kMaxSweeps && !converged; ++sweep) {
     converged = true;

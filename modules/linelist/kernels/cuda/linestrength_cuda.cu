@@ -248,6 +248,7 @@ class CudaEngine final : public LinestrengthEngine {
     Slot& s = slots_[slot];
     QUANTA_CUDA_CHECK(cudaStreamSynchronize(s.stream));
     if (s.recorded) {
+      QUANTA_CUDA_CHECK(cudaEventSynchronize(origin_));  // recorded on the first chunk's stream, maybe not this one
       double* at[4] = {&s.pending.stream_start, &s.pending.upload_end, &s.pending.product_end, &s.pending.download_end};
       for (int i = 0; i < 4; ++i) {
         float ms = 0;
