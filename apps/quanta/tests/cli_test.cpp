@@ -33,7 +33,7 @@ void expect_refused(const std::string& args, const std::string& named) {
 }  // namespace
 
 TEST(Cli, OptionsASubcommandDoesNotHonourAreRefused) {
-  expect_refused("kbe config.toml --gpu-mem-limit 8G", "--gpu-mem-limit");
+  expect_refused("linelist-convert in.inp -o out.h5 --gpu-mem-limit 8G", "--gpu-mem-limit");
   expect_refused("mosfet config.toml --gpu-mem-limit banana", "--gpu-mem-limit");
   expect_refused("linelist-convert in.inp -o out.h5 --backend cuda", "--backend");
   expect_refused("linelist-convert in.inp -o out.h5 --threads -5", "--threads");
@@ -43,6 +43,7 @@ TEST(Cli, OptionsASubcommandDoesNotHonourAreRefused) {
 TEST(Cli, BadValuesAreRefusedBeforeAnyInputIsRead) {
   expect_refused("phonon in --backend gpu", "--backend");
   expect_refused("phonon in --gpu-mem-limit banana", "--gpu-mem-limit");
+  expect_refused("kbe config.toml --gpu-mem-limit banana", "--gpu-mem-limit");
   expect_refused("phonon in --threads -1", "--threads");
   expect_refused("phonon in --strategy fastest", "--strategy");
   expect_refused("linelist in.inp --batch -1", "--batch");

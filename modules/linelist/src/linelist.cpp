@@ -250,7 +250,9 @@ LineList compute_linelist(const Levels& L, const IntensityInput& in, const Dipol
   // spill and the cross sections need not hold the device): at most two groups' lines are held at once.
   std::future<void> sinking;
   auto hand_to_sink = [&] {
+    WallTimer w;
     if (sinking.valid()) sinking.get();  // the previous group's (and its exception, if it threw)
+    out.seconds_sink_wait += w.seconds();
     out.streamed += found.size();
     const std::size_t size = found.size();
     sinking = std::async(std::launch::async, [&opt, lines = std::move(found)]() mutable { opt.sink(lines); });
@@ -260,12 +262,16 @@ LineList compute_linelist(const Levels& L, const IntensityInput& in, const Dipol
   for (std::size_t gi = 0; gi < groups.size(); ++gi) {
     const Group& g = groups[gi];
     const LevelBlock& lb = L.blocks[g.block];
+    WallTimer wait;
     std::vector<double> C = gi == 0 ? group_vectors(g) : next.get();
+    out.seconds_vectors_wait += wait.seconds();
     if (gi + 1 < groups.size()) next = std::async(std::launch::async, group_vectors, std::cref(groups[gi + 1]));
     std::vector<double> lower_energy;
     for (int li : g.levels) lower_energy.push_back(L.levels[li].energy);
     const StateSet lower{g.levels.data(), lower_energy.data(), int(g.levels.size()), lb.J, G.degeneracy(lb.gamma - 1), in.gns[lb.gamma - 1]};
+    wait.reset();
     engine->set_lower(std::move(C), lower.count * lower.degen, L.basis(lb.J).nrot());
+    out.seconds_set_lower += wait.seconds();
     for (int ub : upper_blocks(lb)) {
       const LevelBlock& fb = L.blocks[ub];
       const Upper& U = upper(ub);
@@ -283,7 +289,10 @@ LineList compute_linelist(const Levels& L, const IntensityInput& in, const Dipol
       auto digest = [&](int k) {
         const int f0 = k * chunk, m = std::min<int>(chunk, int(U.levels.size()) - f0);
         const StateSet upper_set{U.levels.data() + f0, U.energies.data() + f0, m, fb.J, degF, 0.0};
-        collect_transitions(in, konst, lower, upper_set, engine->finish_completions(k % 2), found);
+        const double* amplitudes = engine->finish_completions(k % 2);
+        WallTimer d;
+        collect_transitions(in, konst, lower, upper_set, amplitudes, found);
+        out.seconds_digest += d.seconds();
       };
       for (int k = 0; k < nchunks; ++k) {
         const int f0 = k * chunk, m = std::min<int>(chunk, int(U.levels.size()) - f0);

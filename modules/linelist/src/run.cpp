@@ -183,6 +183,9 @@ RunSummary run(const RunOptions& opt) {
   t.reset();
   LineList list = compute_linelist(levels, input, dipole, lo, eo);
   meta.timings.emplace_back("linestrengths", t.seconds());
+  for (const auto& [part, seconds] : {std::pair{"half", list.seconds_half}, {"completion", list.seconds_completion}, {"digest", list.seconds_digest},
+                                      {"set_lower", list.seconds_set_lower}, {"vectors_wait", list.seconds_vectors_wait}, {"sink_wait", list.seconds_sink_wait}})
+    meta.timings.emplace_back(std::string("linestrengths_") + part, seconds);
   meta.backend = to_string(backend);
   meta.device = device_description(backend);
   meta.engine = list.engine;

@@ -144,7 +144,8 @@ timing() {  # a stage time from quanta-linelist.h5, through h5ls or h5py
   else python3 -c "import h5py, sys; print(float(h5py.File(sys.argv[1])['metadata/timings/' + sys.argv[2]][()]))" "$h5" "$1" 2>/dev/null; fi
 }
 if [ -f "$h5" ]; then
-  for stage in read linestrengths trans_split trans_split_spill trans_split_read trans_split_sort trans_split_format trans_split_write trans_split_wait outputs total; do
+  for stage in read linestrengths linestrengths_half linestrengths_completion linestrengths_digest linestrengths_set_lower \
+    linestrengths_vectors_wait linestrengths_sink_wait trans_split trans_split_spill trans_split_read trans_split_sort trans_split_format trans_split_write trans_split_wait outputs total; do
     put "run_${stage}_s" "$(timing "$stage")"
   done
   split_s=$(timing trans_split)

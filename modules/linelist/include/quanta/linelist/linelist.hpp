@@ -44,6 +44,10 @@ struct LineList {
   bool partition_from_states = false;   // Q computed from the loaded levels (no QSTAT)
   std::string engine;
   double seconds_half = 0, seconds_completion = 0;
+  // Parts of the stage: the waits for a group's expanded vectors (read on a second thread) and for the sink of the
+  // previous group's lines, set_lower (the group to the engine), and the digest of the amplitudes into lines (S, A, I,
+  // thresholds: inside seconds_completion).
+  double seconds_vectors_wait = 0, seconds_sink_wait = 0, seconds_set_lower = 0, seconds_digest = 0;
   long long lower_states = 0;           // lower states this process computed
   std::size_t upper_cached_bytes = 0;   // expanded upper vectors kept on the host (at most upper_cache_bytes)
 };
