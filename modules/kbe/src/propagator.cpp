@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "../kernels/collision_integral.hpp"
+#include "../kernels/compressed_history.hpp"
 #include "../kernels/cuda_propagation.hpp"
 #include "../kernels/hamiltonian.hpp"
 #include "../kernels/self_energy.hpp"
@@ -36,6 +37,7 @@ struct Propagator::Work {
   std::vector<cplx> pairs_less, pairs_greater, pairs_sigma_less, pairs_sigma_greater;
   std::vector<cplx> row_less, row_greater;
   std::vector<PinnedHost> pinned;  // CUDA: the host arrays above and the Sigma row, page-locked
+  std::unique_ptr<CompressedHistory> compressed;  // use_compressed_history: the collision rows from it
   explicit Work(int nk) : h_mid(nk) {}
 };
 
@@ -253,8 +255,24 @@ void Propagator::collision_row(int n) {
   r.sigma_greater = sigma_greater_.data();
   r.i_less = i_cur_less_.data();
   r.i_greater = i_cur_greater_.data();
+  if (CompressedHistory* h = work_->compressed.get()) {
+    // The rows since the last call in their final form (the last one held may have changed after its collision row:
+    // the corrector's last pass), then row n as it stands.
+    const std::size_t bs = block_size(nk_);
+    for (int m = std::max(0, h->rows() - 1); m <= n; ++m) h->set_row(m, g_less_.data() + tri(m, 0) * bs, g_greater_.data() + tri(m, 0) * bs);
+    h->collision_row(r);
+    return;
+  }
   collision_integral_cpu(r);
 }
+
+void Propagator::use_compressed_history(double tolerance, int leaf) {
+  if (backend_ != Backend::Cpu || comm_.distributed() || step_ != 0)
+    throw Error("kbe: the compressed history's validation path runs on the CPU backend, one process, from step 0");
+  work_->compressed = std::make_unique<CompressedHistory>(nk_, leaf, tolerance, tolerance);
+}
+
+std::size_t Propagator::compressed_history_numbers() const { return work_->compressed ? work_->compressed->stored_numbers() : 0; }
 
 // The seed's Algorithm 1 for row n: predictor, then corrector passes until the row stops changing. The
 // backend-specific pieces are below; with CUDA only hb goes up and the new diagonal block comes down per pass.

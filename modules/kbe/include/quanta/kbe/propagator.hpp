@@ -97,6 +97,13 @@ class Propagator {
   PropagatorState save() const;
   void restore(const PropagatorState& s);  // throws Error when shapes do not fit this config
 
+  // The CPU collision integrals from a compressed copy of the history (kernels/compressed_history.hpp): singular values
+  // at or below `tolerance` dropped (absolute: |G<>| <= 1), diagonal leaves of `leaf` times. The validation of the
+  // compressed history's accuracy against this dense propagation; the dense half-plane is still held, so it saves no
+  // memory yet. From step 0, one process, CPU backend; throws Error otherwise.
+  void use_compressed_history(double tolerance, int leaf);
+  std::size_t compressed_history_numbers() const;  // numbers the compressed copy holds (0 without one)
+
   // Checkpoints without copying the history: a reader of the finished rows (see HalfPlaneReader), the
   // collision row I<>(t_step, t_j), j <= step, [step+1][4][nk] each, and a restore that fills the
   // half-plane piece by piece (fill(first, count, less, greater) writes blocks [first, first + count) into
