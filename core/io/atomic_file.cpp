@@ -102,14 +102,18 @@ namespace {
 constexpr std::size_t kDirectAlign = 4096;  // the logical block sizes of common disks divide it
 }
 
-DirectAtomicFile::DirectAtomicFile(std::filesystem::path final_path, std::size_t buffer_bytes)
+DirectAtomicFile::DirectAtomicFile(std::filesystem::path final_path, std::size_t buffer_bytes, bool try_direct)
     : final_(std::move(final_path)), temp_(temporary_path_for(final_)) {
   capacity_ = std::max(kDirectAlign, (buffer_bytes + kDirectAlign - 1) / kDirectAlign * kDirectAlign);
   buffer_ = static_cast<char*>(std::aligned_alloc(kDirectAlign, capacity_));
   if (!buffer_) throw Error("cannot write '" + final_.string() + "': no memory for its " + std::to_string(capacity_) + "-byte buffer");
 #ifdef O_DIRECT
-  fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT | O_CLOEXEC, 0644);
-  direct_ = fd_ >= 0;
+  if (try_direct) {
+    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT | O_CLOEXEC, 0644);
+    direct_ = fd_ >= 0;
+  }
+#else
+  (void)try_direct;
 #endif
   if (fd_ < 0) fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) {

@@ -56,7 +56,8 @@ class TemporaryPath {
 // commit, it removes the temporary file. One thread at a time.
 class DirectAtomicFile {
  public:
-  explicit DirectAtomicFile(std::filesystem::path final_path, std::size_t buffer_bytes = std::size_t{32} << 20);
+  // try_direct = false writes through the page cache from the start (the path taken where O_DIRECT is refused).
+  explicit DirectAtomicFile(std::filesystem::path final_path, std::size_t buffer_bytes = std::size_t{32} << 20, bool try_direct = true);
   DirectAtomicFile(const DirectAtomicFile&) = delete;
   DirectAtomicFile& operator=(const DirectAtomicFile&) = delete;
   ~DirectAtomicFile();
