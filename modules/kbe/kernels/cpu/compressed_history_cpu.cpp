@@ -113,10 +113,14 @@ void CompressedHistory::collision_row(const CollisionRow& r) const {
   for (int k = 0; k < nk; ++k) {
     auto sigma = [&](const cplx* rows, int l, int pair) { return element(rows, static_cast<std::size_t>(l), pair, k, nk); };
     auto add = [&](cplx* out, int j, int pair, cplx v) { out[static_cast<std::size_t>(j) * bs + in_block(pair, k, nk)] += v; };
-    // 1. The pairs held densely, by the element formula of collision_accumulate.
+    // 1. The pairs held densely, by the element formula of collision_accumulate: for a column j in the filling strip
+    // every l; else those in j's diagonal leaf and those of the filling strip (l >= its start), in increasing l.
+    const int filling_start = (rows_ - 1) / leaf_ * leaf_;
     for (int j = 0; j <= n; ++j) {
       M2 il, ig;
-      for (int l = 0; l <= n; ++l) {
+      const int leaf_lo = j / leaf_ * leaf_, leaf_hi = std::min(n, leaf_lo + leaf_ - 1);
+      for (int l = j >= filling_start ? 0 : leaf_lo; l <= n; ++l) {
+        if (j < filling_start && l > leaf_hi && l < filling_start) l = filling_start;  // skip the compressed columns
         if (!dense_pair(std::max(l, j), std::min(l, j))) continue;
         const M2 gl = l >= j ? load(false, l, j, k) : -1.0 * dagger(load(false, j, l, k));
         const M2 gg = l >= j ? load(true, l, j, k) : -1.0 * dagger(load(true, j, l, k));
