@@ -6,8 +6,6 @@
 
 namespace quanta {
 
-namespace {
-
 std::string format_duration(double s) {
   char buf[32];
   if (s < 60.0) std::snprintf(buf, sizeof buf, "%.1fs", s);
@@ -15,8 +13,6 @@ std::string format_duration(double s) {
   else std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(s / 3600), static_cast<int>(s / 60) % 60);
   return buf;
 }
-
-}  // namespace
 
 Progress::Progress(std::string stage, std::size_t total, bool quiet, double interval_s)
     : stage_(std::move(stage)), total_(total), quiet_(quiet), interval_s_(interval_s) {}

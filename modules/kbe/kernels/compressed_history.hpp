@@ -48,7 +48,6 @@ class CompressedHistory {
     return b.f[(static_cast<std::size_t>(greater) * nk_ + k) * 4 + pair];
   }
   void close_strip(int s);  // strip s complete: its dense rows into the blocks
-  bool dense_pair(int l, int j) const;  // l >= j: held densely (same leaf, or l in the filling strip)
   int nk_, leaf_;
   double cut_[2];
   int rows_ = 0;

@@ -74,15 +74,6 @@ double estimated_cpu_seconds(const Config& config, const Comm& comm) {
   }
 }
 
-std::string duration(double seconds) {
-  char buf[48];
-  if (seconds < 120) std::snprintf(buf, sizeof buf, "%.0f s", seconds);
-  else if (seconds < 7200) std::snprintf(buf, sizeof buf, "%.0f minutes", seconds / 60);
-  else if (seconds < 172800) std::snprintf(buf, sizeof buf, "%.1f hours", seconds / 3600);
-  else std::snprintf(buf, sizeof buf, "%.1f days", seconds / 86400);
-  return buf;
-}
-
 std::string number(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", x);
@@ -180,7 +171,7 @@ RunSummary run(const RunOptions& opt) {
                                number(have / 1073741824.0) + " GiB free to use" + (opt.gpu_mem_limit > 0 ? std::string(" (--gpu-mem-limit)") : std::string()) + ". " + std::to_string(Propagator::device_steps_within(config, have)) +
                                " steps would fit, or the k-points split over several GPUs (mpirun, one process per GPU); " + cpu_instead;
       const double cpu_seconds = estimated_cpu_seconds(config, comm);
-      what += cpu_seconds >= 0 ? ": about " + duration(cpu_seconds) + " on this host's " + std::to_string(max_threads()) + " threads (the first " +
+      what += cpu_seconds >= 0 ? ": about " + format_duration(cpu_seconds) + " on this host's " + std::to_string(max_threads()) + " threads (the first " +
                                      std::to_string(std::min(config.time.steps, kEstimateSteps)) + " steps timed and scaled)"
                                : " (its time not estimated: the CPU run would not fit this host's memory, or a short timed run was not possible)";
       if (cuda_asked) throw Error("kbe: " + what + " (--backend cuda was asked: the run is not moved to the CPU)");

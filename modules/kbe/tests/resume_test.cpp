@@ -35,6 +35,27 @@ quanta::kbe::RunOptions options(const fs::path& dir) {
   return o;
 }
 
+// `quanta kbe` on a case folder in a child process, CPU backend and one thread, as the in-process runs it is compared
+// with (on a GPU host "auto" would pick CUDA, whose FFTs round differently: same trajectory to 1e-15, not bit for bit).
+pid_t start_cli_run(const fs::path& dir) {
+  const pid_t child = fork();
+  if (child == 0) {
+    const std::string cfg = (dir / "config.toml").string(), out = dir.string();
+    execl(QUANTA_BINARY, QUANTA_BINARY, "kbe", cfg.c_str(), "-o", out.c_str(), "--quiet", "--threads", "1", "--backend", "cpu",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return child;
+}
+
+// SIGKILL to the child, reaped; whether the signal ended it (false: it had ended by itself).
+bool kill_and_reap(pid_t child) {
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  return WIFSIGNALED(status);
+}
+
 // Every numeric dataset but the timings, compared bit for bit.
 void expect_identical_results(const fs::path& a, const fs::path& b) {
   quanta::io::H5File fa(a, quanta::io::H5File::Mode::Read), fb(b, quanta::io::H5File::Mode::Read);
@@ -80,24 +101,13 @@ TEST(KbeResume, KilledCliRunResumesBitForBit) {
   const fs::path full = make_case("cli-full", 160, 20), cut = make_case("cli-cut", 160, 20);
   quanta::kbe::run(options(full));
 
-  const pid_t child = fork();
+  const pid_t child = start_cli_run(cut);
   ASSERT_GE(child, 0);
-  if (child == 0) {
-    const std::string cfg = (cut / "config.toml").string(), out = cut.string();
-    // The CPU backend, as the in-process runs it is compared with (on a GPU host "auto" would pick CUDA,
-    // whose FFTs round differently: same trajectory to 1e-15, not bit for bit).
-    execl(QUANTA_BINARY, QUANTA_BINARY, "kbe", cfg.c_str(), "-o", out.c_str(), "--quiet", "--threads", "1", "--backend", "cpu",
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
   // Kill it as soon as the first checkpoint is in place (it appears by rename, complete).
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (!fs::exists(cut / "quanta-kbe.checkpoint.h5") && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  kill(child, SIGKILL);
-  int status = 0;
-  waitpid(child, &status, 0);
-  ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before it could be killed";
+  ASSERT_TRUE(kill_and_reap(child)) << "the run ended before it could be killed";
   ASSERT_FALSE(fs::exists(cut / "quanta-kbe.h5"));
 
   auto o = options(cut);
@@ -117,14 +127,8 @@ TEST(KbeResume, KilledWhileAppendingResumesBitForBit) {
   quanta::kbe::run(options(full));
 
   const fs::path checkpoint = cut / "quanta-kbe.checkpoint.h5";
-  const pid_t child = fork();
+  const pid_t child = start_cli_run(cut);
   ASSERT_GE(child, 0);
-  if (child == 0) {
-    const std::string cfg = (cut / "config.toml").string(), out = cut.string();
-    execl(QUANTA_BINARY, QUANTA_BINARY, "kbe", cfg.c_str(), "-o", out.c_str(), "--quiet", "--threads", "1", "--backend", "cpu",
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (!fs::exists(checkpoint) && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -134,10 +138,7 @@ TEST(KbeResume, KilledWhileAppendingResumesBitForBit) {
   const auto first_written = fs::last_write_time(checkpoint, ec);
   while (!ec && fs::last_write_time(checkpoint, ec) == first_written && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::microseconds(200));
-  kill(child, SIGKILL);
-  int status = 0;
-  waitpid(child, &status, 0);
-  ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before it could be killed";
+  ASSERT_TRUE(kill_and_reap(child)) << "the run ended before it could be killed";
   ASSERT_FALSE(fs::exists(cut / "quanta-kbe.h5"));
 
   auto o = options(cut);
@@ -161,23 +162,14 @@ TEST(KbeResume, KilledAtManyMomentsResumesBitForBit) {
     SCOPED_TRACE("trial " + std::to_string(trial));
     const fs::path cut = make_case("many-cut-" + std::to_string(trial), 120, 4);
     const fs::path checkpoint = cut / "quanta-kbe.checkpoint.h5";
-    const pid_t child = fork();
+    const pid_t child = start_cli_run(cut);
     ASSERT_GE(child, 0);
-    if (child == 0) {
-      const std::string cfg = (cut / "config.toml").string(), out = cut.string();
-      execl(QUANTA_BINARY, QUANTA_BINARY, "kbe", cfg.c_str(), "-o", out.c_str(), "--quiet", "--threads", "1", "--backend", "cpu",
-            static_cast<char*>(nullptr));
-      _exit(127);
-    }
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (!fs::exists(checkpoint) && std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::microseconds(200));
     std::this_thread::sleep_for(std::chrono::microseconds(1 + 1500 * trial));  // 0 to 16.5 ms after the first
-    kill(child, SIGKILL);
-    int status = 0;
-    waitpid(child, &status, 0);
     // The run ended first, or was killed after its outputs were written and its checkpoint removed: nothing to resume.
-    if (!WIFSIGNALED(status) || fs::exists(cut / "quanta-kbe.h5") || !fs::exists(checkpoint)) {
+    if (!kill_and_reap(child) || fs::exists(cut / "quanta-kbe.h5") || !fs::exists(checkpoint)) {
       fs::remove_all(cut);
       continue;
     }

@@ -76,18 +76,11 @@ void write_exomol_states(const std::filesystem::path& path, const Levels& L, con
   f.commit();
 }
 
-// As TROVE's ExoMol writer (dipole.f90): a line is written when A exceeds TROVE's small_, epsilon(1.0) of its double kind
-// (2.2e-16 1/s); fainter ones stay in quanta-linelist.h5 and the GAIN table.
-namespace {
-
-// TROVE's ExoMol writer leaves out lines with A at or below its `small` (the double epsilon).
-constexpr double kTroveSmall = std::numeric_limits<double>::epsilon();
-
-}  // namespace
+bool in_trans_file(const Transition& t) { return t.einstein_a > std::numeric_limits<double>::epsilon(); }
 
 void add_decay_rates(const std::vector<Transition>& transitions, std::vector<double>& decay) {
   for (const Transition& t : transitions)
-    if (t.einstein_a > kTroveSmall) decay[static_cast<std::size_t>(t.upper)] += t.einstein_a;
+    if (in_trans_file(t)) decay[static_cast<std::size_t>(t.upper)] += t.einstein_a;
 }
 
 namespace {
@@ -116,7 +109,7 @@ std::string trans_line(int upper_id, int lower_id, double a, double nu) {
 void write_exomol_trans(const std::filesystem::path& path, const Levels& L, const LineList& list) {
   io::AtomicFile f(path);
   for (const Transition& t : list.transitions)
-    if (t.einstein_a > kTroveSmall) f.stream() << trans_line(L.levels[t.upper].id, L.levels[t.lower].id, t.einstein_a, t.wavenumber);
+    if (in_trans_file(t)) f.stream() << trans_line(L.levels[t.upper].id, L.levels[t.lower].id, t.einstein_a, t.wavenumber);
   f.commit();
 }
 
@@ -481,7 +474,7 @@ SplitTransWriter::~SplitTransWriter() {
 void SplitTransWriter::add(const std::vector<Transition>& transitions) {
   WallTimer timer;
   for (const Transition& t : transitions) {
-    if (!(t.einstein_a > kTroveSmall)) continue;
+    if (!in_trans_file(t)) continue;
     const auto k = static_cast<std::size_t>(std::max(0.0, std::floor(t.wavenumber / width_)));
     if (k >= ranges_.size()) ranges_.resize(k + 1);
     if (!ranges_[k]) {

@@ -26,7 +26,10 @@ struct RunMetadata {
 // for a level without lines down.
 void write_exomol_states(const std::filesystem::path& path, const Levels& levels, const IntensityInput& input,
                          const std::vector<double>* decay = nullptr);
-// decay[t.upper] += A of each line the .trans holds (A above TROVE's small).
+// Whether a line goes into the .trans: A above TROVE's small, epsilon(1.0) of its double kind (2.2e-16 1/s), as TROVE's
+// ExoMol writer (dipole.f90) keeps it; fainter ones stay in quanta-linelist.h5 and the GAIN table.
+bool in_trans_file(const Transition& t);
+// decay[t.upper] += A of each line the .trans holds.
 void add_decay_rates(const std::vector<Transition>& transitions, std::vector<double>& decay);
 // upper ID, lower ID, A (1/s), wavenumber (cm^-1).
 void write_exomol_trans(const std::filesystem::path& path, const Levels& levels, const LineList& list);

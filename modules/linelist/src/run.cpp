@@ -251,7 +251,7 @@ RunSummary run(const RunOptions& opt) {
         d.trans_files = 0;
       } else {
         for (const Transition& tr : list.transitions)
-          if (tr.einstein_a > std::numeric_limits<double>::epsilon()) ++d.transitions, d.max_wavenumber = std::max(d.max_wavenumber, tr.wavenumber);
+          if (in_trans_file(tr)) ++d.transitions, d.max_wavenumber = std::max(d.max_wavenumber, tr.wavenumber);
       }
       write_exomol_def(s.def = opt.output_dir / (stem + ".def"), levels, input, d);
     }

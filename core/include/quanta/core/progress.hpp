@@ -7,6 +7,9 @@
 
 namespace quanta {
 
+// A duration for people: "12.3s", "4m05s", "26h40m" (the progress line's ETA).
+std::string format_duration(double seconds);
+
 // One informational line on stderr, "[module] message"; silent when quiet.
 void note(const char* module, bool quiet, const std::string& message);
 // A warning the user must see (a repeated key, a replaced result): "[module] warning: message" on

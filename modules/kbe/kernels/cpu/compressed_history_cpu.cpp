@@ -12,6 +12,21 @@ cplx element(const cplx* blocks, std::size_t block, int pair, int k, int nk) {
   return blocks[block * block_size(nk) + in_block(pair, k, nk)];
 }
 
+// A weighted row through one factor pair of a block: out[(j0 + t) bs + offset] += sign sum_q (sum_i x_i left[i, q]) s_q
+// conj(right[t, q]), t < right_rows (left, right = U, V for the block's own pairs; V, U for its mirror). y: scratch.
+void through_factors(const std::vector<cplx>& x, const std::vector<cplx>& left, const std::vector<cplx>& right, int right_rows,
+                     const std::vector<double>& s, double sign, cplx* out, int j0, std::size_t bs, std::size_t offset, std::vector<cplx>& y) {
+  const int rank = static_cast<int>(s.size()), left_rows = static_cast<int>(x.size());
+  y.assign(rank, cplx());
+  for (int i = 0; i < left_rows; ++i)
+    for (int q = 0; q < rank; ++q) y[q] += x[i] * left[i + static_cast<std::size_t>(left_rows) * q];
+  for (int t = 0; t < right_rows; ++t) {
+    cplx v;
+    for (int q = 0; q < rank; ++q) v += y[q] * s[q] * conj(right[t + static_cast<std::size_t>(right_rows) * q]);
+    out[static_cast<std::size_t>(j0 + t) * bs + offset] += sign * v;
+  }
+}
+
 }  // namespace
 
 CompressedHistory::CompressedHistory(int nk, int leaf, double cut_less, double cut_greater) : nk_(nk), leaf_(leaf) {
@@ -75,11 +90,6 @@ void CompressedHistory::close_strip(int s) {
   for (int f = 0; f < 2; ++f) filling_[f].assign(leaf_, std::vector<cplx>());
 }
 
-bool CompressedHistory::dense_pair(int l, int j) const {
-  const int filling_start = (rows_ - 1) / leaf_ * leaf_;
-  return l / leaf_ == j / leaf_ || l >= filling_start;
-}
-
 M2 CompressedHistory::load(bool greater, int l, int j, int k) const {
   if (l < j || l >= rows_) throw Error("compressed history: load(" + std::to_string(l) + ", " + std::to_string(j) + ") outside the lower triangle held");
   const int f = greater ? 1 : 0, filling_start = (rows_ - 1) / leaf_ * leaf_;
@@ -121,7 +131,6 @@ void CompressedHistory::collision_row(const CollisionRow& r) const {
       const int leaf_lo = j / leaf_ * leaf_, leaf_hi = std::min(n, leaf_lo + leaf_ - 1);
       for (int l = j >= filling_start ? 0 : leaf_lo; l <= n; ++l) {
         if (j < filling_start && l > leaf_hi && l < filling_start) l = filling_start;  // skip the compressed columns
-        if (!dense_pair(std::max(l, j), std::min(l, j))) continue;
         const M2 gl = l >= j ? load(false, l, j, k) : -1.0 * dagger(load(false, j, l, k));
         const M2 gg = l >= j ? load(true, l, j, k) : -1.0 * dagger(load(true, j, l, k));
         const M2 sl = load_block(r.sigma_less + l * bs, k, nk), sg = load_block(r.sigma_greater + l * bs, k, nk);
@@ -142,65 +151,47 @@ void CompressedHistory::collision_row(const CollisionRow& r) const {
       }
     }
     // 2. Each block and its mirror from the factors. (X Y)_cb = sum_a X_ca Y_ab, pair index 2 a + b.
-    std::vector<cplx> y;
+    std::vector<cplx> y, ret_rows, ret_cols, adv[2];
     for (const Block& b : blocks_) {
       const int rows = b.rows_in, cols = b.side;
       if (rows == 0) continue;
       for (int c = 0; c < 2; ++c)
-        for (int a = 0; a < 2; ++a)
-          for (int bb = 0; bb < 2; ++bb) {
-            const int ca = 2 * c + a, ab = 2 * a + bb, ba = 2 * bb + a, cb = 2 * c + bb;
-            for (int f = 0; f < 2; ++f) {
-              const LowRank& g_ab = factor(b, f == 1, k, ab);
-              const LowRank& g_ba = factor(b, f == 1, k, ba);
-              cplx* out = f == 1 ? r.i_greater : r.i_less;
-              // Retarded term, the block's own pairs (l in its rows, j in its columns): (sum_l w_l R_ca(l) U_ab(l, .)) S V_ab^H.
-              y.assign(g_ab.rank, cplx());
-              for (int i = 0; i < rows; ++i) {
-                const int l = b.r0 + i;
-                const cplx x = trapezoid_weight(l, n, r.dt) * (sigma(r.sigma_greater, l, ca) - sigma(r.sigma_less, l, ca));
-                for (int q = 0; q < g_ab.rank; ++q) y[q] += x * g_ab.u[i + static_cast<std::size_t>(g_ab.rows) * q];
-              }
-              for (int cc = 0; cc < cols; ++cc) {
-                cplx v;
-                for (int q = 0; q < g_ab.rank; ++q) v += y[q] * g_ab.s[q] * conj(g_ab.v[cc + static_cast<std::size_t>(g_ab.cols) * q]);
-                add(out, b.c0 + cc, cb, v);
-              }
-              // Retarded term, the mirror (l in the block's columns, j in its rows): G_ab(l, j) = -conj(G_ba(j, l)).
-              y.assign(g_ba.rank, cplx());
-              for (int cc = 0; cc < cols; ++cc) {
-                const int l = b.c0 + cc;
-                const cplx x = trapezoid_weight(l, n, r.dt) * (sigma(r.sigma_greater, l, ca) - sigma(r.sigma_less, l, ca));
-                for (int q = 0; q < g_ba.rank; ++q) y[q] += x * g_ba.v[cc + static_cast<std::size_t>(g_ba.cols) * q];
-              }
-              for (int i = 0; i < rows; ++i) {
-                cplx v;
-                for (int q = 0; q < g_ba.rank; ++q) v += y[q] * g_ba.s[q] * conj(g_ba.u[i + static_cast<std::size_t>(g_ba.rows) * q]);
-                add(out, b.r0 + i, cb, -1.0 * v);
-              }
+        for (int a = 0; a < 2; ++a) {
+          const int ca = 2 * c + a;
+          // The weights of the row vectors: the retarded term's w_l R_ca(l) over the block's rows and columns, the
+          // advanced term's w'_l Sigma<>_ca(l) over its columns (w'_l = dt/2 at l = 0, else dt: l < j there).
+          auto retarded = [&](int l) { return trapezoid_weight(l, n, r.dt) * (sigma(r.sigma_greater, l, ca) - sigma(r.sigma_less, l, ca)); };
+          ret_rows.resize(rows);
+          for (int i = 0; i < rows; ++i) ret_rows[i] = retarded(b.r0 + i);
+          ret_cols.resize(cols);
+          for (int cc = 0; cc < cols; ++cc) ret_cols[cc] = retarded(b.c0 + cc);
+          for (int f = 0; f < 2; ++f) {
+            adv[f].resize(cols);
+            for (int cc = 0; cc < cols; ++cc) {
+              const int l = b.c0 + cc;
+              adv[f][cc] = (l == 0 ? 0.5 * r.dt : r.dt) * sigma(f == 1 ? r.sigma_greater : r.sigma_less, l, ca);
             }
-            // Advanced term, the mirror only (l < j): -sum_l w'_l Sigma_ca(l) (G>_ab - G<_ab)(l, j), with
-            // (G>_ab - G<_ab)(l, j) = -conj(G>_ba(j, l)) + conj(G<_ba(j, l)); w'_l = dt/2 at l = 0, else dt (j > l).
-            for (int f = 0; f < 2; ++f) {       // which I: f = 0 with Sigma<, f = 1 with Sigma>
+          }
+          for (int bb = 0; bb < 2; ++bb) {
+            const int ab = 2 * a + bb, ba = 2 * bb + a;
+            const std::size_t cb = in_block(2 * c + bb, k, nk);
+            for (int f = 0; f < 2; ++f) {  // I< (f = 0) with G<, I> (f = 1) with G>
               cplx* out = f == 1 ? r.i_greater : r.i_less;
-              const cplx* srow = f == 1 ? r.sigma_greater : r.sigma_less;
-              for (int g = 0; g < 2; ++g) {     // which G in the spectral difference: +G> (g = 1), -G< (g = 0)
+              // Retarded term, the block's own pairs (l in its rows, j in its columns): (x^T U_ab) S V_ab^H.
+              const LowRank& g_ab = factor(b, f == 1, k, ab);
+              through_factors(ret_rows, g_ab.u, g_ab.v, cols, g_ab.s, 1.0, out, b.c0, bs, cb, y);
+              // Retarded term, the mirror (l in the block's columns, j in its rows): G_ab(l, j) = -conj(G_ba(j, l)).
+              const LowRank& g_ba = factor(b, f == 1, k, ba);
+              through_factors(ret_cols, g_ba.v, g_ba.u, rows, g_ba.s, -1.0, out, b.r0, bs, cb, y);
+              // Advanced term, the mirror only (l < j): -sum_l w'_l Sigma_ca(l) (G>_ab - G<_ab)(l, j), with
+              // (G>_ab - G<_ab)(l, j) = -conj(G>_ba(j, l)) + conj(G<_ba(j, l)): +G> (g = 1) and -G< (g = 0).
+              for (int g = 0; g < 2; ++g) {
                 const LowRank& x = factor(b, g == 1, k, ba);
-                y.assign(x.rank, cplx());
-                for (int cc = 0; cc < cols; ++cc) {
-                  const int l = b.c0 + cc;
-                  const cplx w = (l == 0 ? 0.5 * r.dt : r.dt) * sigma(srow, l, ca);
-                  for (int q = 0; q < x.rank; ++q) y[q] += w * x.v[cc + static_cast<std::size_t>(x.cols) * q];
-                }
-                const double sign = g == 1 ? 1.0 : -1.0;
-                for (int i = 0; i < rows; ++i) {
-                  cplx v;
-                  for (int q = 0; q < x.rank; ++q) v += y[q] * x.s[q] * conj(x.u[i + static_cast<std::size_t>(x.rows) * q]);
-                  add(out, b.r0 + i, cb, sign * v);
-                }
+                through_factors(adv[f], x.v, x.u, rows, x.s, g == 1 ? 1.0 : -1.0, out, b.r0, bs, cb, y);
               }
             }
           }
+        }
     }
   }
 }
