@@ -85,23 +85,30 @@ StateTable read_exomol_states(const std::filesystem::path& file) {
   StateTable s;
   std::string line;
   long number = 0;
+  long long states = 0;
   while (std::getline(in, line)) {
     ++number;
     std::istringstream ls(line);
     long long id;
     double e, g, j;
     if (!(ls >> id)) continue;  // a blank line
+    const std::string where = file.string() + ":" + std::to_string(number);
     if (!(ls >> e >> g >> j) || !std::isfinite(e) || !(g >= 0 && g < 1e15) || !(j >= 0 && j <= 1e6))
-      throw InputError(file.string() + ":" + std::to_string(number), "expected 'ID E g_tot J ...' with finite E, 0 <= g_tot < 1e15 and 0 <= J <= 1e6");
-    // IDs from 1, each once, gaps allowed (TROVE numbers its states with gaps); g < 0 marks an absent ID.
-    if (id < 1 || id > (1LL << 34))
-      throw InputError(file.string() + ":" + std::to_string(number), "state ID " + std::to_string(id) + ": expected an ID from 1");
+      throw InputError(where, "expected 'ID E g_tot J ...' with finite E, 0 <= g_tot < 1e15 and 0 <= J <= 1e6");
+    // The table is indexed by ID: IDs from 1, each once, gaps allowed (TROVE numbers its states with gaps). ExoMol
+    // files list the states by ID, so an ID far beyond the states read so far is a damaged file, not a sparse one:
+    // it is refused before the table is sized by it.
+    ++states;
+    const long long allowed = 8 * states + (1LL << 20);
+    if (id < 1 || id > allowed)
+      throw InputError(where, "state ID " + std::to_string(id) + " as state " + std::to_string(states) +
+                                  " of the file: expected IDs from 1, in order, with few gaps (at most " + std::to_string(allowed) + " here)");
     if (id > static_cast<long long>(s.energy.size())) {
       s.energy.resize(id, 0.0);
-      s.g.resize(id, -1.0);
+      s.g.resize(id, -1.0);  // g < 0 marks an absent ID
       s.j.resize(id, 0.0);
     }
-    if (s.g[id - 1] >= 0) throw InputError(file.string() + ":" + std::to_string(number), "state ID " + std::to_string(id) + " appears twice");
+    if (s.g[id - 1] >= 0) throw InputError(where, "state ID " + std::to_string(id) + " appears twice");
     s.energy[id - 1] = e;
     s.g[id - 1] = g;
     s.j[id - 1] = j;

@@ -181,6 +181,25 @@ TEST(ExoCross, UnimplementedKeywordsAreRefusedByName) {
   }
 }
 
+// A .states file whose IDs run far beyond the states it holds (a damaged file: the table is indexed by ID) is refused
+// with its line before any table is sized by the ID; gaps of a few IDs (TROVE's numbering) are read.
+TEST(ExoCross, StatesIdsFarBeyondTheFileAreRefused) {
+  const fs::path dir = stage("SiH2_Doppler_T296_coarse");
+  std::ofstream(dir / "gaps.states") << "1 0.0 1 0\n4 10.0 3 1\n9 20.0 5 2\n";
+  const StateTable s = read_exomol_states(dir / "gaps.states");
+  ASSERT_EQ(s.g.size(), 9u);
+  EXPECT_EQ(s.g[3], 3.0);
+  EXPECT_LT(s.g[1], 0.0);
+  std::ofstream(dir / "far.states") << "1 0.0 1 0\n\n10009999990 1 0. 30\n";
+  try {
+    read_exomol_states(dir / "far.states");
+    ADD_FAILURE() << "an ID of 1e10 in a file of two states was accepted";
+  } catch (const quanta::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("far.states:3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("10009999990"), std::string::npos) << e.what();
+  }
+}
+
 // Cross sections from a line-list run's own transitions (TROVE's SiH2 checkpoints; --cross-sections with the TROVE
 // input, --no-trans): the same grid as ExoCross's from the .states/.trans TROVE wrote. Bound 1e-4: Humlicek's W4 in
 // ExoCross (as above); the run's energies are not rounded to the .states file's 6 decimals, which moves nothing
