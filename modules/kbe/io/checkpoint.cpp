@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 
 #include "../kernels/layout.hpp"
 #include "quanta/core/error.hpp"
@@ -133,11 +134,46 @@ std::string string_attribute(hid_t f, const std::filesystem::path& file, const c
 
 std::string slot_name(int slot, const char* what) { return "slot" + std::to_string(slot) + "/" + what; }
 
+// A compressed history's side file: this magic line, the digest, the step and the count (int64 each), the values.
+constexpr char kHistoryMagic[16] = "quanta-kbe hist";
+
+void write_history_state(const std::filesystem::path& file, std::uint64_t digest, int step, const std::vector<double>& state) {
+  io::AtomicFile out(file);
+  const std::int64_t head[3] = {static_cast<std::int64_t>(digest), step, static_cast<std::int64_t>(state.size())};
+  out.stream().write(kHistoryMagic, sizeof kHistoryMagic);
+  out.stream().write(reinterpret_cast<const char*>(head), sizeof head);
+  out.stream().write(reinterpret_cast<const char*>(state.data()), static_cast<std::streamsize>(state.size() * sizeof(double)));
+  out.commit();
+}
+
+std::vector<double> read_history_state(const std::filesystem::path& file, std::uint64_t digest, int step) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(file.string(), "--resume: the compressed history of the checkpoint is missing (expected next to its .h5)");
+  char magic[sizeof kHistoryMagic] = {};
+  std::int64_t head[3] = {};
+  in.read(magic, sizeof magic);
+  in.read(reinterpret_cast<char*>(head), sizeof head);
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(file, ec);
+  const std::uintmax_t header = sizeof magic + sizeof head;
+  if (!in || std::memcmp(magic, kHistoryMagic, sizeof magic) != 0 || ec || head[2] < 0 ||
+      size != header + static_cast<std::uintmax_t>(head[2]) * sizeof(double))
+    throw InputError(file.string(), "--resume: not a complete compressed history written by quanta kbe");
+  if (static_cast<std::uint64_t>(head[0]) != digest || head[1] != step)
+    throw InputError(file.string(), "--resume: its compressed history is of another config or step (" + std::to_string(head[1]) + ", expected " +
+                                        std::to_string(step) + ")");
+  std::vector<double> state(static_cast<std::size_t>(head[2]));
+  in.read(reinterpret_cast<char*>(state.data()), static_cast<std::streamsize>(state.size() * sizeof(double)));
+  if (!in) throw InputError(file.string(), "--resume: its compressed history could not be read whole");
+  return state;
+}
+
 }  // namespace
 
 struct CheckpointWriter::Job {
   int step = 0;
   std::vector<cplx> i_less, i_greater;
+  std::vector<double> history_state;  // a compressed history's store
   History added;  // the history entries since the last checkpoint
 };
 
@@ -169,10 +205,14 @@ void CheckpointWriter::abandon() {
   wait();
 }
 
-void CheckpointWriter::begin(int step, std::vector<cplx> i_less, std::vector<cplx> i_greater, const History& h) {
+void CheckpointWriter::begin(int step, std::vector<cplx> i_less, std::vector<cplx> i_greater, const History& h,
+                             std::vector<double> history_state) {
   wait();
+  if (!reader_ == history_state.empty())
+    throw Error("kbe checkpoint: a " + std::string(reader_ ? "dense history's checkpoint given a compressed store" : "compressed history's checkpoint without its store"));
   auto job = std::make_shared<Job>();
   job->step = step;
+  job->history_state = std::move(history_state);
   job->i_less = std::move(i_less);
   job->i_greater = std::move(i_greater);
   const std::size_t from = static_cast<std::size_t>(done_.step + 1);
@@ -211,8 +251,9 @@ void CheckpointWriter::write(const Job& job) {
     set_attribute(file_id_, target, "history_nk", std::int64_t{job.added.nk});
     // Every dataset at its size at the last step: later checkpoints write raw data only.
     const hsize_t steps = static_cast<hsize_t>(last_step_) + 1;
-    for (const char* g : {"g_less", "g_greater"})
-      create_series(file_id_, target, g, H5T_NATIVE_DOUBLE, kernels::tri_count(last_step_ + 1) * doubles_per_block);
+    if (reader_)  // a compressed history's store goes to the side files
+      for (const char* g : {"g_less", "g_greater"})
+        create_series(file_id_, target, g, H5T_NATIVE_DOUBLE, kernels::tri_count(last_step_ + 1) * doubles_per_block);
     for (int slot = 0; slot < 2; ++slot)
       for (const char* g : {"i_less", "i_greater"})
         create_series(file_id_, target, slot_name(slot, g), H5T_NATIVE_DOUBLE, steps * doubles_per_block);
@@ -233,10 +274,11 @@ void CheckpointWriter::write(const Job& job) {
       file_id_ = -1;
       std::error_code ec;
       std::filesystem::remove(target, ec);
+      for (int slot = 0; slot < 2; ++slot) std::filesystem::remove(checkpoint_history_path(file_, slot), ec);
     }
     return true;
   };
-  for (std::size_t b = first; b < end; b += reader_->max_blocks()) {
+  for (std::size_t b = first; reader_ && b < end; b += reader_->max_blocks()) {
     if (stopped()) return;
     const std::size_t count = std::min(reader_->max_blocks(), end - b);
     const auto [less, greater] = reader_->blocks(b, count);
@@ -250,6 +292,10 @@ void CheckpointWriter::write(const Job& job) {
   write_at(f, target, "history/solver/corrector_passes", H5T_NATIVE_INT64, from, job.added.corrector_passes.size(),
            job.added.corrector_passes.data());
   const int slot = 1 - done_.slot;
+  if (!reader_) {
+    if (stopped()) return;
+    write_history_state(checkpoint_history_path(file_, slot), digest_, job.step, job.history_state);
+  }
   write_at(f, target, slot_name(slot, "i_less"), H5T_NATIVE_DOUBLE, 0, 2 * job.i_less.size(), job.i_less.data());
   write_at(f, target, slot_name(slot, "i_greater"), H5T_NATIVE_DOUBLE, 0, 2 * job.i_greater.size(), job.i_greater.data());
   // 4. Everything on disk, then the one attribute that makes it the state (step and slot in one message, one
@@ -270,9 +316,20 @@ void CheckpointWriter::write(const Job& job) {
   }
 }
 
-std::uintmax_t checkpoint_bytes(int nk, int last_step, int history_nk) {
+std::filesystem::path checkpoint_history_path(const std::filesystem::path& file, int slot) {
+  return file.string() + ".history" + std::to_string(slot);
+}
+
+void remove_checkpoint(const std::filesystem::path& file) {
+  std::filesystem::remove(file);
+  for (int slot = 0; slot < 2; ++slot) std::filesystem::remove(checkpoint_history_path(file, slot));
+}
+
+std::uintmax_t checkpoint_bytes(int nk, int last_step, int history_nk, std::uintmax_t compressed_state_values) {
   const std::uintmax_t block = kernels::block_size(nk) * sizeof(cplx), steps = static_cast<std::uintmax_t>(last_step) + 1;
-  std::uintmax_t bytes = 2 * kernels::tri_count(last_step + 1) * block + 4 * steps * block + steps * sizeof(std::int64_t);
+  const std::uintmax_t history = compressed_state_values > 0 ? 2 * compressed_state_values * sizeof(double)  // two side files
+                                                             : 2 * kernels::tri_count(last_step + 1) * block;
+  std::uintmax_t bytes = history + 4 * steps * block + steps * sizeof(std::int64_t);
   History empty;
   empty.nk = history_nk;
   for (const HistorySeries& s : empty.series()) bytes += steps * s.per_step * sizeof(double);
@@ -296,6 +353,7 @@ CheckpointPosition read_checkpoint_position(const std::filesystem::path& file, s
   if (found != expected)
     throw InputError(file.string(), 0, "digest", found, std::string(expected) + " (the checkpoint was written for another config)");
   CheckpointPosition at;
+  at.digest = digest;
   const auto position = int_attribute(f, file, "position", 2);
   at.step = static_cast<int>(position[0]);
   at.slot = static_cast<int>(position[1]);
@@ -316,13 +374,18 @@ void restore_checkpoint(const std::filesystem::path& file, const CheckpointPosit
   std::vector<cplx> i_less(entries * bs), i_greater(entries * bs);
   read_at(f, file, slot_name(at.slot, "i_less"), H5T_NATIVE_DOUBLE, 0, 2 * i_less.size(), i_less.data());
   read_at(f, file, slot_name(at.slot, "i_greater"), H5T_NATIVE_DOUBLE, 0, 2 * i_greater.size(), i_greater.data());
-  prop.restore_rows(
-      at.step,
-      [&](std::size_t first, std::size_t count, cplx* less, cplx* greater) {
-        read_at(f, file, "g_less", H5T_NATIVE_DOUBLE, 2 * first * bs, 2 * count * bs, less);
-        read_at(f, file, "g_greater", H5T_NATIVE_DOUBLE, 2 * first * bs, 2 * count * bs, greater);
-      },
-      i_less, i_greater);
+  if (prop.compressed_history()) {
+    const std::filesystem::path side = checkpoint_history_path(file, at.slot);
+    prop.restore_compressed(at.step, read_history_state(side, at.digest, at.step), i_less, i_greater, side.string());
+  } else {
+    prop.restore_rows(
+        at.step,
+        [&](std::size_t first, std::size_t count, cplx* less, cplx* greater) {
+          read_at(f, file, "g_less", H5T_NATIVE_DOUBLE, 2 * first * bs, 2 * count * bs, less);
+          read_at(f, file, "g_greater", H5T_NATIVE_DOUBLE, 2 * first * bs, 2 * count * bs, greater);
+        },
+        i_less, i_greater);
+  }
   h = History{};
   h.nk = static_cast<int>(int_attribute(f, file, "history_nk"));  // every k of the run, on every process
   for (const HistorySeries& s : h.series()) {

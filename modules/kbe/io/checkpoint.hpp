@@ -13,6 +13,11 @@
 // `position` and flushes again. A run killed at any moment leaves a file whose `position` describes a
 // complete state (data written past it is ignored and overwritten on resume). The first checkpoint is
 // written under a temporary name and renamed, so the file appears complete.
+//
+// A compressed history (solver.history = "compressed") has no rows to append: its store changes as blocks are
+// recompressed. Its file holds no g_less, g_greater; each checkpoint writes the whole store (Propagator::
+// compressed_history_state) to the side file of its slot, `<file>.history0` or `.history1` (checkpoint_history_path),
+// under a temporary name renamed when complete, before `position` names that slot.
 #include <atomic>
 #include <cstdint>
 #include <exception>
@@ -28,12 +33,14 @@ namespace quanta::kbe {
 struct CheckpointPosition {
   int step = -1;  // the last complete step
   int slot = 0;   // which slot holds I<>(t_step, .)
+  std::uint64_t digest = 0;  // the config digest the file was checked against
 };
 
 class CheckpointWriter {
  public:
   // last_step: the run's last step (the datasets' sizes); resumed: where the existing file stands (continue
-  // writing into it); null: start a new file at the first checkpoint.
+  // writing into it); null: start a new file at the first checkpoint. reader: the dense half-plane's rows; null for
+  // a compressed history (begin() then takes its store).
   CheckpointWriter(std::filesystem::path file, std::uint64_t digest, int nk, int last_step, std::unique_ptr<HalfPlaneReader> reader,
                    const CheckpointPosition* resumed);
   ~CheckpointWriter();  // waits for the writing in progress
@@ -41,8 +48,9 @@ class CheckpointWriter {
   CheckpointWriter& operator=(const CheckpointWriter&) = delete;
 
   // Starts the checkpoint at `step` (rows up to `step` complete, the history has step + 1 entries, i_less
-  // and i_greater are I<>(t_step, .)) and returns; waits for the previous one first.
-  void begin(int step, std::vector<cplx> i_less, std::vector<cplx> i_greater, const History& h);
+  // and i_greater are I<>(t_step, .), history_state the compressed store at `step`, empty for a dense history)
+  // and returns; waits for the previous one first.
+  void begin(int step, std::vector<cplx> i_less, std::vector<cplx> i_greater, const History& h, std::vector<double> history_state = {});
   // Whether a checkpoint is still being written.
   bool busy() const { return running_; }
   // Waits for the checkpoint in progress; rethrows its error. Nothing else may use HDF5 while one runs.
@@ -72,8 +80,13 @@ class CheckpointWriter {
 };
 
 // The bytes of a checkpoint file of a run to `last_step` (its datasets; the file is allocated whole when the
-// first checkpoint is written): nk this process's k-points, history_nk all of the run's.
-std::uintmax_t checkpoint_bytes(int nk, int last_step, int history_nk);
+// first checkpoint is written): nk this process's k-points, history_nk all of the run's. compressed_state_values:
+// for a compressed history, the values of its planned store (both side files counted instead of the rows).
+std::uintmax_t checkpoint_bytes(int nk, int last_step, int history_nk, std::uintmax_t compressed_state_values = 0);
+
+// The side file of a compressed history's checkpoint slot; remove_checkpoint removes the file and both side files.
+std::filesystem::path checkpoint_history_path(const std::filesystem::path& file, int slot);
+void remove_checkpoint(const std::filesystem::path& file);
 
 // Where a checkpoint stands; throws InputError when it is missing, of another format or of another config.
 CheckpointPosition read_checkpoint_position(const std::filesystem::path& file, std::uint64_t digest);

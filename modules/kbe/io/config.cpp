@@ -40,7 +40,8 @@ Config parse_table(const toml::table& root, const std::string& file) {
   r.check_keys("pulse", {"amplitude", "center", "width", "frequency"});
   r.check_keys("initial", {"valence", "conduction"});
   r.check_keys("time", {"dt", "steps"});
-  r.check_keys("solver", {"self_energy", "second_born", "corrector_iterations", "corrector_tolerance"});
+  r.check_keys("solver", {"self_energy", "second_born", "corrector_iterations", "corrector_tolerance", "history", "history_tolerance",
+                          "history_leaf"});
   r.check_keys("output", {"write_green", "checkpoint_every"});
 
   // Energies, fields and times are in the model's units (band widths of order 1). The bounds refuse values
@@ -85,6 +86,16 @@ Config parse_table(const toml::table& root, const std::string& file) {
   c.solver.corrector_iterations = r.integer("solver", "corrector_iterations", 20,
                                             [](std::int64_t v) { return v >= 1 && v <= 1000; }, "an integer in [1, 1000]");
   c.solver.corrector_tolerance = r.number("solver", "corrector_tolerance", 1e-11, in_range(0, 1), "a number in (0, 1]");
+  c.solver.history = parse_history_storage(r.string("solver", "history", "dense", {"dense", "compressed"}));
+  c.solver.history_tolerance = r.number("solver", "history_tolerance", 1e-8, [](double x) { return x >= 0 && x <= 0.1; },
+                                        "a number in [0, 0.1] (the singular values dropped from the compressed history; |G| <= 1)");
+  c.solver.history_leaf = r.integer("solver", "history_leaf", 32, [](std::int64_t v) { return v >= 2 && v <= 4096; },
+                                    "an integer in [2, 4096] (times per dense diagonal leaf of the compressed history)");
+  if (c.solver.history == HistoryStorage::Dense)
+    for (const char* key : {"history_tolerance", "history_leaf"})
+      if (const toml::node* n = r.get("solver", key))
+        throw InputError(r.file(), r.line(*n), io::TomlReader::name("solver", key), "a setting of the compressed history",
+                         "solver.history = \"compressed\" with it (the dense history keeps every value)");
   c.output.write_green = r.boolean("output", "write_green", false);
   c.output.checkpoint_every = r.integer("output", "checkpoint_every", 0, [](std::int64_t v) { return v >= 0; },
                                         "a non-negative integer (0: no checkpoints)");

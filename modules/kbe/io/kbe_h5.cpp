@@ -95,6 +95,15 @@ void write_results(const std::filesystem::path& file, const Config& c, const His
     f.write_scalar("metadata/dt", c.time.dt);
     f.write_scalar("metadata/nk", nk);
     f.write_scalar("metadata/interaction_u", c.model.interaction.u);
+    f.write_string("metadata/history/storage", meta.history.storage);
+    f.write_scalar("metadata/history/numbers", static_cast<double>(meta.history.numbers));
+    f.write_scalar("metadata/history/dense_numbers", static_cast<double>(meta.history.dense_numbers));
+    if (c.solver.history == HistoryStorage::Compressed) {
+      f.write_scalar("metadata/history/tolerance", c.solver.history_tolerance);
+      f.write_scalar("metadata/history/leaf", c.solver.history_leaf);
+      f.write_scalar("metadata/history/blocks", meta.history.blocks);
+      f.write_scalar("metadata/history/max_rank", meta.history.max_rank);
+    }
     for (const auto& [name, seconds] : meta.timings) f.write_scalar("metadata/timings/" + name, seconds);
     f.close();
   }

@@ -35,6 +35,7 @@ struct RunMetadata {
   std::uint64_t digest = 0;
   int processes = 1;  // MPI ranks the k-points were split over
   std::string transpose = "none";  // how the self-energy rows travel between them
+  HistoryFigures history;          // what the finished history held at the end (this process's k-points)
   std::vector<std::pair<std::string, double>> timings;
 };
 

@@ -25,6 +25,13 @@ void write_summary(const std::filesystem::path& file, const Config& c, const His
                   h.particles.front(), drift, h.energy_total.front(), h.energy_total.back());
     s << line;
   }
+  if (c.solver.history == HistoryStorage::Compressed) {
+    std::snprintf(line, sizeof line, "# history compressed (tolerance %.3g, leaf %d): %.4g numbers held, %.4f of the dense half-plane; %d blocks, largest rank %d\n",
+                  c.solver.history_tolerance, c.solver.history_leaf, static_cast<double>(meta.history.numbers),
+                  meta.history.dense_numbers ? static_cast<double>(meta.history.numbers) / meta.history.dense_numbers : 0.0, meta.history.blocks,
+                  meta.history.max_rank);
+    s << line;
+  }
   for (const auto& [name, seconds] : meta.timings) {
     std::snprintf(line, sizeof line, "# time %s: %.3f s\n", name.c_str(), seconds);
     s << line;

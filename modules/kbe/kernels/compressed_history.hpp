@@ -10,6 +10,7 @@
 // over its mirror (G(t, t') = -G(t', t)^dagger above the diagonal) V first; the advanced term only meets mirrors.
 // Pairs in the dense parts (a diagonal leaf, the filling strip, their mirrors) go through the dense element formula.
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "collision_integral.hpp"
@@ -37,6 +38,17 @@ class CompressedHistory {
   // Complex and real numbers held (factors, leaves, the filling strip), for the memory figures.
   std::size_t stored_numbers() const;
   int blocks() const { return static_cast<int>(blocks_.size()); }
+  int max_rank() const;  // the largest rank of any block's factor (0 without blocks)
+
+  // The numbers (complex or real) a store of `rows` rows holds, its last strip full, when each block factor has rank
+  // min(rank, its sides): the plan of a run before it starts, at a stated rank.
+  static std::size_t planned_numbers(int nk, int rows, int leaf, int rank);
+
+  // The whole store as a flat array of doubles (integers exact; complex numbers as [re, im]), for checkpoints, and
+  // back: restore() replaces this store's contents by a saved one of the same nk, leaf and cuts, bit for bit. Throws
+  // Error naming `where` when the array is not such a state.
+  std::vector<double> save() const;
+  void restore(const std::vector<double>& state, const std::string& where);
 
  private:
   struct Block {

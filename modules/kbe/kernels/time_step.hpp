@@ -27,9 +27,20 @@ struct StepRow {
   const cplx* i_cur_less = nullptr;        // [n+1][4][nk] I<(t_n, t_j) (the predictor passes i_prev here)
   const cplx* i_cur_greater = nullptr;     // [n+1][4][nk] I>(t_n, t_j)
   bool predictor = false;                  // true: I(t_n, .) := I(t_{n-1}, .), diagonal I(t_n,t_n) := I(t_{n-1},t_{n-1})
-  cplx* g_less = nullptr;                  // [tri_count(n+1)][4][nk] half-plane G< (row n written)
-  cplx* g_greater = nullptr;               // [tri_count(n+1)][4][nk] half-plane G> (row n written)
+  const cplx* g_prev_less = nullptr;       // [n][4][nk]   G<(t_{n-1}, t_j), j <= n-1: row n-1 of the half-plane
+  const cplx* g_prev_greater = nullptr;    // [n][4][nk]   G>(t_{n-1}, t_j)
+  cplx* g_less = nullptr;                  // [n+1][4][nk] G<(t_n, t_j), j <= n: row n (written)
+  cplx* g_greater = nullptr;               // [n+1][4][nk] G>(t_n, t_j)
 };
+
+// The StepRow of row n over a whole half-plane (kernels/layout.hpp): rows n-1 and n.
+inline void set_rows(StepRow& r, cplx* half_less, cplx* half_greater) {
+  const std::size_t bs = block_size(r.nk);
+  r.g_prev_less = half_less + tri(r.n - 1, 0) * bs;
+  r.g_prev_greater = half_greater + tri(r.n - 1, 0) * bs;
+  r.g_less = half_less + tri(r.n, 0) * bs;
+  r.g_greater = half_greater + tri(r.n, 0) * bs;
+}
 
 // Propagator pieces of one k: e^{-i hb dt} and phi1(-i hb dt).
 struct StepOperators {
@@ -71,11 +82,12 @@ QUANTA_HD double step_row_entry(const StepRow& r, const StepOperators& o, int wh
   const int nk = r.nk;
   const std::size_t bs = block_size(nk);
   cplx* g = which == 0 ? r.g_less : r.g_greater;
+  const cplx* g_prev = which == 0 ? r.g_prev_less : r.g_prev_greater;
   const cplx* ip = which == 0 ? r.i_prev_less : r.i_prev_greater;
   const cplx* ic = r.predictor ? ip : (which == 0 ? r.i_cur_less : r.i_cur_greater);
   const M2 avg = 0.5 * (load_block(ip + j * bs, k, nk) + load_block(ic + j * bs, k, nk));
-  const M2 next = step_entry(o, load_block(g + tri(r.n - 1, j) * bs, k, nk), avg, r.dt);
-  cplx* dst = g + tri(r.n, j) * bs;
+  const M2 next = step_entry(o, load_block(g_prev + j * bs, k, nk), avg, r.dt);
+  cplx* dst = g + j * bs;
   const double change = max_abs_diff(next, load_block(dst, k, nk));
   store_block(dst, k, nk, next);
   return change;
@@ -89,14 +101,14 @@ QUANTA_HD double step_row_diagonal(const StepRow& r, const StepOperators& o, int
   const M2 ip = load_block(r.i_prev_less + (n - 1) * bs, k, nk);
   const M2 ic = r.predictor ? ip : load_block(r.i_cur_less + n * bs, k, nk);
   const M2 c_avg = 0.5 * ((ip + dagger(ip)) + (ic + dagger(ic)));
-  const M2 gl = step_diagonal(o, load_block(r.g_less + tri(n - 1, n - 1) * bs, k, nk), c_avg, r.dt);
+  const M2 gl = step_diagonal(o, load_block(r.g_prev_less + (n - 1) * bs, k, nk), c_avg, r.dt);
   M2 gg = gl;
   gg.m[0] -= cplx(0.0, 1.0);
   gg.m[3] -= cplx(0.0, 1.0);
-  cplx* dl = r.g_less + tri(n, n) * bs;
+  cplx* dl = r.g_less + n * bs;
   const double change = max_abs_diff(gl, load_block(dl, k, nk));
   store_block(dl, k, nk, gl);
-  store_block(r.g_greater + tri(n, n) * bs, k, nk, gg);
+  store_block(r.g_greater + n * bs, k, nk, gg);
   return change;
 }
 

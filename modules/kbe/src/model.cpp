@@ -35,6 +35,14 @@ SelfEnergyMethod parse_self_energy_method(const std::string& text) {
 
 std::string to_string(SelfEnergyMethod m) { return m == SelfEnergyMethod::Direct ? "direct" : "fft"; }
 
+HistoryStorage parse_history_storage(const std::string& text) {
+  if (text == "dense") return HistoryStorage::Dense;
+  if (text == "compressed") return HistoryStorage::Compressed;
+  throw Error("history storage: found \"" + text + "\", expected \"dense\" or \"compressed\"");
+}
+
+std::string to_string(HistoryStorage h) { return h == HistoryStorage::Dense ? "dense" : "compressed"; }
+
 namespace {
 
 struct Fnv {
@@ -76,6 +84,11 @@ std::uint64_t Config::trajectory_digest() const {
   f.num(static_cast<int>(solver.second_born));
   f.num(solver.corrector_iterations);
   f.num(solver.corrector_tolerance);
+  if (solver.history == HistoryStorage::Compressed) {  // a dense run's digest is the one it always had
+    f.num(static_cast<int>(solver.history));
+    f.num(solver.history_tolerance);
+    f.num(solver.history_leaf);
+  }
   return f.h;
 }
 

@@ -37,7 +37,7 @@ struct Propagator::Work {
   std::vector<cplx> pairs_less, pairs_greater, pairs_sigma_less, pairs_sigma_greater;
   std::vector<cplx> row_less, row_greater;
   std::vector<PinnedHost> pinned;  // CUDA: the host arrays above and the Sigma row, page-locked
-  std::unique_ptr<CompressedHistory> compressed;  // use_compressed_history: the collision rows from it
+  std::unique_ptr<CompressedHistory> compressed;  // solver.history = compressed: the finished history
   explicit Work(int nk) : h_mid(nk) {}
 };
 
@@ -72,7 +72,12 @@ Propagator::Propagator(const Config& config, int threads, Backend backend, const
   // k-split rows travel through host memory unless the devices exchange them directly.
   const bool device_exchange = on_device && split && DeviceExchange::available(comm_);
   const bool host_rows = split && !device_exchange;
-  const std::size_t host_blocks = on_device ? 1 : tri_count(ntimes_);  // CUDA: block (0,0) to upload
+  compressed_ = config_.solver.history == HistoryStorage::Compressed;
+  if (compressed_ && on_device)
+    throw Error("kbe: solver.history = \"compressed\" runs on the CPU backend in this version (its device twin is not built); "
+                "use --backend cpu, or solver.history = \"dense\" on the GPU");
+  // CUDA: block (0,0) to upload; a compressed history: the two rows being stepped (row n at (n % 2) ntimes).
+  const std::size_t host_blocks = on_device ? 1 : compressed_ ? 2 * static_cast<std::size_t>(ntimes_) : tri_count(ntimes_);
   g_less_.assign(host_blocks * bs, cplx());
   g_greater_.assign(host_blocks * bs, cplx());
   for (auto* v : {&i_prev_less_, &i_prev_greater_})
@@ -108,6 +113,11 @@ Propagator::Propagator(const Config& config, int threads, Backend backend, const
     store_block(g_greater_.data(), k, nk_, gg);
   }
   step_ = 0;  // I(t_0, t_0) = 0: both integrals have zero length.
+  if (compressed_) {
+    const double cut = config_.solver.history_tolerance;
+    work_->compressed = std::make_unique<CompressedHistory>(nk_, config_.solver.history_leaf, cut, cut);
+    work_->compressed->set_row(0, g_less_.data(), g_greater_.data());
+  }
 #ifdef QUANTA_HAVE_CUDA
   if (on_device) {
     // Every rank learns whether every device fits before anything collective follows.
@@ -128,9 +138,14 @@ Propagator::Propagator(const Config& config, int threads, Backend backend, const
 #endif
 }
 
+std::size_t Propagator::row_offset(int n) const {
+  return (compressed_ ? static_cast<std::size_t>(n % 2) * ntimes_ : tri(n, 0)) * block_size(nk_);
+}
+
+// On the host: every row of a dense CPU run; rows step() and step() + 1 of a compressed one; with CUDA the copies.
 const cplx* Propagator::diagonal_block(int n) const {
   const std::size_t bs = block_size(nk_);
-  return backend_ == Backend::Cuda ? diag_less_.data() + n * bs : g_less_.data() + tri(n, n) * bs;
+  return backend_ == Backend::Cuda ? diag_less_.data() + n * bs : g_less_.data() + row_offset(n) + n * bs;
 }
 
 Propagator::~Propagator() = default;
@@ -170,8 +185,8 @@ void Propagator::self_energy_row(int n) {
   SelfEnergySlice s;
   s.nk = nk_;
   s.count = n + 1;
-  s.g_less = g_less_.data() + tri(n, 0) * block_size(nk_);
-  s.g_greater = g_greater_.data() + tri(n, 0) * block_size(nk_);
+  s.g_less = g_less_.data() + row_offset(n);
+  s.g_greater = g_greater_.data() + row_offset(n);
   s.u_t = u_grid_[n];
   s.u_tp = u_grid_.data();
   s.sigma_less = sigma_less_.data();
@@ -193,8 +208,8 @@ void Propagator::self_energy_row_split(int n) {
     return;
   }
 #endif
-  const cplx* row_less = g_less_.data() + tri(n, 0) * block_size(nk_);
-  const cplx* row_greater = g_greater_.data() + tri(n, 0) * block_size(nk_);
+  const cplx* row_less = g_less_.data() + row_offset(n);
+  const cplx* row_greater = g_greater_.data() + row_offset(n);
 #ifdef QUANTA_HAVE_CUDA
   if (backend_ == Backend::Cuda) {
     w.device->download_row(n, w.row_less.data(), w.row_greater.data());
@@ -255,24 +270,29 @@ void Propagator::collision_row(int n) {
   r.sigma_greater = sigma_greater_.data();
   r.i_less = i_cur_less_.data();
   r.i_greater = i_cur_greater_.data();
-  if (CompressedHistory* h = work_->compressed.get()) {
-    // The rows since the last call in their final form (the last one held may have changed after its collision row:
-    // the corrector's last pass), then row n as it stands.
-    const std::size_t bs = block_size(nk_);
-    for (int m = std::max(0, h->rows() - 1); m <= n; ++m) h->set_row(m, g_less_.data() + tri(m, 0) * bs, g_greater_.data() + tri(m, 0) * bs);
+  if (CompressedHistory* h = work_->compressed.get()) {  // row n as it stands (set again on every pass), then the sums
+    r.g_less = r.g_greater = nullptr;
+    h->set_row(n, g_less_.data() + row_offset(n), g_greater_.data() + row_offset(n));
     h->collision_row(r);
     return;
   }
   collision_integral_cpu(r);
 }
 
-void Propagator::use_compressed_history(double tolerance, int leaf) {
-  if (backend_ != Backend::Cpu || comm_.distributed() || step_ != 0)
-    throw Error("kbe: the compressed history's validation path runs on the CPU backend, one process, from step 0");
-  work_->compressed = std::make_unique<CompressedHistory>(nk_, leaf, tolerance, tolerance);
+HistoryFigures Propagator::history_figures() const {
+  HistoryFigures f;
+  f.storage = to_string(config_.solver.history);
+  const std::size_t rows = tri_count(step_ + 1) * 2 * block_size(nk_);
+  f.dense_numbers = rows;
+  if (const CompressedHistory* h = work_->compressed.get()) {
+    f.numbers = h->stored_numbers();
+    f.blocks = h->blocks();
+    f.max_rank = h->max_rank();
+  } else {
+    f.numbers = rows;
+  }
+  return f;
 }
-
-std::size_t Propagator::compressed_history_numbers() const { return work_->compressed ? work_->compressed->stored_numbers() : 0; }
 
 // The seed's Algorithm 1 for row n: predictor, then corrector passes until the row stops changing. The
 // backend-specific pieces are below; with CUDA only hb goes up and the new diagonal block comes down per pass.
@@ -347,7 +367,7 @@ void Propagator::start_row(int n) {
 #endif
     return;
   }
-  std::copy_n(g_less_.begin() + tri(n - 1, n - 1) * bs, bs, g_less_.begin() + tri(n, n) * bs);
+  std::copy_n(g_less_.begin() + row_offset(n - 1) + (n - 1) * bs, bs, g_less_.begin() + row_offset(n) + n * bs);
 }
 
 void Propagator::zero_collision_row(int n) {
@@ -382,8 +402,10 @@ double Propagator::step_row(int n, bool predictor) {
   row.i_cur_less = i_cur_less_.data();
   row.i_cur_greater = i_cur_greater_.data();
   row.predictor = predictor;
-  row.g_less = g_less_.data();
-  row.g_greater = g_greater_.data();
+  row.g_prev_less = g_less_.data() + row_offset(n - 1);
+  row.g_prev_greater = g_greater_.data() + row_offset(n - 1);
+  row.g_less = g_less_.data() + row_offset(n);
+  row.g_greater = g_greater_.data() + row_offset(n);
   return comm_.max(time_step_cpu(row));
 }
 
@@ -397,6 +419,9 @@ void Propagator::finish_row([[maybe_unused]] int n) {
   }
   std::swap(i_prev_less_, i_cur_less_);
   std::swap(i_prev_greater_, i_cur_greater_);
+  // The finished row into the compressed history (again, after the corrector's last pass; first, for a row without
+  // collision integrals).
+  if (CompressedHistory* h = work_->compressed.get()) h->set_row(n, g_less_.data() + row_offset(n), g_greater_.data() + row_offset(n));
 }
 
 void Propagator::sync_host() {
@@ -471,6 +496,11 @@ PropagatorState Propagator::save() const {
   PropagatorState s;
   s.step = step_;
   const std::size_t bs = block_size(nk_);
+  if (compressed_) {
+    s.history = compressed_history_state();
+    collision_row_copy(s.i_less, s.i_greater);
+    return s;
+  }
 #ifdef QUANTA_HAVE_CUDA
   if (backend_ == Backend::Cuda) {
     s.g_less.resize(tri_count(step_ + 1) * bs);
@@ -489,6 +519,7 @@ PropagatorState Propagator::save() const {
 }
 
 void Propagator::restore(const PropagatorState& s) {
+  if (compressed_) return restore_compressed(s.step, s.history, s.i_less, s.i_greater, "kbe: the saved state");
   const std::size_t bs = block_size(nk_);
   if (s.step < 0 || s.step >= ntimes_ || s.g_less.size() != tri_count(s.step + 1) * bs ||
       s.g_greater.size() != s.g_less.size() || s.i_less.size() != static_cast<std::size_t>(s.step + 1) * bs ||
@@ -553,6 +584,7 @@ std::size_t add_bytes(std::size_t a, std::size_t b) { return a > SIZE_MAX - b ? 
 }  // namespace
 
 std::unique_ptr<HalfPlaneReader> Propagator::half_plane_reader() const {
+  if (compressed_) return nullptr;  // its checkpoints hold the store (compressed_history_state)
   const std::size_t bs = block_size(nk_);
 #ifdef QUANTA_HAVE_CUDA
   if (backend_ == Backend::Cuda) return std::make_unique<DeviceHalfPlaneReader>(*work_->device, bs);
@@ -576,6 +608,7 @@ void Propagator::restore_rows(int step, const BlockFill& fill, const std::vector
   if (step < 0 || step >= ntimes_ || i_less.size() != static_cast<std::size_t>(step + 1) * bs || i_greater.size() != i_less.size())
     throw Error("kbe checkpoint: its arrays do not fit this config (step " + std::to_string(step) + ", nk " + std::to_string(nk_) +
                 ")");
+  if (compressed_) throw Error("kbe: restore_rows fills a dense half-plane; this run's history is compressed");
   const std::size_t total = tri_count(step + 1);
   if (backend_ == Backend::Cpu) {
     fill(0, total, g_less_.data(), g_greater_.data());  // straight into the half-plane
@@ -594,6 +627,45 @@ void Propagator::restore_rows(int step, const BlockFill& fill, const std::vector
     work_->device->upload_collision_row(step, i_less.data(), i_greater.data());
 #endif
   }
+  std::copy(i_less.begin(), i_less.end(), i_prev_less_.begin());
+  std::copy(i_greater.begin(), i_greater.end(), i_prev_greater_.begin());
+  step_ = step;
+}
+
+HistoryPlan Propagator::compressed_history_plan(const Config& config, const Comm& comm) {
+  const std::size_t ranks = static_cast<std::size_t>(std::max(1, comm.size()));
+  const int nk_local = static_cast<int>((static_cast<std::size_t>(config.model.nk) + ranks - 1) / ranks);
+  HistoryPlan p;
+  p.rank = kPlanRank;
+  p.numbers = CompressedHistory::planned_numbers(nk_local, config.time.steps + 1, config.solver.history_leaf, kPlanRank);
+  p.full_rank_numbers = CompressedHistory::planned_numbers(nk_local, config.time.steps + 1, config.solver.history_leaf, INT_MAX);
+  p.dense_numbers = 2 * tri_count(config.time.steps + 1) * block_size(nk_local);
+  return p;
+}
+
+std::vector<double> Propagator::compressed_history_state() const {
+  QUANTA_REQUIRE(compressed_, "kbe: compressed_history_state() of a dense history");
+  return work_->compressed->save();
+}
+
+void Propagator::restore_compressed(int step, const std::vector<double>& history, const std::vector<cplx>& i_less,
+                                    const std::vector<cplx>& i_greater, const std::string& where) {
+  const std::size_t bs = block_size(nk_);
+  if (!compressed_) throw Error(where + ": holds a compressed history; this run's history is dense");
+  if (step < 0 || step >= ntimes_ || i_less.size() != static_cast<std::size_t>(step + 1) * bs || i_greater.size() != i_less.size())
+    throw Error(where + ": its arrays do not fit this config (step " + std::to_string(step) + ", nk " + std::to_string(nk_) + ")");
+  CompressedHistory& h = *work_->compressed;
+  h.restore(history, where);
+  if (h.rows() != step + 1)
+    throw Error(where + ": its compressed history holds " + std::to_string(h.rows()) + " rows at step " + std::to_string(step));
+  // Row `step`, the one the next step starts from, is dense in the store (its leaf and the filling strip).
+  cplx* less = g_less_.data() + row_offset(step);
+  cplx* greater = g_greater_.data() + row_offset(step);
+  for (int j = 0; j <= step; ++j)
+    for (int k = 0; k < nk_; ++k) {
+      store_block(less + j * bs, k, nk_, h.load(false, step, j, k));
+      store_block(greater + j * bs, k, nk_, h.load(true, step, j, k));
+    }
   std::copy(i_less.begin(), i_less.end(), i_prev_less_.begin());
   std::copy(i_greater.begin(), i_greater.end(), i_prev_greater_.begin());
   step_ = step;
@@ -629,8 +701,15 @@ std::size_t Propagator::host_bytes(const Config& config, Backend backend, const 
     bytes = add_bytes(bytes, bytes_of(sizeof(cplx), 2, staging_blocks(4 * nk_local), 4, nk_local));  // checkpoint staging
     if (comm.distributed()) bytes = add_bytes(bytes, bytes_of(1, 4, row));  // Sigma rows and the G rows through the host
     if (write_green) bytes = add_bytes(bytes, half_plane);  // downloaded for the output
+  } else if (config.solver.history == HistoryStorage::Compressed) {
+    // The two rows being stepped, the store at the planning rank and, with checkpoints, its saved copy.
+    const std::size_t store = bytes_of(sizeof(cplx), compressed_history_plan(config, comm).numbers);
+    bytes = add_bytes(bytes, bytes_of(1, 2, 2, row));
+    bytes = add_bytes(bytes, config.output.checkpoint_every > 0 ? bytes_of(1, 2, store) : store);
   } else {
     bytes = add_bytes(bytes, half_plane);
+  }
+  if (backend != Backend::Cuda) {
     bytes = add_bytes(bytes, bytes_of(1, 6, row));  // Sigma, I now, I before
     const std::size_t se = config.solver.self_energy == SelfEnergyMethod::Fft ? bytes_of(sizeof(cplx), t, 16, nk)
                                                                                : bytes_of(sizeof(cplx), t, 4, nk);

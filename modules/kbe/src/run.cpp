@@ -30,9 +30,12 @@ std::filesystem::path checkpoint_path(const std::filesystem::path& dir, const Co
 // Before anything is allocated: the host memory this process's share of the run needs.
 void require_memory(const Config& c, Backend backend, const Comm& comm, bool green) {
   const std::size_t bytes = Propagator::host_bytes(c, backend, comm, max_threads(), green);
+  const bool compressed = c.solver.history == HistoryStorage::Compressed;
   require_host_memory(bytes, "kbe (nk = " + std::to_string(c.model.nk) + ", " + std::to_string(c.time.steps) + " steps, " +
                                  (backend == Backend::Cuda ? "CUDA backend: collision rows and checkpoint buffers"
-                                                           : "CPU backend: the half-plane of G< and G>, rows and workspaces") +
+                                  : compressed ? "CPU backend: the compressed history at rank " + std::to_string(Propagator::kPlanRank) +
+                                                     " per block, rows and workspaces"
+                                               : "CPU backend: the half-plane of G< and G>, rows and workspaces") +
                                  (green ? ", the half-plane for write_green" : "") +
                                  (comm.distributed() ? ", this process's share" : "") + ")");
 }
@@ -78,6 +81,17 @@ std::string number(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", x);
   return buf;
+}
+
+std::string gib(double numbers_of_complex) { return number(numbers_of_complex * sizeof(cplx) / 1073741824.0) + " GiB"; }
+
+// A compressed history, before the run: what it plans to hold and the dense half-plane it replaces.
+std::string history_plan_text(const Config& c, const Comm& comm) {
+  const HistoryPlan p = Propagator::compressed_history_plan(c, comm);
+  return "history compressed (tolerance " + number(c.solver.history_tolerance) + ", leaf " + std::to_string(c.solver.history_leaf) +
+         "): planned " + gib(static_cast<double>(p.numbers)) + " at rank " + std::to_string(p.rank) + " per block (at most " +
+         gib(static_cast<double>(p.full_rank_numbers)) + " at full rank) against " + gib(static_cast<double>(p.dense_numbers)) +
+         " dense" + (comm.distributed() ? ", per process" : "");
 }
 
 // A diverged propagation must not pass as a result: every observable of step n is checked as it is made.
@@ -136,6 +150,17 @@ RunSummary run(const RunOptions& opt) {
   // 1. Config, validated before anything is computed or written.
   const Config config = read_config(opt.config);
   Backend backend = resolve_backend(opt.backend);
+  const bool compressed = config.solver.history == HistoryStorage::Compressed;
+  if (compressed && (config.output.write_green || opt.write_green))
+    throw Error("kbe: " + config.source + ": write_green writes the whole half-plane, which a run with solver.history = \"compressed\" "
+                "never holds; leave write_green out or use solver.history = \"dense\"");
+  if (compressed && backend == Backend::Cuda) {  // its device twin is not built
+    if (opt.backend == Backend::Cuda)
+      throw Error("kbe: solver.history = \"compressed\" runs on the CPU backend in this version (its device twin is not built): use "
+                  "--backend cpu, or solver.history = \"dense\" on the GPU");
+    note("kbe", quiet, "solver.history = \"compressed\" runs on the CPU backend in this version: propagating on the CPU");
+    backend = Backend::Cpu;
+  }
   if (backend == Backend::Cuda) select_device(comm.local_rank());
   RunMetadata meta;
   meta.config_file = opt.config.string();
@@ -193,6 +218,7 @@ RunSummary run(const RunOptions& opt) {
     owned = std::make_unique<Propagator>(config, max_threads(), backend, comm);
   }
   Propagator& prop = *owned;
+  if (compressed) note("kbe", quiet, history_plan_text(config, comm));
   meta.backend = to_string(backend);
   meta.device = device_description(backend);
   meta.processes = comm.size();
@@ -228,7 +254,8 @@ RunSummary run(const RunOptions& opt) {
   if (config.output.checkpoint_every > 0) {
     // Every process's checkpoint goes to the output folder, one file system: their sum is checked, on every process, and
     // all stop together when one finds too little. A resumed file's blocks already on disk are not needed again.
-    const std::uintmax_t file = checkpoint_bytes(prop.nk(), config.time.steps, history.nk);
+    const std::uintmax_t file =
+        checkpoint_bytes(prop.nk(), config.time.steps, history.nk, compressed ? 2 * Propagator::compressed_history_plan(config, comm).numbers : 0);
     const std::uintmax_t there = opt.resume ? io::allocated_bytes(s.checkpoint) : 0;
     double need[1] = {static_cast<double>(file > there ? file - there : 0)};
     comm.sum(need, 1);
@@ -275,7 +302,8 @@ RunSummary run(const RunOptions& opt) {
     if (checkpoints && due >= 0 && n < config.time.steps && (comm.distributed() || !checkpoints->busy())) {
       std::vector<cplx> i_less, i_greater;
       prop.collision_row_copy(i_less, i_greater);
-      checkpoints->begin(n, std::move(i_less), std::move(i_greater), history);
+      checkpoints->begin(n, std::move(i_less), std::move(i_greater), history,
+                         compressed ? prop.compressed_history_state() : std::vector<double>{});
       if (n > due) ++late, most_late = std::max(most_late, n - due);
       due = -1;
     }
@@ -298,6 +326,11 @@ RunSummary run(const RunOptions& opt) {
     meta.timings.emplace_back("checkpoint_wait", checkpoints->seconds_waited());
     meta.timings.emplace_back("checkpoint_write", checkpoints->seconds_writing());
   }
+  meta.history = prop.history_figures();
+  if (compressed)
+    note("kbe", quiet, "history compressed: " + gib(static_cast<double>(meta.history.numbers)) + " held (" +
+                           number(static_cast<double>(meta.history.numbers) / meta.history.dense_numbers) + " of dense), " +
+                           std::to_string(meta.history.blocks) + " blocks, largest rank " + std::to_string(meta.history.max_rank));
   if (comm.distributed()) {  // the root's share; the other ranks' are alike
     meta.timings.emplace_back("propagation_transpose", prop.seconds_transpose());
     meta.timings.emplace_back("propagation_pair_self_energy", prop.seconds_pair_self_energy());
@@ -334,7 +367,7 @@ RunSummary run(const RunOptions& opt) {
     write_summary(s.summary, config, history, meta);
   }
   checkpoints.reset();
-  std::filesystem::remove(s.checkpoint);
+  remove_checkpoint(s.checkpoint);
   // A run whose every step stopped at the pass limit has no converged step: its outputs are kept for a
   // look, but it is not a result. Some steps at the limit: a warning with the count and the residual.
   if (limit.hits > 0 && limit.hits == limit.steps)

@@ -58,6 +58,10 @@ TEST(KbeBadInput, MessagesNameFileLineKeyFoundExpected) {
   expect_error(kGood + "[initial]\nvalence = 1.5\n", {"initial.valence", "1.5", "[0, 1]"});
   expect_error(kGood + "[output]\ncheckpoint_every = 2.5\n", {"output.checkpoint_every", "the number 2.5", "integer"});
   expect_error(kGood + "[output]\nwrite_green = 1\n", {"output.write_green", "the integer 1", "true or false"});
+  expect_error(kGood + "[solver]\nhistory = \"hodlr\"\n", {"case.toml:12", "solver.history", "\"hodlr\"", "\"compressed\""});
+  expect_error(kGood + "[solver]\nhistory_tolerance = 1e-6\n", {"case.toml:12", "solver.history_tolerance", "compressed"});
+  expect_error(kGood + "[solver]\nhistory = \"compressed\"\nhistory_leaf = 1\n", {"case.toml:13", "solver.history_leaf", "[2, 4096]"});
+  expect_error(kGood + "[solver]\nhistory = \"compressed\"\nhistory_tolerance = -1\n", {"solver.history_tolerance", "[0, 0.1]"});
   expect_error("[model]\nnk = 0\n", {"case.toml:2", "model.nk", "the integer 0", "1 <= nk"});
   expect_error("[model]\nnk = 4\n[model.valence]\nonsite = 0\n[model.conduction]\nonsite = 1\n[time]\nsteps = 3\n",
                {"time.dt", "missing", "positive time step"});

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -222,40 +224,107 @@ TEST(KbeCompressedHistory, CollisionRowFromTheStoreMatchesTheDenseOne) {
   }
 }
 
-// One tolerance controls the error: the propagation with its collision rows from the compressed history (nk = 8, 200
-// steps, leaf 16, second Born with the pulse) against the dense one, observables at every step: N(t), E(t) and
-// n_c(k, t). The largest difference falls with every tightening, 1e-2 down to 1e-6 (measured 1.4e-7, 1.0e-8, 2.3e-10,
-// 4.6e-12, 2.4e-13; 1e-8 reaches the rounding floor, 4e-15), and stays below 1e-3 tol: a truncated entry is off by
-// at most tol, and enters the observables through dt-weighted collision sums times U^2.
+// One tolerance controls the error: the propagation on the compressed history (solver.history = "compressed": no dense
+// half-plane; nk = 8, 200 steps, leaf 16, second Born with the pulse) against the dense one, observables at every step:
+// N(t), E(t) and n_c(k, t). The largest difference falls with every tightening, 1e-2 down to 1e-6 (measured 1.4e-7,
+// 1.0e-8, 2.3e-10, 4.6e-12, 2.4e-13), and stays below 1e-3 tol: a truncated entry is off by at most tol, and enters the
+// observables through dt-weighted collision sums times U^2. At tolerance 0 only rounding separates the two (4e-15).
+quanta::kbe::Config compressed(quanta::kbe::Config c, double tol, int leaf) {
+  c.solver.history = quanta::kbe::HistoryStorage::Compressed;
+  c.solver.history_tolerance = tol;
+  c.solver.history_leaf = leaf;
+  return c;
+}
+
+std::vector<quanta::kbe::Observables> propagate(quanta::kbe::Propagator& p, int steps) {
+  std::vector<quanta::kbe::Observables> o{p.observe()};
+  while (p.step() < steps) {
+    p.advance();
+    o.push_back(p.observe());
+  }
+  return o;
+}
+
+double largest_difference(const std::vector<quanta::kbe::Observables>& x, const std::vector<quanta::kbe::Observables>& y) {
+  double worst = 0;
+  for (std::size_t t = 0; t < y.size(); ++t) {
+    worst = std::max({worst, std::abs(x[t].particles - y[t].particles), std::abs(x[t].energy_total - y[t].energy_total)});
+    for (std::size_t k = 0; k < y[t].n_conduction.size(); ++k) worst = std::max(worst, std::abs(x[t].n_conduction[k] - y[t].n_conduction[k]));
+  }
+  return worst;
+}
+
 TEST(KbeCompressedHistory, ObservablesConvergeToTheDenseRunAsTheToleranceTightens) {
   const auto c = kbe_test::small_config(8, 0.6, 0.05, 200);
-  auto run = [&](double tol, std::size_t* numbers) {
-    quanta::kbe::Propagator p(c, 1);
-    if (tol >= 0) p.use_compressed_history(tol, 16);
-    std::vector<quanta::kbe::Observables> o{p.observe()};
-    while (p.step() < c.time.steps) {
-      p.advance();
-      o.push_back(p.observe());
-    }
-    if (numbers) *numbers = p.compressed_history_numbers();
-    return o;
-  };
-  const auto dense = run(-1, nullptr);
+  quanta::kbe::Propagator dense_run(c, 1);
+  const auto dense = propagate(dense_run, c.time.steps);
   double last = 1e300;
-  for (const double tol : {1e-2, 1e-3, 1e-4, 1e-5, 1e-6}) {
-    std::size_t numbers = 0;
-    const auto x = run(tol, &numbers);
-    double worst = 0;
-    for (std::size_t t = 0; t < dense.size(); ++t) {
-      worst = std::max({worst, std::abs(x[t].particles - dense[t].particles), std::abs(x[t].energy_total - dense[t].energy_total)});
-      for (int k = 0; k < 8; ++k) worst = std::max(worst, std::abs(x[t].n_conduction[k] - dense[t].n_conduction[k]));
+  for (const double tol : {1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 0.0}) {
+    quanta::kbe::Propagator p(compressed(c, tol, 16), 1);
+    const double worst = largest_difference(propagate(p, c.time.steps), dense);
+    const auto f = p.history_figures();
+    std::printf("  tolerance %.0e: max |observable - dense| over 200 steps = %.2e; %zu numbers held against %zu dense (%.3f), %d blocks, "
+                "largest rank %d\n", tol, worst, f.numbers, f.dense_numbers, static_cast<double>(f.numbers) / f.dense_numbers, f.blocks, f.max_rank);
+    EXPECT_EQ(f.dense_numbers, static_cast<std::size_t>(2 * 201 * 202 / 2 * 4 * 8));
+    EXPECT_LT(f.numbers, f.dense_numbers);
+    if (tol > 0) {
+      EXPECT_LT(worst, 1e3 * tol);
+      EXPECT_LT(worst, last);
+    } else {
+      EXPECT_LT(worst, 1e-13);  // rounding: the same sums in another order
     }
-    std::printf("  tolerance %.0e: max |observable - dense| over 200 steps = %.2e; %zu numbers held against %zu dense\n", tol, worst, numbers,
-                static_cast<std::size_t>(2 * 201 * 202 / 2 * 4 * 8));
-    EXPECT_LT(worst, 1e3 * tol);
-    EXPECT_LT(worst, last);
     last = worst;
   }
+}
+
+// A compressed run saved and restored continues bit for bit: the store's state (leaves, filling strip, factors) and the
+// collision row are all it needs; row `step` is rebuilt from the store. Saved mid-strip (step 77, leaf 8), restored into
+// a fresh propagator, both advanced across several strip closings and block recompressions to step 150.
+TEST(KbeCompressedHistory, SavedAndRestoredContinuesBitForBit) {
+  const auto c = compressed(kbe_test::small_config(6, 0.6, 0.05, 150), 1e-6, 8);
+  quanta::kbe::Propagator p(c, 1);
+  propagate(p, 77);
+  const auto saved = p.save();
+  EXPECT_TRUE(saved.g_less.empty());
+  EXPECT_FALSE(saved.history.empty());
+  quanta::kbe::Propagator q(c, 1);
+  q.restore(saved);
+  ASSERT_EQ(q.step(), 77);
+  const auto a = propagate(p, c.time.steps), b = propagate(q, c.time.steps);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t t = 0; t < a.size(); ++t) {
+    EXPECT_EQ(0, std::memcmp(&a[t].energy_total, &b[t].energy_total, sizeof(double))) << "step " << 77 + t;
+    EXPECT_EQ(0, std::memcmp(a[t].n_conduction.data(), b[t].n_conduction.data(), a[t].n_conduction.size() * sizeof(double))) << "step " << 77 + t;
+  }
+  const auto sp = p.save().history, sq = q.save().history;
+  ASSERT_EQ(sp.size(), sq.size());
+  EXPECT_EQ(0, std::memcmp(sp.data(), sq.data(), sp.size() * sizeof(double)));
+  // A state of another shape is refused, not half restored.
+  auto bad = saved;
+  bad.history.pop_back();
+  quanta::kbe::Propagator r(c, 1);
+  EXPECT_THROW(r.restore(bad), quanta::Error);
+  quanta::kbe::Propagator other(compressed(kbe_test::small_config(6, 0.6, 0.05, 150), 1e-6, 16), 1);
+  EXPECT_THROW(other.restore(saved), quanta::Error);
+}
+
+// The memory plan counts what the store builds: at full rank, it equals a store whose every block is kept at full rank
+// (cut 0 on random rows) and whose last strip is full; at a rank r it is the sum of r (rows + cols + 1) over the
+// blocks plus the dense parts.
+TEST(KbeCompressedHistory, PlanCountsTheStoreItBuilds) {
+  const int nk = 2, leaf = 4, rows = 44;
+  quanta::kbe::kernels::CompressedHistory h(nk, leaf, 0.0, 0.0);
+  std::mt19937 rng(3);
+  std::normal_distribution<double> g;
+  const std::size_t bs = quanta::kbe::kernels::block_size(nk);
+  for (int n = 0; n < rows; ++n) {
+    std::vector<quanta::cplx> less((n + 1) * bs), greater((n + 1) * bs);
+    for (auto& z : less) z = quanta::cplx(g(rng), g(rng));
+    for (auto& z : greater) z = quanta::cplx(g(rng), g(rng));
+    h.set_row(n, less.data(), greater.data());
+  }
+  EXPECT_EQ(quanta::kbe::kernels::CompressedHistory::planned_numbers(nk, rows, leaf, 1 << 30), h.stored_numbers());
+  EXPECT_LT(quanta::kbe::kernels::CompressedHistory::planned_numbers(nk, rows, leaf, 2), h.stored_numbers());
 }
 
 }  // namespace

@@ -102,6 +102,36 @@ TEST(KbeRunChecks, CorrectorLimitIsCounted) {
   fs::remove_all(ok);
 }
 
+// A compressed history never holds the half-plane write_green would write: refused by name before anything runs. A
+// compressed run too large for the host is refused with the plan's numbers (rank 32 per block), before any allocation.
+TEST(KbeRunChecks, CompressedHistoryRefusesWriteGreenAndPlansItsMemory) {
+  const fs::path dir = case_with("compressed-green", "history = \"compressed\"", 8, 6);
+  auto o = options(dir);
+  o.write_green = true;
+  try {
+    quanta::kbe::run(o);
+    FAIL() << "write_green was accepted with a compressed history";
+  } catch (const quanta::Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("write_green"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("compressed"), std::string::npos) << msg;
+  }
+  EXPECT_FALSE(fs::exists(dir / "quanta-kbe.h5"));
+  fs::remove_all(dir);
+
+  const fs::path big = case_with("compressed-memory", "history = \"compressed\"", 1 << 20, 100000);
+  try {
+    quanta::kbe::run(options(big));
+    FAIL() << "accepted a compressed run of terabytes";
+  } catch (const quanta::Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("GiB of host memory"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("compressed history at rank 32"), std::string::npos) << msg;
+  }
+  EXPECT_FALSE(fs::exists(big / "quanta-kbe.h5"));
+  fs::remove_all(big);
+}
+
 // nk = 2^24 over 1000 steps needs petabytes: refused with both numbers before any allocation.
 TEST(KbeRunChecks, RunLargerThanHostMemoryIsRefused) {
   const fs::path dir = kbe_test::make_run_case("checks-memory-" + std::to_string(getpid()), 16777216, 1000, "fft", 0);

@@ -60,8 +60,9 @@ inline std::vector<Z> propagate_to_end(const quanta::kbe::Config& c, int threads
 
 // A fresh folder under the temporary directory holding config.toml: the small model above with a second
 // neighbour in the conduction band, the full G<> written, for the tests that run whole `quanta kbe` runs.
+// compressed_history: solver.history = "compressed" (tolerance 1e-6, leaf 8), and no write_green (it refuses it).
 inline std::filesystem::path make_run_case(const std::string& name, int nk, int steps, const char* self_energy,
-                                           int checkpoint_every) {
+                                           int checkpoint_every, bool compressed_history = false) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("quanta-kbe-" + name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
@@ -87,11 +88,13 @@ dt = 0.05
 steps = %d
 [solver]
 self_energy = "%s"
+%s
 [output]
 checkpoint_every = %d
-write_green = true
+write_green = %s
 )",
-                nk, steps, self_energy, checkpoint_every);
+                nk, steps, self_energy, compressed_history ? "history = \"compressed\"\nhistory_tolerance = 1e-6\nhistory_leaf = 8" : "",
+                checkpoint_every, compressed_history ? "false" : "true");
   std::ofstream(dir / "config.toml") << buf;
   return dir;
 }

@@ -196,6 +196,143 @@ void CompressedHistory::collision_row(const CollisionRow& r) const {
   }
 }
 
+std::size_t CompressedHistory::planned_numbers(int nk, int rows, int leaf, int rank) {
+  const std::size_t bs = block_size(nk), strips = (static_cast<std::size_t>(rows) + leaf - 1) / leaf;
+  // The leaves, and the filling strip when full (leaf rows of the columns before it).
+  std::size_t n = 2 * (strips * tri_count(leaf) * bs + static_cast<std::size_t>(leaf) * (strips > 0 ? strips - 1 : 0) * leaf * bs);
+  // The blocks as close_strip builds them: strips 1 .. strips - 2 are closed (the last one is filling).
+  std::vector<std::pair<int, int>> blocks;  // (level, rows stacked), in the order they appear
+  std::vector<std::vector<int>> index_of;   // [level][r0 / side] -> index into blocks
+  for (std::size_t s = 1; s + 1 < strips; ++s) {
+    const int start = static_cast<int>(s) * leaf;
+    for (int m = 0; (leaf << m) <= start; ++m) {
+      const int side = leaf << m, u = start / side;
+      if (u % 2 == 0) continue;
+      if (static_cast<int>(index_of.size()) <= m) index_of.resize(m + 1);
+      if (static_cast<int>(index_of[m].size()) <= u) index_of[m].resize(u + 1, -1);
+      if (index_of[m][u] < 0) {
+        index_of[m][u] = static_cast<int>(blocks.size());
+        blocks.emplace_back(m, 0);
+      }
+      blocks[index_of[m][u]].second += leaf;
+    }
+  }
+  for (const auto& [m, stacked] : blocks) {
+    const std::size_t side = static_cast<std::size_t>(leaf) << m;
+    const std::size_t r = std::min<std::size_t>({static_cast<std::size_t>(rank), static_cast<std::size_t>(stacked), side});
+    n += 2 * 4 * static_cast<std::size_t>(nk) * r * (stacked + side + 1);
+  }
+  return n;
+}
+
+int CompressedHistory::max_rank() const {
+  int r = 0;
+  for (const Block& b : blocks_)
+    for (const LowRank& x : b.f) r = std::max(r, x.rank);
+  return r;
+}
+
+namespace {
+// The flat state of save() and restore(): integers as doubles, complex numbers as [re, im].
+void put(std::vector<double>& out, const std::vector<cplx>& v) {
+  out.push_back(static_cast<double>(v.size()));
+  for (const cplx& z : v) {
+    out.push_back(z.re);
+    out.push_back(z.im);
+  }
+}
+
+struct StateReader {
+  const std::vector<double>& v;
+  const std::string& where;
+  std::size_t at = 0;
+  [[noreturn]] void bad(const std::string& what) const {
+    throw Error(where + ": not a compressed history of this run (" + what + " at value " + std::to_string(at) + ")");
+  }
+  double number() {
+    if (at >= v.size()) bad("it ends early");
+    return v[at++];
+  }
+  long long integer(long long lo, long long hi, const char* what) {
+    const double x = number();
+    if (!(x >= static_cast<double>(lo) && x <= static_cast<double>(hi)) || x != static_cast<double>(static_cast<long long>(x)))
+      bad(std::string(what) + " " + std::to_string(x) + " outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return static_cast<long long>(x);
+  }
+  std::vector<cplx> complexes(std::size_t expected_size) {
+    const auto n = static_cast<std::size_t>(integer(0, static_cast<long long>(expected_size), "an array size"));
+    if (n != expected_size) bad("an array of " + std::to_string(n) + " numbers where " + std::to_string(expected_size) + " were expected");
+    if (v.size() - at < 2 * n) bad("it ends early");
+    std::vector<cplx> out(n);
+    for (std::size_t i = 0; i < n; ++i) out[i] = cplx(v[at + 2 * i], v[at + 2 * i + 1]);
+    at += 2 * n;
+    return out;
+  }
+};
+}  // namespace
+
+std::vector<double> CompressedHistory::save() const {
+  std::vector<double> out = {static_cast<double>(nk_), static_cast<double>(leaf_), cut_[0], cut_[1], static_cast<double>(rows_),
+                             static_cast<double>(leaves_[0].size()), static_cast<double>(blocks_.size())};
+  for (int f = 0; f < 2; ++f) {
+    for (const auto& x : leaves_[f]) put(out, x);
+    for (const auto& x : filling_[f]) put(out, x);
+  }
+  for (const Block& b : blocks_) {
+    for (int x : {b.level, b.r0, b.c0, b.side, b.rows_in}) out.push_back(x);
+    for (const LowRank& x : b.f) {
+      for (int y : {x.rows, x.cols, x.rank}) out.push_back(y);
+      put(out, x.u);
+      out.insert(out.end(), x.s.begin(), x.s.end());
+      put(out, x.v);
+    }
+  }
+  return out;
+}
+
+void CompressedHistory::restore(const std::vector<double>& state, const std::string& where) {
+  StateReader in{state, where};
+  if (in.integer(1, 1LL << 40, "nk") != nk_ || in.integer(1, 1LL << 40, "the leaf size") != leaf_ || in.number() != cut_[0] ||
+      in.number() != cut_[1])
+    in.bad("another nk, leaf size or tolerance");
+  const long long rows = in.integer(0, 1LL << 40, "the rows");
+  const long long strips = in.integer(0, 1LL << 40, "the strips");
+  const long long nblocks = in.integer(0, 1LL << 40, "the blocks");
+  if (strips != (rows + leaf_ - 1) / leaf_) in.bad(std::to_string(strips) + " strips for " + std::to_string(rows) + " rows");
+  const std::size_t bs = block_size(nk_);
+  const int filling_start = rows > 0 ? static_cast<int>((rows - 1) / leaf_ * leaf_) : 0;
+  CompressedHistory h(nk_, leaf_, cut_[0], cut_[1]);
+  h.rows_ = static_cast<int>(rows);
+  for (int f = 0; f < 2; ++f) {
+    for (long long s = 0; s < strips; ++s) h.leaves_[f].push_back(in.complexes(tri_count(leaf_) * bs));
+    if (rows == 0) continue;  // no strip begun: no filling rows either
+    h.filling_[f].assign(leaf_, std::vector<cplx>());
+    for (int i = 0; i < leaf_; ++i)
+      h.filling_[f][i] = in.complexes(filling_start + i < rows ? static_cast<std::size_t>(filling_start) * bs : 0);
+  }
+  for (long long i = 0; i < nblocks; ++i) {
+    Block b;
+    b.level = static_cast<int>(in.integer(0, 62, "a block's level"));
+    b.side = leaf_ << b.level;
+    b.r0 = static_cast<int>(in.integer(0, rows, "a block's first row"));
+    b.c0 = static_cast<int>(in.integer(0, rows, "a block's first column"));
+    if (in.integer(0, 1LL << 40, "a block's side") != b.side) in.bad("a block's side that is not leaf 2^level");
+    b.rows_in = static_cast<int>(in.integer(0, b.side, "a block's rows"));
+    b.f.resize(static_cast<std::size_t>(2) * nk_ * 4);
+    for (LowRank& x : b.f) {
+      x.rows = static_cast<int>(in.integer(0, b.side, "a factor's rows"));
+      x.cols = static_cast<int>(in.integer(0, b.side, "a factor's columns"));
+      x.rank = static_cast<int>(in.integer(0, b.side, "a factor's rank"));
+      x.u = in.complexes(static_cast<std::size_t>(x.rows) * x.rank);
+      for (int q = 0; q < x.rank; ++q) x.s.push_back(in.number());
+      x.v = in.complexes(static_cast<std::size_t>(x.cols) * x.rank);
+    }
+    h.blocks_.push_back(std::move(b));
+  }
+  if (in.at != state.size()) in.bad(std::to_string(state.size() - in.at) + " values left over");
+  *this = std::move(h);
+}
+
 std::size_t CompressedHistory::stored_numbers() const {
   std::size_t n = 0;
   for (int f = 0; f < 2; ++f) {

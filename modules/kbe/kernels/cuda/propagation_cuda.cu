@@ -260,8 +260,7 @@ double DevicePropagation::time_step(int n, double dt, bool predictor) {
   r.i_cur_less = d.i_cur_less.data();
   r.i_cur_greater = d.i_cur_greater.data();
   r.predictor = predictor;
-  r.g_less = d.g_less.data();
-  r.g_greater = d.g_greater.data();
+  set_rows(r, d.g_less.data(), d.g_greater.data());
   return time_step_cuda(r, d.block_max.data(), d.change.data());
 }
 

@@ -45,8 +45,17 @@ enum class SelfEnergyMethod { Direct, Fft };
 SelfEnergyMethod parse_self_energy_method(const std::string& text);  // "direct" | "fft"
 std::string to_string(SelfEnergyMethod m);
 
+// How the finished two-time history G<>(t, t'), t' <= t, is held: whole (the dense half-plane, O(nt^2)), or
+// compressed (kernels/compressed_history.hpp: dense diagonal leaves and low-rank dyadic blocks, about O(nt log nt)).
+enum class HistoryStorage { Dense, Compressed };
+HistoryStorage parse_history_storage(const std::string& text);  // "dense" | "compressed"
+std::string to_string(HistoryStorage h);
+
 struct SolverOptions {
   SelfEnergyMethod self_energy = SelfEnergyMethod::Fft;
+  HistoryStorage history = HistoryStorage::Dense;
+  double history_tolerance = 1e-8;  // compressed: singular values at or below it dropped (absolute; |G<>| <= 1)
+  int history_leaf = 32;            // compressed: times per dense diagonal leaf (the smallest block side)
   bool second_born = true;          // false: time-dependent Hartree-Fock only (no collision integrals)
   int corrector_iterations = 20;    // most corrector passes per step (seed Algorithm 1, "max")
   double corrector_tolerance = 1e-11;  // stop when max |G_new - G_old| over the row is below this

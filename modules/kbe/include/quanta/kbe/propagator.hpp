@@ -35,13 +35,29 @@ struct Observables {
 // The state a checkpoint holds: enough to continue bit for bit.
 struct PropagatorState {
   int step = 0;
-  std::vector<cplx> g_less, g_greater;  // [tri_count(step+1)][4][nk]
+  std::vector<cplx> g_less, g_greater;  // dense history: [tri_count(step+1)][4][nk]; compressed: empty
+  std::vector<double> history;          // compressed history: its store (CompressedHistory::save); dense: empty
   std::vector<cplx> i_less, i_greater;  // [step+1][4][nk]  I<>(t_step, t_j)
+};
+
+// What the finished history holds: complex and real numbers (the dense half-plane's count alongside), and for a
+// compressed one its low-rank blocks and their largest rank.
+struct HistoryFigures {
+  std::string storage;                  // "dense" or "compressed"
+  std::size_t numbers = 0, dense_numbers = 0;
+  int blocks = 0, max_rank = 0;
 };
 
 struct StepStats {
   int corrector_passes = 0;
   double last_change = 0;           // max |G_new - G_old| of the last pass
+};
+
+// The memory plan of a compressed history (this process's k-points, complex numbers): the store at the end of the run
+// with every block factor of rank `rank`, the same at full rank (no compression: a bound), and the dense half-plane.
+struct HistoryPlan {
+  int rank = 0;
+  std::size_t numbers = 0, full_rank_numbers = 0, dense_numbers = 0;
 };
 
 // Reads finished rows of the half-plane (rows <= step()) while the propagation goes on, from another
@@ -81,7 +97,7 @@ class Propagator {
   std::vector<cplx> density_matrix() const;
 
   // Half-plane storage, [tri_count(ntimes)][4][nk]; rows beyond step() are not yet meaningful. With the
-  // CUDA backend, call sync_host() first.
+  // CUDA backend, call sync_host() first. A compressed history holds no half-plane (these are its two row buffers).
   void sync_host();
   Backend backend() const { return backend_; }
   const std::vector<cplx>& g_less() const { return g_less_; }
@@ -97,14 +113,18 @@ class Propagator {
   PropagatorState save() const;
   void restore(const PropagatorState& s);  // throws Error when shapes do not fit this config
 
-  // The CPU collision integrals from a compressed copy of the history (kernels/compressed_history.hpp): singular values
-  // at or below `tolerance` dropped (absolute: |G<>| <= 1), diagonal leaves of `leaf` times. The validation of the
-  // compressed history's accuracy against this dense propagation; the dense half-plane is still held, so it saves no
-  // memory yet. From step 0, one process, CPU backend; throws Error otherwise.
-  void use_compressed_history(double tolerance, int leaf);
-  std::size_t compressed_history_numbers() const;  // numbers the compressed copy holds (0 without one)
+  HistoryFigures history_figures() const;
 
-  // Checkpoints without copying the history: a reader of the finished rows (see HalfPlaneReader), the
+  // solver.history = "compressed" (CPU backend): the finished history lives in a CompressedHistory
+  // (kernels/compressed_history.hpp) and only the rows being stepped are dense. Its checkpoint is the store's state
+  // (compressed_history_state) and the collision row; restore_compressed takes them back and rebuilds row `step`
+  // from the store. Throws Error when the shapes do not fit this config (`where` names the source).
+  bool compressed_history() const { return compressed_; }
+  std::vector<double> compressed_history_state() const;
+  void restore_compressed(int step, const std::vector<double>& history, const std::vector<cplx>& i_less, const std::vector<cplx>& i_greater,
+                          const std::string& where);
+
+  // Checkpoints of a dense history without copying it: a reader of the finished rows (see HalfPlaneReader), the
   // collision row I<>(t_step, t_j), j <= step, [step+1][4][nk] each, and a restore that fills the
   // half-plane piece by piece (fill(first, count, less, greater) writes blocks [first, first + count) into
   // the arrays it is given) and then sets the collision row and the step. Throws Error when the shapes do
@@ -121,6 +141,10 @@ class Propagator {
   // Device bytes of a one-process CUDA run of `config` (kernels/cuda_propagation.hpp's plan), and the most steps
   // whose run takes at most `bytes` (0 when not even one step does).
   static std::size_t device_bytes(const Config& config);
+  // The planning rank of a compressed history: above the largest ranks measured at tolerances 1e-4 to 1e-10
+  // (docs/kbe.md, "Compressed history"), so that the plan is an upper estimate; the run reports the ranks reached.
+  static constexpr int kPlanRank = 32;
+  static HistoryPlan compressed_history_plan(const Config& config, const Comm& comm);
   static int device_steps_within(const Config& config, std::size_t bytes);
 
  private:
@@ -135,6 +159,7 @@ class Propagator {
   void finish_row(int n);
   kernels::M2 mean_density(int n) const;   // (1/nk) sum_k rho(k; t_n), all ranks
   void self_energy_row_split(int n);       // self_energy_row of a k-split run
+  std::size_t row_offset(int n) const;      // where row n starts in g_less_, g_greater_ (elements)
   const cplx* diagonal_block(int n) const;  // G<(t_n, t_n), [4][nk], on the host
   void check_finite_row(int n, const StepStats& st) const;  // throws Error naming the step when G<(t_n,t_n) is not finite
 
@@ -148,6 +173,7 @@ class Propagator {
   std::vector<cplx> i_prev_less_, i_prev_greater_;   // [ntimes][4][nk] I row t_{n-1}
   std::vector<cplx> i_cur_less_, i_cur_greater_;     // [ntimes][4][nk] I row t_n
   Backend backend_ = Backend::Cpu;
+  bool compressed_ = false;                          // solver.history = compressed
   std::vector<cplx> diag_less_;                      // CUDA: [ntimes][4][nk] G<(t_n, t_n) on the host
   double seconds_transpose_ = 0, seconds_pair_self_energy_ = 0;
   std::unique_ptr<Work> work_;
