@@ -60,6 +60,8 @@ class CompressedHistory {
     return b.f[(static_cast<std::size_t>(greater) * nk_ + k) * 4 + pair];
   }
   void close_strip(int s);  // strip s complete: its dense rows into the blocks
+  // The [4][nk] block of (l, j), l >= j, of function f when a leaf or the filling strip holds it; else null.
+  const cplx* dense_block(int f, int l, int j) const;
   int nk_, leaf_;
   double cut_[2];
   int rows_ = 0;

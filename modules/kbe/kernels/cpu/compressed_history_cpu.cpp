@@ -90,14 +90,19 @@ void CompressedHistory::close_strip(int s) {
   for (int f = 0; f < 2; ++f) filling_[f].assign(leaf_, std::vector<cplx>());
 }
 
-M2 CompressedHistory::load(bool greater, int l, int j, int k) const {
-  if (l < j || l >= rows_) throw Error("compressed history: load(" + std::to_string(l) + ", " + std::to_string(j) + ") outside the lower triangle held");
-  const int f = greater ? 1 : 0, filling_start = (rows_ - 1) / leaf_ * leaf_;
+const cplx* CompressedHistory::dense_block(int f, int l, int j) const {
   if (l / leaf_ == j / leaf_) {
     const int s = l / leaf_, start = s * leaf_;
-    return load_block(leaves_[f][s].data() + tri(l - start, j - start) * block_size(nk_), k, nk_);
+    return leaves_[f][s].data() + tri(l - start, j - start) * block_size(nk_);
   }
-  if (l >= filling_start) return load_block(filling_[f][l - filling_start].data() + static_cast<std::size_t>(j) * block_size(nk_), k, nk_);
+  const int filling_start = (rows_ - 1) / leaf_ * leaf_;
+  if (l >= filling_start) return filling_[f][l - filling_start].data() + static_cast<std::size_t>(j) * block_size(nk_);
+  return nullptr;
+}
+
+M2 CompressedHistory::load(bool greater, int l, int j, int k) const {
+  if (l < j || l >= rows_) throw Error("compressed history: load(" + std::to_string(l) + ", " + std::to_string(j) + ") outside the lower triangle held");
+  if (const cplx* d = dense_block(greater ? 1 : 0, l, j)) return load_block(d, k, nk_);
   for (const Block& b : blocks_) {
     if (l < b.r0 || l >= b.r0 + b.rows_in || j < b.c0 || j >= b.c0 + b.side) continue;
     M2 g;
@@ -117,39 +122,46 @@ void CompressedHistory::collision_row(const CollisionRow& r) const {
   const int n = r.n, nk = nk_;
   if (n != rows_ - 1) throw Error("compressed history: the collision row of step " + std::to_string(n) + " with " + std::to_string(rows_) + " rows held");
   const std::size_t bs = block_size(nk);
-  std::fill(r.i_less, r.i_less + static_cast<std::size_t>(n + 1) * bs, cplx());
-  std::fill(r.i_greater, r.i_greater + static_cast<std::size_t>(n + 1) * bs, cplx());
+  // 1. The pairs held densely, by the element formula of collision_accumulate: for a column j in the filling strip
+  // every l; else those in j's diagonal leaf and those of the filling strip (l >= its start), in increasing l. One
+  // column per thread, k innermost (each block read contiguously), as collision_integral_cpu.
+  const int filling_start = (rows_ - 1) / leaf_ * leaf_;
 #pragma omp parallel for schedule(dynamic, 1)
-  for (int k = 0; k < nk; ++k) {
-    auto sigma = [&](const cplx* rows, int l, int pair) { return element(rows, static_cast<std::size_t>(l), pair, k, nk); };
-    auto add = [&](cplx* out, int j, int pair, cplx v) { out[static_cast<std::size_t>(j) * bs + in_block(pair, k, nk)] += v; };
-    // 1. The pairs held densely, by the element formula of collision_accumulate: for a column j in the filling strip
-    // every l; else those in j's diagonal leaf and those of the filling strip (l >= its start), in increasing l.
-    const int filling_start = (rows_ - 1) / leaf_ * leaf_;
-    for (int j = 0; j <= n; ++j) {
-      M2 il, ig;
-      const int leaf_lo = j / leaf_ * leaf_, leaf_hi = std::min(n, leaf_lo + leaf_ - 1);
-      for (int l = j >= filling_start ? 0 : leaf_lo; l <= n; ++l) {
-        if (j < filling_start && l > leaf_hi && l < filling_start) l = filling_start;  // skip the compressed columns
-        const M2 gl = l >= j ? load(false, l, j, k) : -1.0 * dagger(load(false, j, l, k));
-        const M2 gg = l >= j ? load(true, l, j, k) : -1.0 * dagger(load(true, j, l, k));
-        const M2 sl = load_block(r.sigma_less + l * bs, k, nk), sg = load_block(r.sigma_greater + l * bs, k, nk);
+  for (int j = 0; j <= n; ++j) {
+    cplx* il_out = r.i_less + static_cast<std::size_t>(j) * bs;
+    cplx* ig_out = r.i_greater + static_cast<std::size_t>(j) * bs;
+    std::fill_n(il_out, bs, cplx());
+    std::fill_n(ig_out, bs, cplx());
+    const int leaf_lo = j / leaf_ * leaf_, leaf_hi = std::min(n, leaf_lo + leaf_ - 1);
+    for (int l = j >= filling_start ? 0 : leaf_lo; l <= n; ++l) {
+      if (j < filling_start && l > leaf_hi && l < filling_start) l = filling_start;  // skip the compressed columns
+      const bool mirror = l < j;  // G(l, j) = -G(j, l)^dagger
+      const cplx* bl = mirror ? dense_block(0, j, l) : dense_block(0, l, j);
+      const cplx* bg = mirror ? dense_block(1, j, l) : dense_block(1, l, j);
+      const cplx* sl_row = r.sigma_less + static_cast<std::size_t>(l) * bs;
+      const cplx* sg_row = r.sigma_greater + static_cast<std::size_t>(l) * bs;
+      const double w = trapezoid_weight(l, n, r.dt), wa = l <= j ? trapezoid_weight(l, j, r.dt) : 0.0;
+      for (int k = 0; k < nk; ++k) {
+        const M2 gl = mirror ? -1.0 * dagger(load_block(bl, k, nk)) : load_block(bl, k, nk);
+        const M2 gg = mirror ? -1.0 * dagger(load_block(bg, k, nk)) : load_block(bg, k, nk);
+        const M2 sl = load_block(sl_row, k, nk), sg = load_block(sg_row, k, nk);
         const M2 ret = sg - sl;
-        const double w = trapezoid_weight(l, n, r.dt);
+        M2 il = load_block(il_out, k, nk), ig = load_block(ig_out, k, nk);
         il = il + w * (ret * gl);
         ig = ig + w * (ret * gg);
         if (l <= j) {
-          const double wa = trapezoid_weight(l, j, r.dt);
           const M2 spec = gg - gl;
           il = il - wa * (sl * spec);
           ig = ig - wa * (sg * spec);
         }
-      }
-      for (int pair = 0; pair < 4; ++pair) {
-        add(r.i_less, j, pair, il.m[pair]);
-        add(r.i_greater, j, pair, ig.m[pair]);
+        store_block(il_out, k, nk, il);
+        store_block(ig_out, k, nk, ig);
       }
     }
+  }
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int k = 0; k < nk; ++k) {
+    auto sigma = [&](const cplx* rows, int l, int pair) { return element(rows, static_cast<std::size_t>(l), pair, k, nk); };
     // 2. Each block and its mirror from the factors. (X Y)_cb = sum_a X_ca Y_ab, pair index 2 a + b.
     std::vector<cplx> y, ret_rows, ret_cols, adv[2];
     for (const Block& b : blocks_) {
