@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
     auto gl = random_blocks(tri_count(row + 1) * bs, 3), gg = random_blocks(tri_count(row + 1) * bs, 4);
     auto sl = random_blocks((row + 1) * bs, 5), sg = random_blocks((row + 1) * bs, 6);
     std::vector<cplx> il((row + 1) * bs), ig((row + 1) * bs);
-    CollisionRow r{nk, row, 0.05, gl.data(), gg.data(), sl.data(), sg.data(), il.data(), ig.data()};
+    CollisionRow r{nk, row, 0.05, nullptr, gl.data(), gg.data(), sl.data(), sg.data(), il.data(), ig.data()};
     const double t = median_seconds(repeats, [&] { collision_integral_cpu(r); });
     rec.push_back({"collision_integral_row", nk, row + 1, t});
     std::printf("%-20s nk = %5d, row n = %d: %.4e s\n", "collision_integral", nk, row, t);

@@ -18,7 +18,7 @@
 namespace quanta::kbe {
 namespace {
 
-constexpr const char* kFormat = "quanta-kbe checkpoint 3 (rows written into space allocated at creation)";
+constexpr const char* kFormat = "quanta-kbe checkpoint 4 (rows written into space allocated at creation; adaptive steps)";
 
 struct Id {  // closes an HDF5 identifier with the function it was opened with
   hid_t id;
@@ -174,6 +174,8 @@ struct CheckpointWriter::Job {
   int step = 0;
   std::vector<cplx> i_less, i_greater;
   std::vector<double> history_state;  // a compressed history's store
+  double next_dt = 0;
+  std::vector<cplx> before;
   History added;  // the history entries since the last checkpoint
 };
 
@@ -206,13 +208,15 @@ void CheckpointWriter::abandon() {
 }
 
 void CheckpointWriter::begin(int step, std::vector<cplx> i_less, std::vector<cplx> i_greater, const History& h,
-                             std::vector<double> history_state) {
+                             std::vector<double> history_state, double next_dt, std::vector<cplx> before) {
   wait();
   if (!reader_ == history_state.empty())
     throw Error("kbe checkpoint: a " + std::string(reader_ ? "dense history's checkpoint given a compressed store" : "compressed history's checkpoint without its store"));
   auto job = std::make_shared<Job>();
   job->step = step;
   job->history_state = std::move(history_state);
+  job->next_dt = next_dt;
+  job->before = std::move(before);
   job->i_less = std::move(i_less);
   job->i_greater = std::move(i_greater);
   const std::size_t from = static_cast<std::size_t>(done_.step + 1);
@@ -254,9 +258,12 @@ void CheckpointWriter::write(const Job& job) {
     if (reader_)  // a compressed history's store goes to the side files
       for (const char* g : {"g_less", "g_greater"})
         create_series(file_id_, target, g, H5T_NATIVE_DOUBLE, kernels::tri_count(last_step_ + 1) * doubles_per_block);
-    for (int slot = 0; slot < 2; ++slot)
+    for (int slot = 0; slot < 2; ++slot) {
       for (const char* g : {"i_less", "i_greater"})
         create_series(file_id_, target, slot_name(slot, g), H5T_NATIVE_DOUBLE, steps * doubles_per_block);
+      create_series(file_id_, target, slot_name(slot, "next_dt"), H5T_NATIVE_DOUBLE, 1);
+      create_series(file_id_, target, slot_name(slot, "before"), H5T_NATIVE_DOUBLE, doubles_per_block + 8);
+    }
     History empty;
     empty.nk = job.added.nk;
     for (const HistorySeries& s : empty.series())
@@ -298,6 +305,8 @@ void CheckpointWriter::write(const Job& job) {
   }
   write_at(f, target, slot_name(slot, "i_less"), H5T_NATIVE_DOUBLE, 0, 2 * job.i_less.size(), job.i_less.data());
   write_at(f, target, slot_name(slot, "i_greater"), H5T_NATIVE_DOUBLE, 0, 2 * job.i_greater.size(), job.i_greater.data());
+  write_at(f, target, slot_name(slot, "next_dt"), H5T_NATIVE_DOUBLE, 0, 1, &job.next_dt);
+  write_at(f, target, slot_name(slot, "before"), H5T_NATIVE_DOUBLE, 0, 2 * job.before.size(), job.before.data());
   // 4. Everything on disk, then the one attribute that makes it the state (step and slot in one message, one
   // write), then that on disk.
   if (stopped()) return;
@@ -394,6 +403,11 @@ void restore_checkpoint(const std::filesystem::path& file, const CheckpointPosit
   }
   h.corrector_passes.resize(entries);
   read_at(f, file, "history/solver/corrector_passes", H5T_NATIVE_INT64, 0, entries, h.corrector_passes.data());
+  double next_dt = 0;
+  read_at(f, file, slot_name(at.slot, "next_dt"), H5T_NATIVE_DOUBLE, 0, 1, &next_dt);
+  std::vector<cplx> before(prop.adaptive_state_before().size());
+  read_at(f, file, slot_name(at.slot, "before"), H5T_NATIVE_DOUBLE, 0, 2 * before.size(), before.data());
+  prop.restore_time_grid(h.time, next_dt, before);
 }
 
 }  // namespace quanta::kbe

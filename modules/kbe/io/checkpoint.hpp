@@ -7,7 +7,8 @@
 // `history_nk` and `position` (the last complete step and the slot holding its collision row, one attribute);
 // 1-D datasets `g_less`, `g_greater` (the half-plane rows 0..last step as [re, im] doubles, layout of
 // kernels/layout.hpp), `history/*` (one entry per step), and the collision row I<>(t_step, .) in two slots,
-// `slot0/*` and `slot1/*`, written alternately. Every dataset is allocated at its final size when the file
+// `slot0/*` and `slot1/*` (with the adaptive steps' next step `next_dt` and `before`, the values at the step before
+// that their error estimate extrapolates from), written alternately. Every dataset is allocated at its final size when the file
 // is made (contiguous, never filled: a sparse file), so a later checkpoint changes raw data and one attribute,
 // never the file's structure: it writes the new rows, the history and the other slot, flushes, then rewrites
 // `position` and flushes again. A run killed at any moment leaves a file whose `position` describes a
@@ -48,9 +49,11 @@ class CheckpointWriter {
   CheckpointWriter& operator=(const CheckpointWriter&) = delete;
 
   // Starts the checkpoint at `step` (rows up to `step` complete, the history has step + 1 entries, i_less
-  // and i_greater are I<>(t_step, .), history_state the compressed store at `step`, empty for a dense history)
-  // and returns; waits for the previous one first.
-  void begin(int step, std::vector<cplx> i_less, std::vector<cplx> i_greater, const History& h, std::vector<double> history_state = {});
+  // and i_greater are I<>(t_step, .), history_state the compressed store at `step`, empty for a dense history,
+  // next_dt and before the adaptive steps' state, Propagator::next_dt and adaptive_state_before) and returns; waits
+  // for the previous one first.
+  void begin(int step, std::vector<cplx> i_less, std::vector<cplx> i_greater, const History& h, std::vector<double> history_state = {},
+             double next_dt = 0, std::vector<cplx> before = {});
   // Whether a checkpoint is still being written.
   bool busy() const { return running_; }
   // Waits for the checkpoint in progress; rethrows its error. Nothing else may use HDF5 while one runs.

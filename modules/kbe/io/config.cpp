@@ -39,7 +39,7 @@ Config parse_table(const toml::table& root, const std::string& file) {
   r.check_keys("interaction", {"u", "ramp"});
   r.check_keys("pulse", {"amplitude", "center", "width", "frequency"});
   r.check_keys("initial", {"valence", "conduction"});
-  r.check_keys("time", {"dt", "steps"});
+  r.check_keys("time", {"dt", "steps", "adaptive", "end", "tolerance", "dt_max"});
   r.check_keys("solver", {"self_energy", "second_born", "corrector_iterations", "corrector_tolerance", "history", "history_tolerance",
                           "history_leaf"});
   r.check_keys("output", {"write_green", "checkpoint_every"});
@@ -81,6 +81,22 @@ Config parse_table(const toml::table& root, const std::string& file) {
   c.time.dt = r.number("time", "dt", std::nullopt, in_range(0, 100), "a positive time step up to 100");
   c.time.steps = r.integer("time", "steps", std::nullopt, [](std::int64_t v) { return v >= 1 && v <= 1000000; },
                            "an integer number of steps, 1 <= steps <= 1000000");
+  c.time.adaptive = r.boolean("time", "adaptive", false);
+  if (c.time.adaptive) {
+    c.time.end = r.number("time", "end", std::nullopt, in_range(0, 1e6), "the final time of the adaptive steps, in (0, 1e6]");
+    c.time.tolerance = r.number("time", "tolerance", 1e-6, in_range(0, 1), "the error allowed per step, in (0, 1]");
+    c.time.dt_max = r.number("time", "dt_max", 10 * c.time.dt, in_range(0, 100), "the largest step, in (0, 100]");
+    if (c.time.dt_max < c.time.dt) {
+      const toml::node* n = r.get("time", "dt_max");
+      throw InputError(r.file(), n ? r.line(*n) : 0, "time.dt_max", "the value " + io::TomlReader::fmt(c.time.dt_max),
+                       "a step at least time.dt = " + io::TomlReader::fmt(c.time.dt));
+    }
+  } else {
+    for (const char* key : {"end", "tolerance", "dt_max"})
+      if (const toml::node* n = r.get("time", key))
+        throw InputError(r.file(), r.line(*n), io::TomlReader::name("time", key), "a setting of the adaptive steps",
+                         "time.adaptive = true with it (a fixed grid runs time.steps steps of time.dt)");
+  }
   c.solver.self_energy = parse_self_energy_method(r.string("solver", "self_energy", "fft", {"fft", "direct"}));
   c.solver.second_born = r.boolean("solver", "second_born", true);
   c.solver.corrector_iterations = r.integer("solver", "corrector_iterations", 20,

@@ -35,7 +35,9 @@ std::vector<HistorySeries> History::series() {
           {"observables/energy_correlation", &energy_correlation, 1},
           {"observables/energy_total", &energy_total, 1},
           {"observables/energy_field", &energy_field, 1},
-          {"solver/corrector_change", &corrector_change, 1}};
+          {"solver/corrector_change", &corrector_change, 1},
+          {"solver/step_error", &step_error, 1},
+          {"solver/rejected_steps", &rejected_steps, 1}};
 }
 
 void History::append(const Observables& o, const StepStats& st) {
@@ -54,6 +56,8 @@ void History::append(const Observables& o, const StepStats& st) {
   n_conduction.insert(n_conduction.end(), o.n_conduction.begin(), o.n_conduction.end());
   corrector_passes.push_back(st.corrector_passes);
   corrector_change.push_back(st.last_change);
+  step_error.push_back(st.error);
+  rejected_steps.push_back(st.rejected);
 }
 
 std::string hex_digest(std::uint64_t d) {
@@ -73,7 +77,7 @@ void write_results(const std::filesystem::path& file, const Config& c, const His
     f.write("k", k, {static_cast<std::size_t>(nk)});
     write_history(f, h);
     if (green_less && green_greater) {
-      const std::size_t nb = kernels::tri_count(c.time.steps + 1);
+      const std::size_t nb = kernels::tri_count(static_cast<int>(h.size()));  // the rows of the steps taken
       const std::vector<std::size_t> dims = {nb, 4, static_cast<std::size_t>(nk), 2};
       // Straight from the half-plane ([re, im] pairs are the doubles' layout): no copy of it.
       for (const auto& [name, g] : {std::pair{"green/lesser", green_less}, std::pair{"green/greater", green_greater}}) {
@@ -93,6 +97,12 @@ void write_results(const std::filesystem::path& file, const Config& c, const His
     f.write_string("metadata/config_digest", hex_digest(meta.digest));
     f.write_string("metadata/self_energy", to_string(c.solver.self_energy));
     f.write_scalar("metadata/dt", c.time.dt);
+    f.write_scalar("metadata/adaptive", c.time.adaptive ? 1.0 : 0.0);
+    if (c.time.adaptive) {
+      f.write_scalar("metadata/time_end", c.time.end);
+      f.write_scalar("metadata/time_tolerance", c.time.tolerance);
+      f.write_scalar("metadata/dt_max", c.time.largest_step());
+    }
     f.write_scalar("metadata/nk", nk);
     f.write_scalar("metadata/interaction_u", c.model.interaction.u);
     f.write_string("metadata/history/storage", meta.history.storage);

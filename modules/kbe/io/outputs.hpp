@@ -25,6 +25,8 @@ struct History {
   std::vector<double> n_valence, n_conduction;  // [ntimes][nk]
   std::vector<std::int64_t> corrector_passes;
   std::vector<double> corrector_change;         // max |G_new - G_old| of the step's last corrector pass
+  std::vector<double> step_error;               // adaptive steps: the step's error estimate (0 on a fixed grid)
+  std::vector<double> rejected_steps;           // adaptive steps: tries of the step rejected before it
   void append(const Observables& o, const StepStats& st);
   std::size_t size() const { return time.size(); }
   std::vector<HistorySeries> series();          // every series of doubles

@@ -1,4 +1,5 @@
 // quanta-kbe.txt: the run's parameters and the observables per time step, as plain columns.
+#include <algorithm>
 #include <cstdio>
 
 #include "outputs.hpp"
@@ -23,6 +24,16 @@ void write_summary(const std::filesystem::path& file, const Config& c, const His
     const double drift = h.particles.back() - h.particles.front();
     std::snprintf(line, sizeof line, "# N(0) = %.15g, N(end) - N(0) = %.3e; E_total(0) = %.15g, E_total(end) = %.15g\n",
                   h.particles.front(), drift, h.energy_total.front(), h.energy_total.back());
+    s << line;
+  }
+  if (c.time.adaptive && h.size()) {
+    double rejected = 0, largest = 0;
+    for (std::size_t n = 0; n < h.size(); ++n) {
+      rejected += h.rejected_steps[n];
+      largest = std::max(largest, h.step_error[n]);
+    }
+    std::snprintf(line, sizeof line, "# adaptive steps (tolerance %.3g, dt %.6g to %.6g): %zu taken to t = %.6g, %.0f rejected, largest error estimate %.3g, last %.3g\n",
+                  c.time.tolerance, c.time.dt, c.time.largest_step(), h.size() - 1, h.time.back(), rejected, largest, h.step_error.back());
     s << line;
   }
   if (c.solver.history == HistoryStorage::Compressed) {

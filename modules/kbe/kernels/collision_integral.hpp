@@ -17,7 +17,8 @@ namespace quanta::kbe::kernels {
 struct CollisionRow {
   int nk = 0;
   int n = 0;                              // time row t_n
-  double dt = 0.0;
+  double dt = 0.0;                        // the step of a uniform grid
+  const double* times = nullptr;          // [n+1] the grid t_0..t_n of adaptive steps; null: uniform, t_l = l dt
   const cplx* g_less = nullptr;           // [tri_count(n+1)][4][nk] half-plane G<
   const cplx* g_greater = nullptr;        // [tri_count(n+1)][4][nk] half-plane G>
   const cplx* sigma_less = nullptr;       // [n+1][4][nk] Sigma<(t_n, t_l)
@@ -32,6 +33,16 @@ QUANTA_HD double trapezoid_weight(int l, int n, double dt) {
   return (l == 0 || l == n) ? 0.5 * dt : dt;
 }
 
+
+// The same on the grid `times` (adaptive steps), or on the uniform grid of step dt when times is null (the formula
+// above, so that a fixed grid's sums keep their bits).
+QUANTA_HD double quadrature_weight(int l, int n, double dt, const double* times) {
+  if (!times) return trapezoid_weight(l, n, dt);
+  if (n == 0) return 0.0;
+  if (l == 0) return 0.5 * (times[1] - times[0]);
+  if (l == n) return 0.5 * (times[n] - times[n - 1]);
+  return 0.5 * (times[l + 1] - times[l - 1]);
+}
 
 // G(k; t_l, t_j) for any l, j from the half-plane.
 QUANTA_HD M2 load_two_time(const cplx* half_plane, int l, int j, int k, int nk) {
@@ -48,11 +59,11 @@ QUANTA_HD void collision_accumulate(const CollisionRow& r, int l, int j, int k, 
   const M2 gl = load_two_time(r.g_less, l, j, k, nk);
   const M2 gg = load_two_time(r.g_greater, l, j, k, nk);
   const M2 ret = sg - sl;  // Sigma^R(t_n, t_l) for l <= n
-  const double w = trapezoid_weight(l, r.n, r.dt);
+  const double w = quadrature_weight(l, r.n, r.dt, r.times);
   il = il + w * (ret * gl);
   ig = ig + w * (ret * gg);
   if (l <= j) {  // Sigma<>(t_n, t_l) G^A(t_l, t_j), G^A = -(G> - G<) for l <= j
-    const double wa = trapezoid_weight(l, j, r.dt);
+    const double wa = quadrature_weight(l, j, r.dt, r.times);
     const M2 spec = gg - gl;
     il = il - wa * (sl * spec);
     ig = ig - wa * (sg * spec);

@@ -84,6 +84,12 @@ std::uint64_t Config::trajectory_digest() const {
   f.num(static_cast<int>(solver.second_born));
   f.num(solver.corrector_iterations);
   f.num(solver.corrector_tolerance);
+  if (time.adaptive) {  // a fixed grid's digest is the one it always had
+    f.num(1);
+    f.num(time.end);
+    f.num(time.tolerance);
+    f.num(time.largest_step());
+  }
   if (solver.history == HistoryStorage::Compressed) {  // a dense run's digest is the one it always had
     f.num(static_cast<int>(solver.history));
     f.num(solver.history_tolerance);

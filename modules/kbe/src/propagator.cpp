@@ -62,8 +62,18 @@ Propagator::Propagator(const Config& config, int threads, Backend backend, const
     eps_v_[k] = m.valence.energy(k_value(k0_ + k, nk_global_));
     eps_c_[k] = m.conduction.energy(k_value(k0_ + k, nk_global_));
   }
-  u_grid_.resize(ntimes_);
-  for (int n = 0; n < ntimes_; ++n) u_grid_[n] = m.interaction.at(n * config_.time.dt);
+  adaptive_ = config_.time.adaptive;
+  u_grid_.assign(ntimes_, 0.0);
+  times_.assign(ntimes_, 0.0);
+  for (int n = 0; n < ntimes_; ++n) {  // adaptive steps set t_n > t_0 as they are taken
+    times_[n] = adaptive_ && n > 0 ? 0.0 : n * config_.time.dt;
+    u_grid_[n] = m.interaction.at(times_[n]);
+  }
+  if (adaptive_) {
+    next_dt_ = config_.time.dt;
+    predicted_.assign(block_size(nk_), cplx());
+    collision_diag_before_.assign(block_size(nk_), cplx());
+  }
 
   // Everything is taken here, once: the propagation itself allocates nothing. With CUDA the half-plane and
   // the Sigma and I rows live on the device; the host keeps the diagonal blocks and the I rows.
@@ -73,6 +83,9 @@ Propagator::Propagator(const Config& config, int threads, Backend backend, const
   const bool device_exchange = on_device && split && DeviceExchange::available(comm_);
   const bool host_rows = split && !device_exchange;
   compressed_ = config_.solver.history == HistoryStorage::Compressed;
+  if (adaptive_ && on_device)
+    throw Error("kbe: time.adaptive runs on the CPU backend in this version (its device twin is not built); use --backend cpu, "
+                "or a fixed time grid on the GPU");
   if (compressed_ && on_device)
     throw Error("kbe: solver.history = \"compressed\" runs on the CPU backend in this version (its device twin is not built); "
                 "use --backend cpu, or solver.history = \"dense\" on the GPU");
@@ -166,12 +179,14 @@ M2 Propagator::mean_density(int n) const {
 
 // hb(k) = h0(k; t_{n-1/2}) + [Sigma_HF(t_{n-1}) + Sigma_HF(t_n)] / 2 from the current rows n-1 and n.
 void Propagator::build_h_mid(int n) {
-  const Model& m = config_.model;
-  const double dt = config_.time.dt, t_mid = (n - 0.5) * dt;
   const M2 hf = 0.5 * (hartree_fock(u_grid_[n - 1], mean_density(n - 1)) + hartree_fock(u_grid_[n], mean_density(n)));
-  const double field = m.pulse.at(t_mid), u_mid = m.interaction.at(t_mid);
-  for (int k = 0; k < nk_; ++k)
-    work_->h_mid[k] = bare_hamiltonian(eps_v_[k], eps_c_[k], field, cplx(m.dipole), u_mid) + hf;
+  for (int k = 0; k < nk_; ++k) work_->h_mid[k] = h_mid(n, k, hf);
+}
+
+M2 Propagator::h_mid(int n, int k, const M2& hf) const {
+  const Model& m = config_.model;
+  const double t_mid = adaptive_ ? 0.5 * (times_[n - 1] + times_[n]) : (n - 0.5) * config_.time.dt;
+  return bare_hamiltonian(eps_v_[k], eps_c_[k], m.pulse.at(t_mid), cplx(m.dipole), m.interaction.at(t_mid)) + hf;
 }
 
 void Propagator::self_energy_row(int n) {
@@ -264,6 +279,7 @@ void Propagator::collision_row(int n) {
   r.nk = nk_;
   r.n = n;
   r.dt = config_.time.dt;
+  r.times = adaptive_ ? times_.data() : nullptr;
   r.g_less = g_less_.data();
   r.g_greater = g_greater_.data();
   r.sigma_less = sigma_less_.data();
@@ -294,21 +310,81 @@ HistoryFigures Propagator::history_figures() const {
   return f;
 }
 
-// The seed's Algorithm 1 for row n: predictor, then corrector passes until the row stops changing. The
-// backend-specific pieces are below; with CUDA only hb goes up and the new diagonal block comes down per pass.
-StepStats Propagator::advance() {
-  QUANTA_REQUIRE(step_ + 1 < ntimes_, "kbe: advance() past the last time step");
-  const int n = step_ + 1;
+bool Propagator::finished() const {
+  if (step_ + 1 >= ntimes_) return true;
+  return adaptive_ && times_[step_] >= config_.time.end;
+}
+
+double Propagator::step_size(int n) const { return adaptive_ ? times_[n] - times_[n - 1] : config_.time.dt; }
+
+void Propagator::set_time(int n, double t) {
+  times_[n] = t;
+  u_grid_[n] = config_.model.interaction.at(t);
+}
+
+// The largest step from t: time.dt_max, and within the pulse (centre +- 5 widths) a quarter of its width and within
+// the switch-on of U a tenth of the ramp, so that no step can pass over either (the error estimate samples the field
+// only at the step's ends and middle).
+double Propagator::largest_step_from(double t) const {
+  const Model& m = config_.model;
+  double h = config_.time.largest_step();
+  if (m.pulse.amplitude != 0.0 && t + h > m.pulse.center - 5 * m.pulse.width && t < m.pulse.center + 5 * m.pulse.width)
+    h = std::min(h, std::max(config_.time.dt, 0.25 * m.pulse.width));
+  if (m.interaction.ramp > 0.0 && t < m.interaction.ramp) h = std::min(h, std::max(config_.time.dt, 0.1 * m.interaction.ramp));
+  return h;
+}
+
+// The error estimate of row n on G<(t_n, t_n), the largest entry over k and band pairs (Milne's device): the converged
+// corrector (trapezoidal in the collision term, second order) against an explicit second-order prediction of the same
+// step, whose collision term I<(t_n, t_n) and mean density are extrapolated linearly from t_{n-2} and t_{n-1} (the
+// Adams-Bashforth 2 predictor). Both are O(h^3) off the exact step, the predictor by 5/12 h^3 y^(3) and the trapezoidal
+// rule by -1/12 h^3 y^(3), so the corrector's local error is about 1/6 of their difference. The first step has no
+// t_{n-2}: there the first-order predictor of solve_row (everything frozen at t_{n-1}) stands in, a larger, O(h^2),
+// estimate. Added: the mean field's quadrature over the step, h |d (E(t_mid) - (E(t_{n-1}) + E(t_n)) / 2)| +
+// h |U(t_mid) - (U(t_{n-1}) + U(t_n)) / 2|, the midpoint rule against the trapezoid, which both passes share.
+double Propagator::step_error(int n, const std::vector<cplx>& predicted) const {
+  const cplx* d = diagonal_block(n);
+  const std::size_t bs = block_size(nk_);
+  double e = 0;
+  if (n < 2) {
+    for (std::size_t i = 0; i < predicted.size(); ++i) e = std::max(e, abs(d[i] - predicted[i]));
+  } else {
+    const double r = (times_[n] - times_[n - 1]) / (times_[n - 1] - times_[n - 2]), h = times_[n] - times_[n - 1];
+    const M2 before{{mean_density_before_[0], mean_density_before_[1], mean_density_before_[2], mean_density_before_[3]}};
+    const M2 rho_prev = mean_density(n - 1), rho_ext = rho_prev + r * (rho_prev - before);
+    const M2 hf = 0.5 * (hartree_fock(u_grid_[n - 1], rho_prev) + hartree_fock(u_grid_[n], rho_ext));
+    const cplx* g_prev = diagonal_block(n - 1);
+    for (int k = 0; k < nk_; ++k) {
+      const M2 ip = load_block(i_prev_less_.data() + (n - 1) * bs, k, nk_), ib = load_block(collision_diag_before_.data(), k, nk_);
+      const M2 ie = ip + r * (ip - ib);
+      const M2 c_avg = 0.5 * ((ip + dagger(ip)) + (ie + dagger(ie)));
+      const M2 gp = step_diagonal(step_operators(h_mid(n, k, hf), h), load_block(g_prev, k, nk_), c_avg, h);
+      e = std::max(e, max_abs_diff(gp, load_block(d, k, nk_)) / 6.0);
+    }
+  }
+  const Model& m = config_.model;
+  const double t0 = times_[n - 1], t1 = times_[n], h = t1 - t0, tm = 0.5 * (t0 + t1);
+  const double field = std::abs(m.dipole * (m.pulse.at(tm) - 0.5 * (m.pulse.at(t0) + m.pulse.at(t1))));
+  const double u = std::abs(m.interaction.at(tm) - 0.5 * (m.interaction.at(t0) + m.interaction.at(t1)));
+  return comm_.max(std::max(e, h * (field + u)));
+}
+
+// The seed's Algorithm 1 for row n, at the time set for it: predictor, then corrector passes until the row stops
+// changing. The backend-specific pieces are below; with CUDA only hb goes up and the new diagonal block comes down per
+// pass.
+StepStats Propagator::solve_row(int n) {
   // Predictor: Sigma_HF and I frozen at t_{n-1} (row n's diagonal starts as a copy of row n-1's, so that
   // build_h_mid sees rho(t_{n-1}) at both ends).
   start_row(n);
   build_h_mid(n);
   step_row(n, true);
+  if (adaptive_) std::copy_n(diagonal_block(n), predicted_.size(), predicted_.begin());
 
   // Corrector passes. A row with U(t_n) = 0 has Sigma = 0 and I = 0 exactly; they are not computed
   // (nor in time-dependent Hartree-Fock runs, second_born = false).
   const bool interacting = u_grid_[n] != 0.0 && config_.solver.second_born;
   StepStats st;
+  st.dt = step_size(n);
   for (int pass = 0; pass < std::max(1, config_.solver.corrector_iterations); ++pass) {
     build_h_mid(n);
     if (interacting) {
@@ -320,6 +396,38 @@ StepStats Propagator::advance() {
     st.last_change = step_row(n, false);
     st.corrector_passes = pass + 1;
     if (st.last_change <= config_.solver.corrector_tolerance) break;
+  }
+  return st;
+}
+
+// Adaptive steps: the standard controller of a second-order step with an O(h^3) error estimate, h_new = h min(2,
+// max(0.2, 0.9 (tol / err)^(1/3))); a step above the tolerance is tried again at h_new (at most 0.9 h), one below it is kept and
+// the next tried at h_new (at most the largest step from there). The last step ends at time.end.
+StepStats Propagator::advance() {
+  QUANTA_REQUIRE(step_ + 1 < ntimes_, "kbe: advance() past the last time step");
+  const int n = step_ + 1;
+  StepStats st;
+  if (!adaptive_) {
+    st = solve_row(n);
+  } else {
+    const double tol = config_.time.tolerance, h_min = 1e-6 * config_.time.dt;
+    for (int rejected = 0;; ++rejected) {
+      const double t0 = times_[n - 1], h = std::min({next_dt_, largest_step_from(t0), config_.time.end - t0});
+      set_time(n, t0 + h);
+      st = solve_row(n);
+      st.error = step_error(n, predicted_);
+      st.rejected = rejected;
+      const double factor = st.error > 0 ? std::min(2.0, std::max(0.2, 0.9 * std::cbrt(tol / st.error))) : 2.0;
+      if (st.error <= tol) {
+        next_dt_ = h * factor;
+        break;
+      }
+      next_dt_ = h * std::min(factor, 0.9);
+      if (next_dt_ < h_min)
+        throw Error("kbe: step " + std::to_string(n) + " (t = " + std::to_string(t0) + "): the adaptive step fell below 1e-6 time.dt (" +
+                    std::to_string(next_dt_) + ") with its error estimate " + std::to_string(st.error) + " still above time.tolerance = " +
+                    std::to_string(tol) + " after " + std::to_string(rejected + 1) + " tries: the propagation cannot meet the tolerance here");
+    }
   }
   finish_row(n);
   check_finite_row(n, st);
@@ -350,7 +458,7 @@ void Propagator::check_finite_row(int n, const StepStats& st) const {
     std::snprintf(buf, sizeof buf, "%g", value);
   else
     std::snprintf(buf, sizeof buf, "not finite");
-  throw Error("kbe: step " + std::to_string(n) + " (t = " + std::to_string(n * config_.time.dt) +
+  throw Error("kbe: step " + std::to_string(n) + " (t = " + std::to_string(times_[n]) +
               "): the time-diagonal G<(t, t) is " + buf + " at k index " + std::to_string(first_bad) + " after " +
               std::to_string(st.corrector_passes) + " corrector passes (last change " + std::to_string(st.last_change) +
               "): the propagation diverged; the time step is too large for this field and interaction (dt = " +
@@ -387,7 +495,7 @@ double Propagator::step_row(int n, bool predictor) {
 #ifdef QUANTA_HAVE_CUDA
     DevicePropagation& dev = *work_->device;
     dev.set_h_mid(work_->h_mid.data());
-    const double change = dev.time_step(n, config_.time.dt, predictor);
+    const double change = dev.time_step(n, step_size(n), predictor);
     dev.download_diagonal(n, diag_less_.data() + n * block_size(nk_));  // rho(t_n) for the next hb
     return comm_.max(change);
 #endif
@@ -395,7 +503,7 @@ double Propagator::step_row(int n, bool predictor) {
   StepRow row;
   row.nk = nk_;
   row.n = n;
-  row.dt = config_.time.dt;
+  row.dt = step_size(n);
   row.h_mid = work_->h_mid.data();
   row.i_prev_less = i_prev_less_.data();
   row.i_prev_greater = i_prev_greater_.data();
@@ -416,6 +524,11 @@ void Propagator::finish_row([[maybe_unused]] int n) {
     work_->device->download_collision_prev(n, i_prev_less_.data() + n * block_size(nk_));  // I<(t_n, t_n): energy
 #endif
     return;
+  }
+  if (adaptive_) {  // what the next step's error estimate extrapolates from: I<(t_{n-1}, t_{n-1}) and the mean density
+    std::copy_n(i_prev_less_.begin() + (n - 1) * block_size(nk_), block_size(nk_), collision_diag_before_.begin());
+    const M2 rho = mean_density(n - 1);
+    std::copy_n(rho.m, 4, mean_density_before_);
   }
   std::swap(i_prev_less_, i_cur_less_);
   std::swap(i_prev_greater_, i_cur_greater_);
@@ -449,7 +562,7 @@ Observables Propagator::observe() const {
   const Model& m = config_.model;
   Observables o;
   const int n = step_;
-  o.time = n * config_.time.dt;
+  o.time = times_[n];
   o.field = m.pulse.at(o.time);
   o.u = u_grid_[n];
   std::vector<double> nv(nk_), nc(nk_);
@@ -495,6 +608,9 @@ Observables Propagator::observe() const {
 PropagatorState Propagator::save() const {
   PropagatorState s;
   s.step = step_;
+  s.times.assign(times_.begin(), times_.begin() + step_ + 1);
+  s.next_dt = next_dt_;
+  s.before = adaptive_state_before();
   const std::size_t bs = block_size(nk_);
   if (compressed_) {
     s.history = compressed_history_state();
@@ -519,7 +635,10 @@ PropagatorState Propagator::save() const {
 }
 
 void Propagator::restore(const PropagatorState& s) {
-  if (compressed_) return restore_compressed(s.step, s.history, s.i_less, s.i_greater, "kbe: the saved state");
+  if (compressed_) {
+    restore_compressed(s.step, s.history, s.i_less, s.i_greater, "kbe: the saved state");
+    return restore_time_grid(s.times, s.next_dt, s.before);
+  }
   const std::size_t bs = block_size(nk_);
   if (s.step < 0 || s.step >= ntimes_ || s.g_less.size() != tri_count(s.step + 1) * bs ||
       s.g_greater.size() != s.g_less.size() || s.i_less.size() != static_cast<std::size_t>(s.step + 1) * bs ||
@@ -538,6 +657,30 @@ void Propagator::restore(const PropagatorState& s) {
 #endif
   std::copy(s.g_less.begin(), s.g_less.end(), g_less_.begin());
   std::copy(s.g_greater.begin(), s.g_greater.end(), g_greater_.begin());
+  restore_time_grid(s.times, s.next_dt, s.before);
+}
+
+std::vector<cplx> Propagator::adaptive_state_before() const {
+  if (!adaptive_) return {};
+  std::vector<cplx> v = collision_diag_before_;
+  v.insert(v.end(), mean_density_before_, mean_density_before_ + 4);
+  return v;
+}
+
+void Propagator::restore_time_grid(const std::vector<double>& times, double next_dt, const std::vector<cplx>& before) {
+  if (times.size() != static_cast<std::size_t>(step_ + 1))
+    throw Error("kbe: a time grid of " + std::to_string(times.size()) + " times restored at step " + std::to_string(step_));
+  if (!adaptive_) return;  // a fixed grid's times are n dt
+  for (int n = 1; n <= step_; ++n)
+    if (!(times[n] > times[n - 1]) || !std::isfinite(times[n]))
+      throw Error("kbe: the restored time grid does not increase at step " + std::to_string(n));
+  if (!(next_dt > 0) || !std::isfinite(next_dt)) throw Error("kbe: the restored adaptive step is " + std::to_string(next_dt));
+  if (before.size() != block_size(nk_) + 4)
+    throw Error("kbe: the restored adaptive state holds " + std::to_string(before.size()) + " values, expected " + std::to_string(block_size(nk_) + 4));
+  for (int n = 0; n <= step_; ++n) set_time(n, times[n]);
+  next_dt_ = next_dt;
+  std::copy_n(before.begin(), block_size(nk_), collision_diag_before_.begin());
+  std::copy_n(before.begin() + block_size(nk_), 4, mean_density_before_);
 }
 
 namespace {

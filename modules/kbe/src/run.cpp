@@ -151,6 +151,13 @@ RunSummary run(const RunOptions& opt) {
   const Config config = read_config(opt.config);
   Backend backend = resolve_backend(opt.backend);
   const bool compressed = config.solver.history == HistoryStorage::Compressed;
+  if (config.time.adaptive && backend == Backend::Cuda) {  // its device twin is not built
+    if (opt.backend == Backend::Cuda)
+      throw Error("kbe: time.adaptive runs on the CPU backend in this version (its device twin is not built): use --backend cpu, or a "
+                  "fixed time grid on the GPU");
+    note("kbe", quiet, "time.adaptive runs on the CPU backend in this version: propagating on the CPU");
+    backend = Backend::Cpu;
+  }
   if (compressed && (config.output.write_green || opt.write_green))
     throw Error("kbe: " + config.source + ": write_green writes the whole half-plane, which a run with solver.history = \"compressed\" "
                 "never holds; leave write_green out or use solver.history = \"dense\"");
@@ -279,7 +286,7 @@ RunSummary run(const RunOptions& opt) {
   progress.set_total_work(work);
   bool limit_reported = false;
   int due = -1, late = 0, most_late = 0;  // the step a checkpoint is due since; checkpoints started late
-  while (prop.step() < config.time.steps) {
+  while (!prop.finished()) {
     const StepStats st = prop.advance();  // throws when the new time-diagonal is not finite
     const int n = prop.step();
     const Observables o = prop.observe();
@@ -299,11 +306,11 @@ RunSummary run(const RunOptions& opt) {
     // ranks of a k-split run each decide alone, so there every checkpoint starts at its due step (waiting
     // for the writer if need be): the ranks' checkpoints must hold the same step to be resumed.
     if (checkpoints && n % config.output.checkpoint_every == 0 && due < 0) due = n;
-    if (checkpoints && due >= 0 && n < config.time.steps && (comm.distributed() || !checkpoints->busy())) {
+    if (checkpoints && due >= 0 && !prop.finished() && (comm.distributed() || !checkpoints->busy())) {
       std::vector<cplx> i_less, i_greater;
       prop.collision_row_copy(i_less, i_greater);
       checkpoints->begin(n, std::move(i_less), std::move(i_greater), history,
-                         compressed ? prop.compressed_history_state() : std::vector<double>{});
+                         compressed ? prop.compressed_history_state() : std::vector<double>{}, prop.next_dt(), prop.adaptive_state_before());
       if (n > due) ++late, most_late = std::max(most_late, n - due);
       due = -1;
     }
@@ -344,6 +351,16 @@ RunSummary run(const RunOptions& opt) {
     s.max_corrector_passes = std::max(s.max_corrector_passes, static_cast<int>(history.corrector_passes[n]));
   }
   const CorrectorLimit limit = corrector_limit(config, history);
+  s.steps = prop.step();
+  s.end_time = prop.time();
+  for (std::size_t n = 0; n < history.size(); ++n) {
+    s.rejected_steps += static_cast<int>(history.rejected_steps[n]);
+    s.max_step_error = std::max(s.max_step_error, history.step_error[n]);
+  }
+  if (config.time.adaptive)
+    note("kbe", quiet, "adaptive steps: " + std::to_string(s.steps) + " taken to t = " + number(s.end_time) + ", " + std::to_string(s.rejected_steps) +
+                           " rejected; error estimate of the last step " + number(history.step_error.back()) + ", largest " +
+                           number(s.max_step_error) + " (time.tolerance = " + number(config.time.tolerance) + ")");
   s.corrector_limit_steps = limit.hits;
   s.max_corrector_change = limit.worst_change;
   s.seconds_total = total.seconds();
@@ -370,6 +387,10 @@ RunSummary run(const RunOptions& opt) {
   remove_checkpoint(s.checkpoint);
   // A run whose every step stopped at the pass limit has no converged step: its outputs are kept for a
   // look, but it is not a result. Some steps at the limit: a warning with the count and the residual.
+  if (config.time.adaptive && prop.time() < config.time.end)
+    throw Error("kbe: the adaptive steps used all time.steps = " + std::to_string(config.time.steps) + " rows at t = " + number(prop.time()) +
+                " before time.end = " + number(config.time.end) + ": raise time.steps (the most steps, the arrays' size) or time.tolerance. " +
+                s.results.string() + " is written for inspection but does not reach time.end");
   if (limit.hits > 0 && limit.hits == limit.steps)
     throw Error("kbe: " + corrector_limit_text(config, limit) + ". No step converged: " + s.results.string() +
                 " is written for inspection but is not a converged result");

@@ -182,7 +182,7 @@ TEST(KbeCompressedHistory, CollisionRowFromTheStoreMatchesTheDenseOne) {
   for (auto& x : sl) x = cplx(u(rng), u(rng));
   for (auto& x : sg) x = cplx(u(rng), u(rng));
   std::vector<cplx> dl((steps + 1) * bs), dg((steps + 1) * bs);
-  k::CollisionRow dense{nk, steps, c.time.dt, gl.data(), gg.data(), sl.data(), sg.data(), dl.data(), dg.data()};
+  k::CollisionRow dense{nk, steps, c.time.dt, nullptr, gl.data(), gg.data(), sl.data(), sg.data(), dl.data(), dg.data()};
   k::collision_integral_cpu(dense);
   double scale = 0;
   for (const auto& x : dl) scale = std::max(scale, quanta::abs(x));

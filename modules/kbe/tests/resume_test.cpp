@@ -186,6 +186,34 @@ TEST(KbeResume, KilledAtManyMomentsResumesBitForBit) {
   fs::remove_all(full);
 }
 
+// Adaptive steps (time.adaptive): the checkpoint carries the grid (the history's times), the proposed step and the
+// values the error estimate extrapolates from; a run stopped after step 13 and resumed writes the uninterrupted bytes.
+TEST(KbeResume, StoppedAdaptiveRunResumesBitForBit) {
+  auto make = [](const std::string& name) {
+    const fs::path dir = make_case(name, 200, 5);
+    std::ifstream in(dir / "config.toml");
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    const std::string from = "steps = 200";
+    text.replace(text.find(from), from.size(), "steps = 200\nadaptive = true\nend = 1.5\ntolerance = 1e-6\ndt_max = 0.2");
+    std::ofstream(dir / "config.toml") << text;
+    return dir;
+  };
+  const fs::path full = make("adaptive-full"), cut = make("adaptive-cut");
+  const auto done = quanta::kbe::run(options(full));
+  EXPECT_DOUBLE_EQ(done.end_time, 1.5);
+  auto o = options(cut);
+  o.stop_after = 13;
+  ASSERT_TRUE(quanta::kbe::run(o).stopped);
+  o.stop_after = -1;
+  o.resume = true;
+  const auto resumed = quanta::kbe::run(o);
+  EXPECT_GE(resumed.resumed_from, 5);
+  EXPECT_EQ(resumed.steps, done.steps);
+  expect_identical_results(full / "quanta-kbe.h5", cut / "quanta-kbe.h5");
+  fs::remove_all(full);
+  fs::remove_all(cut);
+}
+
 // The same with a compressed history (solver.history = "compressed", leaf 8: strips close and blocks are recompressed
 // between checkpoints): its checkpoints write the whole store to the slot's side file before `position` names the
 // slot, so a kill at any moment leaves a state to resume, and the resumed run gives the uninterrupted one's bytes.

@@ -140,7 +140,7 @@ void CompressedHistory::collision_row(const CollisionRow& r) const {
       const cplx* bg = mirror ? dense_block(1, j, l) : dense_block(1, l, j);
       const cplx* sl_row = r.sigma_less + static_cast<std::size_t>(l) * bs;
       const cplx* sg_row = r.sigma_greater + static_cast<std::size_t>(l) * bs;
-      const double w = trapezoid_weight(l, n, r.dt), wa = l <= j ? trapezoid_weight(l, j, r.dt) : 0.0;
+      const double w = quadrature_weight(l, n, r.dt, r.times), wa = l <= j ? quadrature_weight(l, j, r.dt, r.times) : 0.0;
       for (int k = 0; k < nk; ++k) {
         const M2 gl = mirror ? -1.0 * dagger(load_block(bl, k, nk)) : load_block(bl, k, nk);
         const M2 gg = mirror ? -1.0 * dagger(load_block(bg, k, nk)) : load_block(bg, k, nk);
@@ -171,8 +171,9 @@ void CompressedHistory::collision_row(const CollisionRow& r) const {
         for (int a = 0; a < 2; ++a) {
           const int ca = 2 * c + a;
           // The weights of the row vectors: the retarded term's w_l R_ca(l) over the block's rows and columns, the
-          // advanced term's w'_l Sigma<>_ca(l) over its columns (w'_l = dt/2 at l = 0, else dt: l < j there).
-          auto retarded = [&](int l) { return trapezoid_weight(l, n, r.dt) * (sigma(r.sigma_greater, l, ca) - sigma(r.sigma_less, l, ca)); };
+          // advanced term's w'_l Sigma<>_ca(l) over its columns (l < j there: the weight of an inner point, or of l = 0,
+          // whatever j; quadrature_weight(l, l + 1)).
+          auto retarded = [&](int l) { return quadrature_weight(l, n, r.dt, r.times) * (sigma(r.sigma_greater, l, ca) - sigma(r.sigma_less, l, ca)); };
           ret_rows.resize(rows);
           for (int i = 0; i < rows; ++i) ret_rows[i] = retarded(b.r0 + i);
           ret_cols.resize(cols);
@@ -181,7 +182,7 @@ void CompressedHistory::collision_row(const CollisionRow& r) const {
             adv[f].resize(cols);
             for (int cc = 0; cc < cols; ++cc) {
               const int l = b.c0 + cc;
-              adv[f][cc] = (l == 0 ? 0.5 * r.dt : r.dt) * sigma(f == 1 ? r.sigma_greater : r.sigma_less, l, ca);
+              adv[f][cc] = quadrature_weight(l, l + 1, r.dt, r.times) * sigma(f == 1 ? r.sigma_greater : r.sigma_less, l, ca);
             }
           }
           for (int bb = 0; bb < 2; ++bb) {

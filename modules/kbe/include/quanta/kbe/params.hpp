@@ -36,9 +36,17 @@ struct Model {
   std::vector<double> n_conduction; // [nk]
 };
 
+// The time grid: fixed, t_n = n dt, n = 0..steps; or adaptive, each step chosen by an error estimate (the step of the
+// predictor against the converged corrector, and the mean field's quadrature over the step) from dt up to the end
+// time, with steps the most that may be taken (the arrays' size).
 struct TimeGrid {
-  double dt = 0.0;
-  int steps = 0;                    // times t_n = n dt, n = 0..steps
+  double dt = 0.0;                  // the step; adaptive: the first step
+  int steps = 0;                    // fixed: the steps; adaptive: the most steps
+  bool adaptive = false;
+  double end = 0.0;                 // adaptive: the final time
+  double tolerance = 1e-6;          // adaptive: the error allowed per step (absolute, on the density matrix)
+  double dt_max = 0.0;              // adaptive: the largest step (0: 10 dt)
+  double largest_step() const { return dt_max > 0 ? dt_max : 10 * dt; }
 };
 
 enum class SelfEnergyMethod { Direct, Fft };

@@ -38,6 +38,9 @@ struct PropagatorState {
   std::vector<cplx> g_less, g_greater;  // dense history: [tri_count(step+1)][4][nk]; compressed: empty
   std::vector<double> history;          // compressed history: its store (CompressedHistory::save); dense: empty
   std::vector<cplx> i_less, i_greater;  // [step+1][4][nk]  I<>(t_step, t_j)
+  std::vector<double> times;            // [step+1] t_0..t_step
+  double next_dt = 0;                   // adaptive steps: the step the controller proposes next
+  std::vector<cplx> before;             // adaptive steps: I<(t_{step-1}, t_{step-1}) [4][nk], then the mean density there [4]
 };
 
 // What the finished history holds: complex and real numbers (the dense half-plane's count alongside), and for a
@@ -51,6 +54,9 @@ struct HistoryFigures {
 struct StepStats {
   int corrector_passes = 0;
   double last_change = 0;           // max |G_new - G_old| of the last pass
+  double dt = 0;                    // the step taken
+  double error = 0;                 // adaptive steps: the accepted step's error estimate (0 on a fixed grid)
+  int rejected = 0;                 // adaptive steps: tries of this step rejected before it
 };
 
 // The memory plan of a compressed history (this process's k-points, complex numbers): the store at the end of the run
@@ -90,7 +96,13 @@ class Propagator {
   int nk() const { return nk_; }           // k-points of this rank
   int k_begin() const { return k0_; }      // global index of this rank's first k-point
   int ntimes() const { return ntimes_; }   // steps + 1
-  StepStats advance();                     // computes row step()+1
+  double time() const { return times_[step_]; }  // t_step()
+  // Whether the propagation has reached its end: the last step of a fixed grid, time.end with adaptive steps.
+  bool finished() const;
+  // Computes row step()+1. With adaptive steps (time.adaptive) the step is tried at the controller's size, and
+  // repeated smaller while its error estimate exceeds time.tolerance (throws Error when the step would fall below
+  // 1e-6 time.dt, or the grid has no row left); on a fixed grid it is time.dt.
+  StepStats advance();
 
   Observables observe() const;             // at t_step()
   // rho(k; t_step) = -i G<(k; t_step, t_step) of this rank's k-points: [nk][4] in band-pair order.
@@ -112,6 +124,12 @@ class Propagator {
 
   PropagatorState save() const;
   void restore(const PropagatorState& s);  // throws Error when shapes do not fit this config
+  // The grid t_0..t_step, the next proposed step and the values at t_{step-1} the error estimate extrapolates from
+  // (adaptive_state_before), of adaptive steps: checkpoints restore them after the rows; a fixed grid only checks the
+  // count. Throws Error when they do not fit.
+  void restore_time_grid(const std::vector<double>& times, double next_dt, const std::vector<cplx>& before);
+  double next_dt() const { return next_dt_; }
+  std::vector<cplx> adaptive_state_before() const;  // empty on a fixed grid
 
   HistoryFigures history_figures() const;
 
@@ -162,12 +180,24 @@ class Propagator {
   std::size_t row_offset(int n) const;      // where row n starts in g_less_, g_greater_ (elements)
   const cplx* diagonal_block(int n) const;  // G<(t_n, t_n), [4][nk], on the host
   void check_finite_row(int n, const StepStats& st) const;  // throws Error naming the step when G<(t_n,t_n) is not finite
+  StepStats solve_row(int n);              // predictor and corrector passes of row n at the time set for it
+  void set_time(int n, double t);          // t_n (and U(t_n)) for adaptive steps
+  double step_size(int n) const;           // t_n - t_{n-1}: time.dt on a fixed grid
+  double largest_step_from(double t) const;  // adaptive: time.dt_max, smaller across the pulse and the U ramp
+  double step_error(int n, const std::vector<cplx>& predicted) const;  // adaptive: the error estimate of row n
+  kernels::M2 h_mid(int n, int k, const kernels::M2& hf) const;  // hb(k) of step n with the mean field hf
 
   Config config_;
   const Comm& comm_;
   int nk_ = 0, ntimes_ = 0, step_ = 0;
   int nk_global_ = 0, k0_ = 0;
   std::vector<double> eps_v_, eps_c_, u_grid_;      // [nk], [nk], [ntimes]
+  std::vector<double> times_;                        // [ntimes] t_n (adaptive: set as the steps are taken)
+  bool adaptive_ = false;
+  double next_dt_ = 0;                               // adaptive: the next step to try
+  std::vector<cplx> predicted_;                      // adaptive: [4][nk] the predictor's G<(t_n, t_n)
+  std::vector<cplx> collision_diag_before_;          // adaptive: [4][nk] I<(t_{step-1}, t_{step-1})
+  cplx mean_density_before_[4] = {};                 // adaptive: the mean density at t_{step-1}, a 2x2 matrix
   std::vector<cplx> g_less_, g_greater_;             // half-plane
   std::vector<cplx> sigma_less_, sigma_greater_;     // [ntimes][4][nk] Sigma row
   std::vector<cplx> i_prev_less_, i_prev_greater_;   // [ntimes][4][nk] I row t_{n-1}

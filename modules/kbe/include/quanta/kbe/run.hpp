@@ -20,7 +20,10 @@ struct RunOptions {
 };
 
 struct RunSummary {
-  int nk = 0, steps = 0;
+  int nk = 0, steps = 0;             // steps: those taken (with adaptive steps, up to time.steps)
+  int rejected_steps = 0;            // adaptive steps: tries rejected by the error estimate, over the run
+  double max_step_error = 0;         // adaptive steps: the largest error estimate of an accepted step
+  double end_time = 0;               // t of the last step
   int ranks = 1;                     // processes the k-points were split over
   std::string backend, self_energy;
   int resumed_from = -1;             // step the run continued from; -1: started at t = 0
