@@ -338,7 +338,8 @@ std::uintmax_t checkpoint_bytes(int nk, int last_step, int history_nk, std::uint
   const std::uintmax_t block = kernels::block_size(nk) * sizeof(cplx), steps = static_cast<std::uintmax_t>(last_step) + 1;
   const std::uintmax_t history = compressed_state_values > 0 ? 2 * compressed_state_values * sizeof(double)  // two side files
                                                              : 2 * kernels::tri_count(last_step + 1) * block;
-  std::uintmax_t bytes = history + 4 * steps * block + steps * sizeof(std::int64_t);
+  // The two slots' collision rows, next_dt and `before`; the corrector passes.
+  std::uintmax_t bytes = history + 4 * steps * block + 2 * (1 + 2 * kernels::block_size(nk) + 8) * sizeof(double) + steps * sizeof(std::int64_t);
   History empty;
   empty.nk = history_nk;
   for (const HistorySeries& s : empty.series()) bytes += steps * s.per_step * sizeof(double);

@@ -159,8 +159,8 @@ class Propagator {
   // Device bytes of a one-process CUDA run of `config` (kernels/cuda_propagation.hpp's plan), and the most steps
   // whose run takes at most `bytes` (0 when not even one step does).
   static std::size_t device_bytes(const Config& config);
-  // The planning rank of a compressed history: above the largest ranks measured at tolerances 1e-4 to 1e-10
-  // (docs/kbe.md, "Compressed history"), so that the plan is an upper estimate; the run reports the ranks reached.
+  // The planning rank of a compressed history: above the largest per-band-pair rank measured (21, side 512, tolerance
+  // 1e-10, nt = 800: docs/kbe.md, "Compressed history"); the run reports the ranks reached.
   static constexpr int kPlanRank = 32;
   static HistoryPlan compressed_history_plan(const Config& config, const Comm& comm);
   static int device_steps_within(const Config& config, std::size_t bytes);
