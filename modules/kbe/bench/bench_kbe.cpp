@@ -130,7 +130,8 @@ int main(int argc, char** argv) {
     auto gl = random_blocks(tri_count(row + 1) * bs, 3), gg = random_blocks(tri_count(row + 1) * bs, 4);
     auto sl = random_blocks((row + 1) * bs, 5), sg = random_blocks((row + 1) * bs, 6);
     std::vector<cplx> il((row + 1) * bs), ig((row + 1) * bs);
-    CollisionRow r{nk, row, 0.05, nullptr, gl.data(), gg.data(), sl.data(), sg.data(), il.data(), ig.data()};
+    CollisionRow r{.nk = nk, .n = row, .dt = 0.05, .g_less = gl.data(), .g_greater = gg.data(), .sigma_less = sl.data(), .sigma_greater = sg.data(),
+                   .i_less = il.data(), .i_greater = ig.data()};
     const double t = median_seconds(repeats, [&] { collision_integral_cpu(r); });
     rec.push_back({"collision_integral_row", nk, row + 1, t});
     std::printf("%-20s nk = %5d, row n = %d: %.4e s\n", "collision_integral", nk, row, t);

@@ -59,7 +59,7 @@ TEST(KbeBadInput, MessagesNameFileLineKeyFoundExpected) {
   expect_error(kGood + "[output]\ncheckpoint_every = 2.5\n", {"output.checkpoint_every", "the number 2.5", "integer"});
   expect_error(kGood + "[output]\nwrite_green = 1\n", {"output.write_green", "the integer 1", "true or false"});
   expect_error(kGood + "end = 5.0\n", {"case.toml:11", "time.end", "time.adaptive = true"});
-  expect_error(kGood + "adaptive = true\n", {"time.end", "required"});
+  expect_error(kGood + "adaptive = true\n", {"case.toml", "time.end", "missing"});
   expect_error(kGood + "adaptive = true\nend = 5.0\ndt_max = 0.01\n", {"case.toml:13", "time.dt_max", "at least time.dt"});
   expect_error(kGood + "[solver]\nhistory = \"hodlr\"\n", {"case.toml:12", "solver.history", "\"hodlr\"", "\"compressed\""});
   expect_error(kGood + "[solver]\nhistory_tolerance = 1e-6\n", {"case.toml:12", "solver.history_tolerance", "compressed"});

@@ -182,7 +182,8 @@ TEST(KbeCompressedHistory, CollisionRowFromTheStoreMatchesTheDenseOne) {
   for (auto& x : sl) x = cplx(u(rng), u(rng));
   for (auto& x : sg) x = cplx(u(rng), u(rng));
   std::vector<cplx> dl((steps + 1) * bs), dg((steps + 1) * bs);
-  k::CollisionRow dense{nk, steps, c.time.dt, nullptr, gl.data(), gg.data(), sl.data(), sg.data(), dl.data(), dg.data()};
+  k::CollisionRow dense{.nk = nk, .n = steps, .dt = c.time.dt, .g_less = gl.data(), .g_greater = gg.data(), .sigma_less = sl.data(),
+                        .sigma_greater = sg.data(), .i_less = dl.data(), .i_greater = dg.data()};
   k::collision_integral_cpu(dense);
   double scale = 0;
   for (const auto& x : dl) scale = std::max(scale, quanta::abs(x));
@@ -206,7 +207,8 @@ TEST(KbeCompressedHistory, CollisionRowFromTheStoreMatchesTheDenseOne) {
           }
         }
     std::vector<cplx> cl((steps + 1) * bs), cg((steps + 1) * bs);
-    k::CollisionRow from_store{nk, steps, c.time.dt, nullptr, nullptr, sl.data(), sg.data(), cl.data(), cg.data()};
+    k::CollisionRow from_store{.nk = nk, .n = steps, .dt = c.time.dt, .sigma_less = sl.data(), .sigma_greater = sg.data(), .i_less = cl.data(),
+                               .i_greater = cg.data()};
     h.collision_row(from_store);
     double worst = 0;
     for (std::size_t i = 0; i < cl.size(); ++i) worst = std::max({worst, quanta::abs(cl[i] - dl[i]), quanta::abs(cg[i] - dg[i])});
