@@ -384,7 +384,6 @@ StepStats Propagator::solve_row(int n) {
   // (nor in time-dependent Hartree-Fock runs, second_born = false).
   const bool interacting = u_grid_[n] != 0.0 && config_.solver.second_born;
   StepStats st;
-  st.dt = step_size(n);
   for (int pass = 0; pass < std::max(1, config_.solver.corrector_iterations); ++pass) {
     build_h_mid(n);
     if (interacting) {
@@ -417,6 +416,10 @@ StepStats Propagator::advance() {
       st = solve_row(n);
       st.error = step_error(n, predicted_);
       st.rejected = rejected;
+      if (!std::isfinite(st.error)) {  // a diverged row is reported at once, not retried down to the smallest step
+        check_finite_row(n, st);
+        throw Error("kbe: step " + std::to_string(n) + " (t = " + std::to_string(t0) + "): the adaptive error estimate is not finite");
+      }
       const double factor = st.error > 0 ? std::min(2.0, std::max(0.2, 0.9 * std::cbrt(tol / st.error))) : 2.0;
       if (st.error <= tol) {
         next_dt_ = h * factor;

@@ -151,21 +151,16 @@ RunSummary run(const RunOptions& opt) {
   const Config config = read_config(opt.config);
   Backend backend = resolve_backend(opt.backend);
   const bool compressed = config.solver.history == HistoryStorage::Compressed;
-  if (config.time.adaptive && backend == Backend::Cuda) {  // its device twin is not built
-    if (opt.backend == Backend::Cuda)
-      throw Error("kbe: time.adaptive runs on the CPU backend in this version (its device twin is not built): use --backend cpu, or a "
-                  "fixed time grid on the GPU");
-    note("kbe", quiet, "time.adaptive runs on the CPU backend in this version: propagating on the CPU");
-    backend = Backend::Cpu;
-  }
   if (compressed && (config.output.write_green || opt.write_green))
     throw Error("kbe: " + config.source + ": write_green writes the whole half-plane, which a run with solver.history = \"compressed\" "
                 "never holds; leave write_green out or use solver.history = \"dense\"");
-  if (compressed && backend == Backend::Cuda) {  // its device twin is not built
+  // Settings whose device twin is not built: refused under --backend cuda, run on the CPU under auto.
+  const char* cpu_only = config.time.adaptive ? "time.adaptive" : compressed ? "solver.history = \"compressed\"" : nullptr;
+  if (cpu_only && backend == Backend::Cuda) {
     if (opt.backend == Backend::Cuda)
-      throw Error("kbe: solver.history = \"compressed\" runs on the CPU backend in this version (its device twin is not built): use "
-                  "--backend cpu, or solver.history = \"dense\" on the GPU");
-    note("kbe", quiet, "solver.history = \"compressed\" runs on the CPU backend in this version: propagating on the CPU");
+      throw Error(std::string("kbe: ") + cpu_only + " runs on the CPU backend in this version (its device twin is not built): use "
+                  "--backend cpu, or leave it out on the GPU");
+    note("kbe", quiet, std::string(cpu_only) + " runs on the CPU backend in this version: propagating on the CPU");
     backend = Backend::Cpu;
   }
   if (backend == Backend::Cuda) select_device(comm.local_rank());

@@ -74,6 +74,42 @@ void expect_identical_results(const fs::path& a, const fs::path& b, bool green =
   EXPECT_EQ(compared, green ? 13 : 11);
 }
 
+// Runs of the case `make(trial)` killed at spread moments after their first checkpoint (`spacing_us` x trial later),
+// each resumed and compared with the uninterrupted run in `full` (the Green's functions when `green`); `each` checks the
+// resumed folder further. Returns how many were killed before they ended.
+template <class Make, class Each>
+int kill_and_resume(const fs::path& full, int trials, int spacing_us, bool green, Make make, Each each) {
+  int killed = 0;
+  for (int trial = 0; trial < trials; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    const fs::path cut = make(trial);
+    const fs::path checkpoint = cut / "quanta-kbe.checkpoint.h5";
+    const pid_t child = start_cli_run(cut);
+    if (child < 0) {
+      ADD_FAILURE() << "fork failed";
+      return killed;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!fs::exists(checkpoint) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    std::this_thread::sleep_for(std::chrono::microseconds(1 + spacing_us * trial));
+    // The run ended first, or was killed after its outputs were written and its checkpoint removed: nothing to resume.
+    if (!kill_and_reap(child) || fs::exists(cut / "quanta-kbe.h5") || !fs::exists(checkpoint)) {
+      fs::remove_all(cut);
+      continue;
+    }
+    ++killed;
+    auto o = options(cut);
+    o.resume = true;
+    const auto resumed = quanta::kbe::run(o);
+    EXPECT_GE(resumed.resumed_from, 4);
+    expect_identical_results(full / "quanta-kbe.h5", cut / "quanta-kbe.h5", green);
+    each(checkpoint);
+    fs::remove_all(cut);
+  }
+  return killed;
+}
+
 TEST(KbeResume, StoppedRunResumesBitForBit) {
   const fs::path full = make_case("full", 23, 5), cut = make_case("cut", 23, 5);
   quanta::kbe::run(options(full));
@@ -158,30 +194,9 @@ TEST(KbeResume, KilledWhileAppendingResumesBitForBit) {
 TEST(KbeResume, KilledAtManyMomentsResumesBitForBit) {
   const fs::path full = make_case("many-full", 120, 4);
   quanta::kbe::run(options(full));
-  int killed = 0;
-  for (int trial = 0; trial < 12; ++trial) {
-    SCOPED_TRACE("trial " + std::to_string(trial));
-    const fs::path cut = make_case("many-cut-" + std::to_string(trial), 120, 4);
-    const fs::path checkpoint = cut / "quanta-kbe.checkpoint.h5";
-    const pid_t child = start_cli_run(cut);
-    ASSERT_GE(child, 0);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (!fs::exists(checkpoint) && std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-    std::this_thread::sleep_for(std::chrono::microseconds(1 + 1500 * trial));  // 0 to 16.5 ms after the first
-    // The run ended first, or was killed after its outputs were written and its checkpoint removed: nothing to resume.
-    if (!kill_and_reap(child) || fs::exists(cut / "quanta-kbe.h5") || !fs::exists(checkpoint)) {
-      fs::remove_all(cut);
-      continue;
-    }
-    ++killed;
-    auto o = options(cut);
-    o.resume = true;
-    const auto resumed = quanta::kbe::run(o);
-    EXPECT_GE(resumed.resumed_from, 4);
-    expect_identical_results(full / "quanta-kbe.h5", cut / "quanta-kbe.h5");
-    fs::remove_all(cut);
-  }
+  const int killed = kill_and_resume(
+      full, 12, 1500, true, [](int trial) { return make_case("many-cut-" + std::to_string(trial), 120, 4); },  // 0 to 16.5 ms
+      [](const fs::path&) {});
   EXPECT_GE(killed, 6) << "too few runs were killed before they ended";
   fs::remove_all(full);
 }
@@ -224,30 +239,11 @@ TEST(KbeResume, KilledCompressedRunResumesBitForBit) {
     quanta::io::H5File f(full / "quanta-kbe.h5", quanta::io::H5File::Mode::Read);
     EXPECT_EQ(f.read_string("metadata/history/storage"), "compressed");
   }
-  int killed = 0;
-  for (int trial = 0; trial < 8; ++trial) {
-    SCOPED_TRACE("trial " + std::to_string(trial));
-    const fs::path cut = make_case("compressed-cut-" + std::to_string(trial), 120, 4, true);
-    const fs::path checkpoint = cut / "quanta-kbe.checkpoint.h5";
-    const pid_t child = start_cli_run(cut);
-    ASSERT_GE(child, 0);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (!fs::exists(checkpoint) && std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-    std::this_thread::sleep_for(std::chrono::microseconds(1 + 2500 * trial));
-    if (!kill_and_reap(child) || fs::exists(cut / "quanta-kbe.h5") || !fs::exists(checkpoint)) {
-      fs::remove_all(cut);
-      continue;
-    }
-    ++killed;
-    auto o = options(cut);
-    o.resume = true;
-    const auto resumed = quanta::kbe::run(o);
-    EXPECT_GE(resumed.resumed_from, 4);
-    expect_identical_results(full / "quanta-kbe.h5", cut / "quanta-kbe.h5", false);
-    for (int slot = 0; slot < 2; ++slot) EXPECT_FALSE(fs::exists(quanta::kbe::checkpoint_history_path(checkpoint, slot)));
-    fs::remove_all(cut);
-  }
+  const int killed = kill_and_resume(
+      full, 8, 2500, false, [](int trial) { return make_case("compressed-cut-" + std::to_string(trial), 120, 4, true); },
+      [](const fs::path& checkpoint) {
+        for (int slot = 0; slot < 2; ++slot) EXPECT_FALSE(fs::exists(quanta::kbe::checkpoint_history_path(checkpoint, slot)));
+      });
   EXPECT_GE(killed, 4) << "too few runs were killed before they ended";
   fs::remove_all(full);
 }

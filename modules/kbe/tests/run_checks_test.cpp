@@ -70,19 +70,25 @@ quanta::kbe::RunOptions options(const fs::path& dir) {
   return o;
 }
 
+// The message of the Error a run stops with; empty when it completes.
+std::string run_error(const quanta::kbe::RunOptions& o) {
+  try {
+    quanta::kbe::run(o);
+  } catch (const quanta::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
 // U = 20 at dt = 0.05 with three passes: no step meets the tolerance. The run fails, naming the count and
 // the remaining change; with enough passes the same run converges at every step and passes.
 TEST(KbeRunChecks, CorrectorAtItsLimitEveryStepFails) {
   const fs::path dir = case_with("limit", "corrector_iterations = 3", 8, 6, "20");
-  try {
-    quanta::kbe::run(options(dir));
-    FAIL() << "a run in which no step converged passed";
-  } catch (const quanta::Error& e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("limit of 3 passes"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("at 6 of 6 steps"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("not a converged result"), std::string::npos) << msg;
-  }
+  const std::string msg = run_error(options(dir));
+  ASSERT_FALSE(msg.empty()) << "a run in which no step converged passed";
+  EXPECT_NE(msg.find("limit of 3 passes"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("at 6 of 6 steps"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("not a converged result"), std::string::npos) << msg;
   fs::remove_all(dir);
 }
 
@@ -108,26 +114,18 @@ TEST(KbeRunChecks, CompressedHistoryRefusesWriteGreenAndPlansItsMemory) {
   const fs::path dir = case_with("compressed-green", "history = \"compressed\"", 8, 6);
   auto o = options(dir);
   o.write_green = true;
-  try {
-    quanta::kbe::run(o);
-    FAIL() << "write_green was accepted with a compressed history";
-  } catch (const quanta::Error& e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("write_green"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("compressed"), std::string::npos) << msg;
-  }
+  std::string msg = run_error(o);
+  ASSERT_FALSE(msg.empty()) << "write_green was accepted with a compressed history";
+  EXPECT_NE(msg.find("write_green"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("compressed"), std::string::npos) << msg;
   EXPECT_FALSE(fs::exists(dir / "quanta-kbe.h5"));
   fs::remove_all(dir);
 
   const fs::path big = case_with("compressed-memory", "history = \"compressed\"", 1 << 20, 100000);
-  try {
-    quanta::kbe::run(options(big));
-    FAIL() << "accepted a compressed run of terabytes";
-  } catch (const quanta::Error& e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("GiB of host memory"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("compressed history at rank 32"), std::string::npos) << msg;
-  }
+  msg = run_error(options(big));
+  ASSERT_FALSE(msg.empty()) << "accepted a compressed run of terabytes";
+  EXPECT_NE(msg.find("GiB of host memory"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("compressed history at rank 32"), std::string::npos) << msg;
   EXPECT_FALSE(fs::exists(big / "quanta-kbe.h5"));
   fs::remove_all(big);
 }
@@ -135,16 +133,12 @@ TEST(KbeRunChecks, CompressedHistoryRefusesWriteGreenAndPlansItsMemory) {
 // nk = 2^24 over 1000 steps needs petabytes: refused with both numbers before any allocation.
 TEST(KbeRunChecks, RunLargerThanHostMemoryIsRefused) {
   const fs::path dir = kbe_test::make_run_case("checks-memory-" + std::to_string(getpid()), 16777216, 1000, "fft", 0);
-  try {
-    quanta::kbe::run(options(dir));
-    FAIL() << "accepted a run of petabytes";
-  } catch (const quanta::Error& e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("needs"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("GiB of host memory"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("are available"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("nk = 16777216"), std::string::npos) << msg;
-  }
+  const std::string msg = run_error(options(dir));
+  ASSERT_FALSE(msg.empty()) << "accepted a run of petabytes";
+  EXPECT_NE(msg.find("needs"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("GiB of host memory"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("are available"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("nk = 16777216"), std::string::npos) << msg;
   EXPECT_FALSE(fs::exists(dir / "quanta-kbe.h5"));
   fs::remove_all(dir);
 }

@@ -54,7 +54,6 @@ struct HistoryFigures {
 struct StepStats {
   int corrector_passes = 0;
   double last_change = 0;           // max |G_new - G_old| of the last pass
-  double dt = 0;                    // the step taken
   double error = 0;                 // adaptive steps: the accepted step's error estimate (0 on a fixed grid)
   int rejected = 0;                 // adaptive steps: tries of this step rejected before it
 };
